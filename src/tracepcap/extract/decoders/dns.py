@@ -1,0 +1,144 @@
+"""DNS messages (RFC 1035; AAAA RFC 3596), as also carried by mDNS (RFC 6762), LLMNR
+(RFC 4795) and, with its own name encoding, NBNS (RFC 1002).
+
+`decode` reads the header and every section; names follow compression pointers (RFC 1035
+4.1.4), which must point strictly backwards, so a pointer loop is Malformed, never a hang.
+A/AAAA and PTR/CNAME/NS rdata are decoded to text; other types keep their raw rdata.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from typing import NamedTuple
+
+from . import Malformed, need
+
+HEADER = struct.Struct("!HHHHHH")  # id, flags, qdcount, ancount, nscount, arcount
+QUESTION = struct.Struct("!HH")  # qtype, qclass
+RR = struct.Struct("!HHIH")  # type, class, ttl, rdlength
+A, NS, CNAME, PTR, AAAA = 1, 2, 5, 12, 28
+NAME_TYPES = frozenset((NS, CNAME, PTR))  # rdata is one (compressible) domain name
+QR = 0x8000
+MAX_NAME = 255  # RFC 1035 2.3.4: octets in a name, length bytes included
+POINTER = 0xC0
+
+
+class Question(NamedTuple):
+    name: str
+    qtype: int
+    qclass: int
+
+
+class Record(NamedTuple):
+    name: str
+    rtype: int
+    rclass: int
+    ttl: int
+    rdata: bytes
+    value: str | None  # address text for A/AAAA, the target for PTR/CNAME/NS, else None
+
+
+class Message(NamedTuple):
+    ident: int
+    flags: int
+    questions: tuple[Question, ...]
+    answers: tuple[Record, ...]
+    authority: tuple[Record, ...]
+    additional: tuple[Record, ...]
+
+    @property
+    def response(self) -> bool:
+        return bool(self.flags & QR)
+
+    @property
+    def opcode(self) -> int:
+        return (self.flags >> 11) & 0xF
+
+    @property
+    def rcode(self) -> int:
+        return self.flags & 0xF
+
+
+def read_name(buf, at: int) -> tuple[str, int]:
+    """The name at `at` (labels joined by ".", no trailing dot; "" is the root) and the
+    offset just past it where it was written."""
+    labels: list[str] = []
+    size = 1
+    pos, start, end = at, at, None
+    while True:
+        need("dns-name", buf, pos, 1)
+        length = buf[pos]
+        if length & POINTER == POINTER:
+            need("dns-name", buf, pos, 2)
+            target = ((length & 0x3F) << 8) | buf[pos + 1]
+            if target >= start:  # strictly backwards: every jump lands lower, so jumps end
+                raise Malformed("dns-name", f"pointer at {pos} to {target} does not point back")
+            if end is None:
+                end = pos + 2
+            pos = start = target
+            continue
+        if length & POINTER:
+            raise Malformed("dns-name", f"label type {length >> 6:#x} at {pos}")
+        if length == 0:
+            break
+        need("dns-name", buf, pos + 1, length)
+        size += length + 1
+        if size > MAX_NAME:
+            raise Malformed("dns-name", f"longer than {MAX_NAME} octets")
+        labels.append(bytes(buf[pos + 1:pos + 1 + length]).decode("utf-8", "replace"))
+        pos += 1 + length
+    return ".".join(labels), (pos + 1 if end is None else end)
+
+
+def _record(buf, at: int) -> tuple[Record, int]:
+    name, at = read_name(buf, at)
+    need("dns-rr", buf, at, RR.size)
+    rtype, rclass, ttl, rdlength = RR.unpack_from(buf, at)
+    at += RR.size
+    need("dns-rdata", buf, at, rdlength)
+    rdata = bytes(buf[at:at + rdlength])
+    value = None
+    if rtype == A or rtype == AAAA:
+        if rdlength != (4 if rtype == A else 16):
+            raise Malformed("dns-rr", f"type {rtype} rdata of {rdlength} bytes")
+        value = socket.inet_ntop(socket.AF_INET if rtype == A else socket.AF_INET6, rdata)
+    elif rtype in NAME_TYPES and rdlength:
+        value, _ = read_name(buf[:at + rdlength], at)  # may point back into the message
+    return Record(name, rtype, rclass, ttl, rdata, value), at + rdlength
+
+
+def decode(buf) -> Message:
+    """Decode a whole DNS message from the start of `buf`."""
+    need("dns", buf, 0, HEADER.size)
+    ident, flags, qd, an, ns, ar = HEADER.unpack_from(buf, 0)
+    at = HEADER.size
+    questions = []
+    for _ in range(qd):
+        name, at = read_name(buf, at)
+        need("dns-question", buf, at, QUESTION.size)
+        questions.append(Question(name, *QUESTION.unpack_from(buf, at)))
+        at += QUESTION.size
+    sections = []
+    for count in (an, ns, ar):
+        records = []
+        for _ in range(count):
+            record, at = _record(buf, at)
+            records.append(record)
+        sections.append(tuple(records))
+    return Message(ident, flags, tuple(questions), *sections)
+
+
+def reverse_address(name: str) -> str | None:
+    """The address a reverse-lookup owner name stands for ("4.3.2.1.in-addr.arpa" ->
+    "1.2.3.4", RFC 1035 3.5; ip6.arpa nibbles, RFC 3596 2.5), None if it is not one."""
+    labels = name.lower().split(".")
+    if labels[-2:] == ["in-addr", "arpa"] and len(labels) == 6:
+        octets = labels[3::-1]
+        if all(o.isascii() and o.isdigit() and len(o) <= 3 and int(o) <= 255 for o in octets):
+            return ".".join(str(int(o)) for o in octets)
+    elif labels[-2:] == ["ip6", "arpa"] and len(labels) == 34:
+        nibbles = labels[31::-1]
+        if all(len(n) == 1 and n in "0123456789abcdef" for n in nibbles):
+            return socket.inet_ntop(socket.AF_INET6, bytes.fromhex("".join(nibbles)))
+    return None

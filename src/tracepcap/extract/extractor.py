@@ -1,0 +1,66 @@
+"""The contract every extractor meets (our hookspec): what it declares, when it is called.
+
+An extractor turns decoded packets into facts of one family. It declares, at its top:
+`NAME`, `VERSION`, the `KINDS` it emits (FactKind objects with their fixed grade), and what
+it wants to see. The pipeline decodes each packet once and hands it only to the extractors
+that asked for it; order among extractors never matters because they are independent.
+
+Calling convention:
+- `observe(pkt, flow)` for each packet it asked for (`EVERY_IP`, `UDP_PORTS`, `NON_IP`);
+  `flow` is the conversation the packet belongs to (None for non-IP frames).
+- `observe_stream(head)` once per TCP direction with its first bytes in sequence order
+  (`TCP_STREAMS`), when the head is complete (limit reached, FIN/RST, or end of capture).
+- `finish()` once at the end: emit what needed the whole capture (joins, lookups).
+An exception from any of these is caught per call by the pipeline, counted with its frame,
+and turns the extractor's manifest row to partial; the walk goes on.
+Never: open the capture, write the store, or decide between conflicting facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .facts import Emitter, FactKind
+from .flows import Flow
+from .packet import Packet
+from .settings import Limits
+
+
+@dataclass(frozen=True, slots=True)
+class StreamHead:
+    """The first bytes one side of a TCP connection sent, reassembled in sequence order."""
+
+    flow: Flow
+    src: str
+    sport: int
+    dst: str
+    dport: int
+    data: bytes
+    first_frame: int
+    first_ts: float
+    from_initiator: bool | None  # None when no SYN was seen
+
+
+class Extractor:
+    NAME: ClassVar[str]
+    VERSION: ClassVar[str]
+    KINDS: ClassVar[tuple[FactKind, ...]] = ()
+    EVERY_IP: ClassVar[bool] = False
+    NON_IP: ClassVar[bool] = False
+    UDP_PORTS: ClassVar[frozenset[int]] = frozenset()
+    TCP_STREAMS: ClassVar[bool] = False
+
+    def __init__(self, emit: Emitter, limits: Limits) -> None:
+        self.emit = emit
+        self.limits = limits
+        self.evicted = 0  #: entries this extractor dropped from a bounded table (manifest)
+
+    def observe(self, pkt: Packet, flow: Flow | None) -> None:
+        pass
+
+    def observe_stream(self, head: StreamHead) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass

@@ -1,0 +1,1 @@
+"""One module per fact family; the pipeline discovers every Extractor subclass here."""

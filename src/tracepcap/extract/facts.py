@@ -1,0 +1,133 @@
+"""Facts as Extract produces them: grades, fact kinds, witnesses, observations.
+
+An observation is one aggregated fact: (entity, kind, value, source) with a witness that says
+where it was seen. Extractors emit raw sightings through an `Emitter`; the `FactTable`
+folds repeated sightings into one observation (first/last frame, count, first/last time).
+Absence of a fact is never evidence of absence: captures drop and truncate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Grade(StrEnum):
+    MEASURED = "MEASURED"  #: a property of the traffic itself
+    REPORTED = "REPORTED"  #: content a party on the network asserted; hosts lie
+    INFERRED = "INFERRED"  #: a judgment of reference data or a heuristic
+
+
+@dataclass(frozen=True, slots=True)
+class FactKind:
+    """A kind of fact and its fixed grade, e.g. FactKind("hostname-claim", Grade.REPORTED)."""
+
+    name: str
+    grade: Grade
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """Where a fact was seen."""
+
+    capture_id: str
+    first_frame: int
+    last_frame: int
+    count: int
+    first_time: float
+    last_time: float
+    extractor: str
+    extractor_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One fact with its witness. `source` is the claim source for hostname claims and the
+    extractor name otherwise."""
+
+    entity: str
+    kind: str
+    value: str
+    source: str
+    grade: Grade
+    witness: Witness
+
+
+class FactTable:
+    """Aggregates sightings per (entity, kind, value, source) in memory.
+
+    Its size grows with the variety of a capture (hosts times distinct values), never with
+    its length, and it is bounded by `limit`: past it new keys are dropped and counted in
+    `dropped` (the manifest reports them); repeated sightings of known keys still count.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.dropped = 0
+        # key -> [first_frame, last_frame, count, first_time, last_time, kind, extractor]
+        self._rows: dict[tuple[str, str, str, str], list] = {}
+
+    def add(self, entity: str, kind: FactKind, value: str, source: str,
+            frame: int, ts: float, extractor: Emitter) -> bool:
+        key = (entity, kind.name, value, source)
+        row = self._rows.get(key)
+        if row is not None:
+            row[1] = frame
+            row[2] += 1
+            row[4] = ts
+            return False
+        if len(self._rows) >= self.limit:
+            self.dropped += 1
+            return False
+        self._rows[key] = [frame, frame, 1, ts, ts, kind, extractor]
+        return True
+
+    def move(self, old_entity: str, new_entity: str, kind: FactKind, value: str, source: str) -> None:
+        """Re-attribute a fact (a DHCP name sent from 0.0.0.0 lands on the leased address)."""
+        row = self._rows.pop((old_entity, kind.name, value, source), None)
+        if row is None:
+            return
+        key = (new_entity, kind.name, value, source)
+        have = self._rows.get(key)
+        if have is None:
+            self._rows[key] = row
+        else:
+            have[0] = min(have[0], row[0])
+            have[1] = max(have[1], row[1])
+            have[2] += row[2]
+            have[3] = min(have[3], row[3])
+            have[4] = max(have[4], row[4])
+
+    def observations(self, capture_id: str) -> list[Observation]:
+        out = []
+        for (entity, kind_name, value, source), row in self._rows.items():
+            first, last, count, t0, t1, kind, emitter = row
+            witness = Witness(capture_id, first, last, count, t0, t1, emitter.name, emitter.version)
+            out.append(Observation(entity, kind_name, value, source, kind.grade, witness))
+        out.sort(key=lambda o: (o.entity, o.kind, o.value, o.source))
+        return out
+
+    def count_by_extractor(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for row in self._rows.values():
+            counts[row[6].name] = counts.get(row[6].name, 0) + 1
+        return counts
+
+
+class Emitter:
+    """An extractor's handle on the fact table: stamps its name and version on what it emits."""
+
+    __slots__ = ("name", "version", "_table")
+
+    def __init__(self, name: str, version: str, table: FactTable) -> None:
+        self.name = name
+        self.version = version
+        self._table = table
+
+    def fact(self, entity: str, kind: FactKind, value: str, frame: int, ts: float,
+             source: str | None = None) -> None:
+        self._table.add(entity, kind, value, source or self.name, frame, ts, self)
+
+    def move(self, old_entity: str, new_entity: str, kind: FactKind, value: str,
+             source: str | None = None) -> None:
+        self._table.move(old_entity, new_entity, kind, value, source or self.name)

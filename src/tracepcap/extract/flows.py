@@ -1,0 +1,81 @@
+"""Conversations: one row per 5-tuple, with packets and bytes each way and the initiator
+only when it was measured (a SYN without ACK was seen), never guessed from port numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .decoders.tcp import ACK, SYN
+from .packet import PROTO_TCP, Packet
+
+PROTO_NAMES = {1: "icmp", 6: "tcp", 17: "udp", 58: "icmpv6", 132: "sctp"}
+
+
+class Flow:
+    """`a` is the first side seen sending; `initiator` is "a", "b" or None (unknown)."""
+
+    __slots__ = ("proto", "a", "aport", "b", "bport", "first_ts", "last_ts", "first_frame",
+                 "pkts_ab", "bytes_ab", "pkts_ba", "bytes_ba", "initiator", "head_done")
+
+    def __init__(self, proto: int, a: str, aport: int, b: str, bport: int, ts: float, frame: int) -> None:
+        self.proto, self.a, self.aport, self.b, self.bport = proto, a, aport, b, bport
+        self.first_ts = self.last_ts = ts
+        self.first_frame = frame
+        self.pkts_ab = self.bytes_ab = self.pkts_ba = self.bytes_ba = 0
+        self.initiator: str | None = None
+        self.head_done = 0  # bit 1: a->b stream head delivered, bit 2: b->a
+
+    def row(self) -> dict:
+        """The conversation as stored: oriented initiator -> responder when known."""
+        swap = self.initiator == "b"
+        src, sport, dst, dport = (self.b, self.bport, self.a, self.aport) if swap else (
+            self.a, self.aport, self.b, self.bport)
+        out = (self.pkts_ba, self.bytes_ba, self.pkts_ab, self.bytes_ab) if swap else (
+            self.pkts_ab, self.bytes_ab, self.pkts_ba, self.bytes_ba)
+        return {"proto": PROTO_NAMES.get(self.proto, str(self.proto)), "src": src, "sport": sport,
+                "dst": dst, "dport": dport, "first_time": self.first_ts, "last_time": self.last_ts,
+                "first_frame": self.first_frame, "packets_fwd": out[0], "bytes_fwd": out[1],
+                "packets_rev": out[2], "bytes_rev": out[3],
+                "initiator": src if self.initiator else None}
+
+
+class FlowTable:
+    """Holds at most `limit` flows; past it the oldest is handed to `spill` and forgotten
+    (a later packet of it starts a new row), counted in `evicted`."""
+
+    def __init__(self, limit: int, spill: Callable[[Flow], None]) -> None:
+        self.limit = limit
+        self.spill = spill
+        self.evicted = 0
+        self.flows: dict[tuple, Flow] = {}
+
+    def update(self, pkt: Packet) -> tuple[Flow, bool]:
+        """Account the packet; return its flow and whether it travels a -> b."""
+        src, dst, sport, dport = pkt.src, pkt.dst, pkt.sport, pkt.dport
+        if (src, sport) <= (dst, dport):
+            key = (pkt.proto, src, sport, dst, dport)
+        else:
+            key = (pkt.proto, dst, dport, src, sport)
+        flow = self.flows.get(key)
+        if flow is None:
+            if len(self.flows) >= self.limit:
+                oldest = next(iter(self.flows))
+                self.spill(self.flows.pop(oldest))
+                self.evicted += 1
+            flow = self.flows[key] = Flow(pkt.proto, src, sport, dst, dport, pkt.ts, pkt.frame)
+        forward = flow.a == src and flow.aport == sport
+        if forward:
+            flow.pkts_ab += 1
+            flow.bytes_ab += pkt.ip_len
+        else:
+            flow.pkts_ba += 1
+            flow.bytes_ba += pkt.ip_len
+        flow.last_ts = pkt.ts
+        if pkt.proto == PROTO_TCP and pkt.flags & (SYN | ACK) == SYN and flow.initiator is None:
+            flow.initiator = "a" if forward else "b"
+        return flow, forward
+
+    def drain(self) -> None:
+        for flow in self.flows.values():
+            self.spill(flow)
+        self.flows.clear()

@@ -1,0 +1,93 @@
+"""Capture storage: content-addressed by SHA-256 in the data directory.
+
+Bytes are streamed to a temporary file while hashed and counted; the size limit is checked
+as they arrive, never after. The same bytes uploaded twice are one capture.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..errors import CaptureMissing, CaptureTooLarge, NotFound
+from ..store.models import Capture
+from .sniff import HEAD_BYTES, sniff, sniff_file
+
+CHUNK = 1 << 20
+ID_LENGTH = 16
+
+
+def capture_path(capture_dir: Path, sha256: str) -> Path:
+    return capture_dir / sha256[:2] / sha256
+
+
+def store_capture(session: Session, capture_dir: Path, source: BinaryIO, *, name: str,
+                  uploaded_by: str, max_bytes: int) -> tuple[Capture, bool]:
+    """Stream `source` into the store; return (capture, created). Raises UnusableCapture
+    when the first bytes are not a capture, CaptureTooLarge past `max_bytes`."""
+    capture_dir.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    size = 0
+    head = b""
+    fd, tmp_name = tempfile.mkstemp(dir=capture_dir, prefix=".upload-")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            while chunk := source.read(CHUNK):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise CaptureTooLarge(f"capture is larger than the limit of {max_bytes} bytes")
+                if len(head) < HEAD_BYTES:
+                    head += chunk[: HEAD_BYTES - len(head)]
+                    if len(head) >= HEAD_BYTES:
+                        sniff(head)  # refuse non-captures early, before storing gigabytes
+                digest.update(chunk)
+                out.write(chunk)
+        sniff(head)
+        fmt = sniff_file(tmp)
+        sha = digest.hexdigest()
+        existing = session.scalar(select(Capture).where(Capture.sha256 == sha))
+        if existing is not None:
+            return existing, False
+        final = capture_path(capture_dir, sha)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+    capture = Capture(id=sha[:ID_LENGTH], sha256=sha, name=name, size=size, format=fmt,
+                      status="queued", progress_bytes=0, uploaded_at=datetime.now(UTC),
+                      uploaded_by=uploaded_by)
+    session.add(capture)
+    session.flush()
+    return capture, True
+
+
+def store_file(session: Session, capture_dir: Path, path: Path, *, uploaded_by: str,
+               max_bytes: int) -> tuple[Capture, bool]:
+    """Store a local file (the CLI's path)."""
+    if not path.is_file():
+        raise CaptureMissing(f"no such capture file: {path}")
+    with open(path, "rb") as source:
+        return store_capture(session, capture_dir, source, name=path.name,
+                             uploaded_by=uploaded_by, max_bytes=max_bytes)
+
+
+def find_capture(session: Session, ref: str) -> Capture:
+    """A capture by id, unique id prefix, or sha256; NotFound says which of those failed."""
+    ref = ref.strip().lower()
+    capture = session.get(Capture, ref) or session.scalar(select(Capture).where(Capture.sha256 == ref))
+    if capture is not None:
+        return capture
+    matches = session.scalars(select(Capture).where(Capture.id.startswith(ref)).limit(2)).all() if ref else []
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise NotFound(f"capture prefix {ref!r} is ambiguous")
+    raise NotFound(f"no capture with id, prefix or sha256 {ref!r}")

@@ -1,0 +1,1 @@
+"""Present: the CLI, the API, the web UI and exports. It never computes a conclusion."""

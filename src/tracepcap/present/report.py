@@ -1,0 +1,75 @@
+"""The capture document (`analyze --json`, exports) and its plain-text table, read from the
+store. Deterministic: hosts by address, facts by kind, value and source."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..store.models import Capture, Host, ManifestEntry, ObservationRow
+
+
+def capture_document(session: Session, capture: Capture) -> dict:
+    manifest = session.scalars(select(ManifestEntry).where(ManifestEntry.capture_id == capture.id)
+                               .order_by(ManifestEntry.id)).all()
+    facts: dict[str, list[dict]] = defaultdict(list)
+    rows = session.scalars(select(ObservationRow).where(ObservationRow.capture_id == capture.id)).all()
+    for row in rows:
+        facts[row.entity].append({"kind": row.kind, "value": row.value, "source": row.source,
+                                  "grade": row.grade, "first_frame": row.first_frame,
+                                  "last_frame": row.last_frame, "count": row.count})
+    hosts = []
+    for host in session.scalars(select(Host).where(Host.capture_id == capture.id).order_by(Host.position)):
+        host_facts = sorted(facts.get(host.ip, ()), key=lambda f: (f["kind"], f["value"], f["source"]))
+        hosts.append({"ip": host.ip,
+                      "macs": sorted({f["value"] for f in host_facts if f["kind"] == "mac"}),
+                      "facts": host_facts})
+    return {
+        "capture": {"id": capture.id, "name": capture.name, "sha256": capture.sha256,
+                    "size": capture.size, "format": capture.format, "packets": capture.packets,
+                    "status": capture.status},
+        "manifest": [{"extractor": m.extractor, "version": m.version, "status": m.status,
+                      "facts": m.facts, "error": m.error} for m in manifest],
+        "conversations": capture.conversations or 0,
+        "hosts": hosts,
+    }
+
+
+def _values(host: dict, kind: str, *, with_source: bool = False) -> list[str]:
+    out: list[str] = []
+    for fact in host["facts"]:
+        if fact["kind"] == kind:
+            text = f"{fact['value']} ({fact['source']})" if with_source else fact["value"]
+            if text not in out:
+                out.append(text)
+    return out
+
+
+def host_table(document: dict) -> str:
+    """A readable table: one block per host."""
+    cap = document["capture"]
+    lines = [f"capture {cap['id']}  {cap['name']}  {cap['format']}  {cap['packets']} packets  "
+             f"{len(document['hosts'])} hosts  {document['conversations']} conversations  "
+             f"status: {cap['status']}"]
+    for row in document["manifest"]:
+        if row["status"] not in ("completed", "skipped"):
+            lines.append(f"  ! {row['extractor']}: {row['status']}: {row['error']}")
+    lines.append("")
+    header = f"{'IP':<40} {'MAC':<18} {'TTL':<8} VENDOR"
+    lines += [header, "-" * len(header)]
+    for host in document["hosts"]:
+        macs = host["macs"] or ["-"]
+        vendor = ", ".join(_values(host, "oui-vendor")) or "-"
+        ttl = ",".join(sorted(_values(host, "ttl"), key=int)) or "-"
+        lines.append(f"{host['ip']:<40} {macs[0]:<18} {ttl:<8} {vendor}")
+        for mac in macs[1:]:
+            lines.append(f"{'':<40} {mac}")
+        names = _values(host, "hostname-claim", with_source=True)
+        if names:
+            lines.append(f"{'':<4}names: {', '.join(names)}")
+        served = _values(host, "served")
+        if served:
+            lines.append(f"{'':<4}serves: {', '.join(sorted(served))}")
+    return "\n".join(lines)

@@ -1,0 +1,97 @@
+"""Database tables. Every stage's rows live here; queries live beside the stage code."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Capture(Base):
+    __tablename__ = "capture"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)  # sha256 prefix
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int] = mapped_column(BigInteger)
+    format: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))  # queued | analyzing | done | partial | failed
+    progress_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
+    error: Mapped[str | None] = mapped_column(Text)
+    packets: Mapped[int | None] = mapped_column(BigInteger)
+    conversations: Mapped[int | None] = mapped_column(BigInteger)
+    first_time: Mapped[float | None] = mapped_column(Float)
+    last_time: Mapped[float | None] = mapped_column(Float)
+    uploaded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    uploaded_by: Mapped[str] = mapped_column(String(255))
+    analyzed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ManifestEntry(Base):
+    __tablename__ = "manifest"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), index=True)
+    extractor: Mapped[str] = mapped_column(String(64))
+    version: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    facts: Mapped[int] = mapped_column(BigInteger)
+    error: Mapped[str | None] = mapped_column(Text)
+
+
+class Host(Base):
+    __tablename__ = "host"
+
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), primary_key=True)
+    ip: Mapped[str] = mapped_column(String(45), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)  # rank in (version, numeric address) order
+
+
+class ObservationRow(Base):
+    __tablename__ = "observation"
+    __table_args__ = (Index("ix_observation_entity", "capture_id", "entity"),
+                      Index("ix_observation_kind", "capture_id", "kind"))
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
+                                    autoincrement=True)
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))
+    entity: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(64))
+    value: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(64))
+    grade: Mapped[str] = mapped_column(String(16))
+    first_frame: Mapped[int] = mapped_column(BigInteger)
+    last_frame: Mapped[int] = mapped_column(BigInteger)
+    count: Mapped[int] = mapped_column(BigInteger)
+    first_time: Mapped[float] = mapped_column(Float)
+    last_time: Mapped[float] = mapped_column(Float)
+    extractor: Mapped[str] = mapped_column(String(64))
+    extractor_version: Mapped[str] = mapped_column(String(16))
+
+
+class Conversation(Base):
+    __tablename__ = "conversation"
+    __table_args__ = (Index("ix_conversation_src", "capture_id", "src"),
+                      Index("ix_conversation_dst", "capture_id", "dst"))
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
+                                    autoincrement=True)
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))
+    proto: Mapped[str] = mapped_column(String(8))
+    src: Mapped[str] = mapped_column(String(45))
+    sport: Mapped[int] = mapped_column(Integer)
+    dst: Mapped[str] = mapped_column(String(45))
+    dport: Mapped[int] = mapped_column(Integer)
+    first_time: Mapped[float] = mapped_column(Float)
+    last_time: Mapped[float] = mapped_column(Float)
+    first_frame: Mapped[int] = mapped_column(BigInteger)
+    packets_fwd: Mapped[int] = mapped_column(BigInteger)
+    bytes_fwd: Mapped[int] = mapped_column(BigInteger)
+    packets_rev: Mapped[int] = mapped_column(BigInteger)
+    bytes_rev: Mapped[int] = mapped_column(BigInteger)
+    initiator: Mapped[str | None] = mapped_column(String(45))  # None: not measured

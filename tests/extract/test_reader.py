@@ -1,0 +1,177 @@
+"""The streaming reader: every container variant, and bad files that must not crash or hang."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import random
+
+import pytest
+
+from tracepcap.errors import UnusableCapture
+from tracepcap.extract.packet import decode_frame
+from tracepcap.extract.reader import CaptureReader
+from tracepcap.synth import frames
+from tracepcap.synth.writers import PcapngWriter, PcapWriter
+
+T0 = 1_700_000_000.123456789
+
+
+def udp_frame(i: int) -> bytes:
+    payload = frames.udp("10.0.0.1", "10.0.0.2", 40000 + i, 53, b"x" * i)
+    return frames.ethernet("00:00:0c:00:00:01", "00:1b:21:00:00:02", 0x0800,
+                           frames.ipv4("10.0.0.1", "10.0.0.2", 17, payload))
+
+
+def write_pcap(path, n=5, **kw):
+    with open(path, "wb") as f:
+        w = PcapWriter(f, **kw)
+        for i in range(n):
+            w.write(T0 + i, udp_frame(i))
+    return path
+
+
+def read_all(path):
+    with CaptureReader(path) as reader:
+        out = [(lt, ts, orig, bytes(data)) for lt, ts, orig, data in reader.records()]
+        return reader, out
+
+
+@pytest.mark.parametrize("big_endian", [False, True])
+@pytest.mark.parametrize("nanos", [False, True])
+def test_pcap_byte_orders_and_resolutions(tmp_path, big_endian, nanos):
+    path = write_pcap(tmp_path / "a.pcap", big_endian=big_endian, nanos=nanos)
+    reader, records = read_all(path)
+    assert reader.format == ("pcap-ns" if nanos else "pcap")
+    assert reader.partial is None and reader.packets == 5
+    assert [r[3] for r in records] == [udp_frame(i) for i in range(5)]
+    assert records[1][1] == pytest.approx(T0 + 1, abs=1e-6)
+    assert all(r[0] == 1 for r in records)
+
+
+def test_pcapng_sections_interfaces_and_link_types(tmp_path):
+    ip = frames.ipv4("192.0.2.1", "192.0.2.2", 17, frames.udp("192.0.2.1", "192.0.2.2", 1, 2, b"hi"))
+    buf = io.BytesIO()
+    w = PcapngWriter(buf)
+    w.section()
+    eth = w.interface(1)
+    raw = w.interface(101, tsresol_nanos=True)
+    w.write(T0, udp_frame(0), iface=eth)
+    w.write(T0 + 0.5, ip, iface=raw)
+    w.raw_block(0x0BAD0BAD, b"unknown block body")  # unknown types are skipped
+    w.section()  # a second section restarts interface numbering
+    sll2 = w.interface(276)
+    w.write(T0 + 1, frames.linux_sll2("00:1b:21:00:00:09", 0x0800, ip), iface=sll2)
+    w.write_simple(frames.linux_sll2("00:1b:21:00:00:09", 0x0800, ip))
+    path = tmp_path / "multi.pcap"  # named .pcap, pcapng inside: sniffed from the bytes
+    path.write_bytes(buf.getvalue())
+    reader, records = read_all(path)
+    assert reader.format == "pcapng" and reader.partial is None
+    assert [r[0] for r in records] == [1, 101, 276, 276]
+    assert records[1][1] == pytest.approx(T0 + 0.5, abs=1e-6)  # a float holds ~0.2 us at 1.7e9 s
+    pkt = decode_frame(records[2][0], memoryview(records[2][3]), 3, records[2][1], 0)
+    assert (pkt.src, pkt.dst, pkt.src_mac.hex(":")) == ("192.0.2.1", "192.0.2.2", "00:1b:21:00:00:09")
+
+
+def test_pcapng_big_endian(tmp_path):
+    buf = io.BytesIO()
+    w = PcapngWriter(buf, big_endian=True)
+    w.interface(1)
+    w.write(T0, udp_frame(3))
+    (tmp_path / "be.pcapng").write_bytes(buf.getvalue())
+    reader, records = read_all(tmp_path / "be.pcapng")
+    assert reader.partial is None and records[0][3] == udp_frame(3)
+
+
+def test_gzip_compressed_capture(tmp_path):
+    plain = write_pcap(tmp_path / "a.pcap").read_bytes()
+    (tmp_path / "a.pcap.gz").write_bytes(gzip.compress(plain))
+    reader, records = read_all(tmp_path / "a.pcap.gz")
+    assert reader.format == "pcap+gzip" and len(records) == 5 and reader.partial is None
+
+
+def test_truncated_gzip_keeps_what_was_read(tmp_path):
+    plain = write_pcap(tmp_path / "a.pcap", n=200).read_bytes()
+    packed = gzip.compress(plain)
+    (tmp_path / "cut.pcap.gz").write_bytes(packed[: len(packed) // 2])
+    reader, records = read_all(tmp_path / "cut.pcap.gz")
+    assert 0 < len(records) < 200 and reader.partial
+
+
+def test_every_truncation_point_reads_a_prefix(tmp_path):
+    """Cut the file at every byte: the reader returns whole records only, says partial when
+    a record was cut, and never raises."""
+    full = write_pcap(tmp_path / "a.pcap", n=3).read_bytes()
+    for cut in range(24, len(full)):
+        path = tmp_path / "cut.pcap"
+        path.write_bytes(full[:cut])
+        reader, records = read_all(path)
+        complete_records = 0
+        offset = 24
+        for i in range(3):
+            offset += 16 + len(udp_frame(i))
+            if offset <= cut:
+                complete_records += 1
+        assert len(records) == complete_records, cut
+        boundary = cut in {24 + sum(16 + len(udp_frame(j)) for j in range(k)) for k in range(4)}
+        assert (reader.partial is None) == boundary, (cut, reader.partial)
+
+
+def test_record_longer_than_the_file_is_partial(tmp_path):
+    data = bytearray(write_pcap(tmp_path / "a.pcap", n=2).read_bytes())
+    second = 24 + 16 + len(udp_frame(0))
+    data[second + 8:second + 12] = (5000).to_bytes(4, "little")  # incl_len past the end
+    (tmp_path / "long.pcap").write_bytes(bytes(data))
+    reader, records = read_all(tmp_path / "long.pcap")
+    assert len(records) == 1
+    assert "record 2 claims 5000 bytes but the file ends" in reader.partial
+
+
+def test_absurd_record_length_is_partial(tmp_path):
+    data = bytearray(write_pcap(tmp_path / "a.pcap", n=1).read_bytes())
+    data[24 + 8:24 + 12] = (0x7FFFFFFF).to_bytes(4, "little")
+    (tmp_path / "absurd.pcap").write_bytes(bytes(data))
+    reader, records = read_all(tmp_path / "absurd.pcap")
+    assert records == [] and "more than any frame" in reader.partial
+
+
+def test_pcapng_corrupt_block_length_is_partial(tmp_path):
+    buf = io.BytesIO()
+    w = PcapngWriter(buf)
+    w.interface(1)
+    w.write(T0, udp_frame(1))
+    w.write(T0, udp_frame(2))
+    data = bytearray(buf.getvalue())
+    data[-4:] = (13).to_bytes(4, "little")  # trailing length no longer matches
+    (tmp_path / "bad.pcapng").write_bytes(bytes(data))
+    reader, records = read_all(tmp_path / "bad.pcapng")
+    assert len(records) == 1 and "mismatched trailing length" in reader.partial
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "the file is empty"),
+    (b"<!DOCTYPE html><html>", "first bytes 3c21444f match no pcap or pcapng magic"),
+])
+def test_not_a_capture(tmp_path, content, message):
+    (tmp_path / "x.pcap").write_bytes(content)
+    with pytest.raises(UnusableCapture, match=message):
+        CaptureReader(tmp_path / "x.pcap")
+
+
+def test_random_bytes_are_refused_or_read_without_crashing(tmp_path):
+    rng = random.Random(7)
+    for _ in range(50):
+        (tmp_path / "r.bin").write_bytes(bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 400))))
+        with pytest.raises(UnusableCapture):
+            CaptureReader(tmp_path / "r.bin")
+
+
+def test_random_bytes_after_a_valid_header_end_partial(tmp_path):
+    rng = random.Random(11)
+    header = write_pcap(tmp_path / "a.pcap", n=0).read_bytes()
+    for _ in range(30):
+        tail = bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 2000)))
+        (tmp_path / "r.pcap").write_bytes(header + tail)
+        reader, records = read_all(tmp_path / "r.pcap")
+        # it returns; either the records tile the file exactly, or it says where it stopped
+        assert reader.partial or sum(16 + len(r[3]) for r in records) == len(tail)

@@ -1,0 +1,75 @@
+"""Ingest: content addressing, dedupe, sniffing by content, the streaming size limit."""
+
+from __future__ import annotations
+
+import gzip
+import io
+
+import pytest
+
+from tracepcap.errors import CaptureTooLarge, NotFound, UnusableCapture
+from tracepcap.ingest import capture_path, find_capture, store_capture
+
+
+def test_same_bytes_twice_are_one_capture(db, settings, captures):
+    data = (captures / "dns_demo.pcap").read_bytes()
+    with db.session() as s:
+        first, created = store_capture(s, settings.capture_dir, io.BytesIO(data), name="a.pcap",
+                                       uploaded_by="alice", max_bytes=settings.max_capture_bytes)
+        assert created and first.status == "queued" and first.format == "pcap"
+    with db.session() as s:
+        second, created = store_capture(s, settings.capture_dir, io.BytesIO(data), name="b.pcap",
+                                        uploaded_by="bob", max_bytes=settings.max_capture_bytes)
+        assert not created and second.id == first.id and second.name == "a.pcap"
+    stored = capture_path(settings.capture_dir, first.sha256)
+    assert stored.read_bytes() == data
+    assert [p.name for p in settings.capture_dir.rglob("*") if p.is_file()] == [first.sha256]
+
+
+def test_format_is_sniffed_from_bytes_not_name(db, settings, captures):
+    data = (captures / "telegram_voice.pcapng").read_bytes()
+    with db.session() as s:
+        capture, _ = store_capture(s, settings.capture_dir, io.BytesIO(gzip.compress(data)),
+                                   name="voice.txt", uploaded_by="system", max_bytes=1 << 30)
+        assert capture.format == "pcapng+gzip"
+
+
+class CountingStream(io.RawIOBase):
+    """An endless pcap-looking stream that counts how much was pulled from it."""
+
+    def __init__(self, head: bytes) -> None:
+        self.head, self.pulled = head, 0
+
+    def read(self, n=-1):
+        n = 1 << 20 if n is None or n < 0 else n
+        chunk = (self.head if self.pulled == 0 else b"\0" * n)[:n]
+        self.pulled += len(chunk)
+        return chunk
+
+
+def test_size_limit_is_checked_while_streaming(db, settings, captures):
+    stream = CountingStream((captures / "dns_demo.pcap").read_bytes()[:24])
+    with db.session() as s, pytest.raises(CaptureTooLarge, match="larger than the limit of 3000000"):
+        store_capture(s, settings.capture_dir, stream, name="big", uploaded_by="system",
+                      max_bytes=3_000_000)
+    assert stream.pulled < 3_000_000 + (2 << 20)  # stopped within a chunk of the limit
+    assert not any(p.is_file() for p in settings.capture_dir.rglob("*"))  # nothing left behind
+
+
+def test_not_a_capture_is_refused_and_nothing_is_stored(db, settings):
+    with db.session() as s, pytest.raises(UnusableCapture, match="match no pcap or pcapng magic"):
+        store_capture(s, settings.capture_dir, io.BytesIO(b"GIF89a" + b"\0" * 100), name="x.pcap",
+                      uploaded_by="system", max_bytes=1 << 20)
+    assert not any(p.is_file() for p in settings.capture_dir.rglob("*"))
+
+
+def test_find_capture_by_id_prefix_and_sha(db, settings, captures):
+    with db.session() as s:
+        capture, _ = store_capture(s, settings.capture_dir, open(captures / "ftp.pcap", "rb"),
+                                   name="ftp.pcap", uploaded_by="system", max_bytes=1 << 30)
+    with db.session() as s:
+        assert find_capture(s, capture.id).id == capture.id
+        assert find_capture(s, capture.id[:6]).id == capture.id
+        assert find_capture(s, capture.sha256.upper()).id == capture.id
+        with pytest.raises(NotFound, match="no capture with id, prefix or sha256 'ffff0000'"):
+            find_capture(s, "ffff0000")

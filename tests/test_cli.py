@@ -1,0 +1,121 @@
+"""`tracepcap analyze`: exit codes, the JSON document, and bad input (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from tracepcap.present.cli import ExitCode, main
+
+
+@pytest.fixture
+def run(settings, monkeypatch, capsys):
+    monkeypatch.setenv("TRACEPCAP_DATA_DIR", str(settings.data_dir))
+
+    def run(*args):
+        code = main(["analyze", *map(str, args), "--db", settings.database_url])
+        out, err = capsys.readouterr()
+        return code, out, err
+    return run
+
+
+def facts_of(document, ip):
+    host = next(h for h in document["hosts"] if h["ip"] == ip)
+    return {(f["kind"], f["value"], f["source"]): f for f in host["facts"]}
+
+
+def test_ftp_capture_facts(run, captures):
+    code, out, err = run(captures / "ftp.pcap", "--json")
+    assert code == ExitCode.OK and err == ""
+    doc = json.loads(out)
+    assert doc["capture"]["format"] == "pcap" and doc["capture"]["packets"] == 38
+    # frames 20-22 close an HTTP connection to 63.245.209.21: a host too, sorted numerically
+    assert [h["ip"] for h in doc["hosts"]] == ["63.245.209.21", "192.168.0.114", "192.168.0.193"]
+    server = facts_of(doc, "192.168.0.193")
+    # frame 2 is the SYN-ACK from 21/tcp; frame 30 the one from the passive data port 7254
+    assert server[("served", "tcp/21", "services")]["first_frame"] == 2
+    assert server[("served", "tcp/7254", "services")]["first_frame"] == 30
+    client = facts_of(doc, "192.168.0.114")
+    assert client[("initiated", "tcp/21", "services")]["first_frame"] == 1
+    assert all(f["grade"] == "MEASURED" for k, f in server.items() if k[0] in ("served", "ttl", "mac"))
+
+
+def test_pcapng_named_pcap_is_read(run, captures):
+    code, out, _ = run(captures / "discord.pcap", "--json")
+    doc = json.loads(out)
+    assert code == ExitCode.OK and doc["capture"]["format"] == "pcapng"
+    assert doc["capture"]["packets"] == 411
+
+
+def test_output_is_byte_identical_twice(run, captures):
+    first = run(captures / "dns_demo.pcap", "--json")
+    second = run(captures / "dns_demo.pcap", "--json")
+    assert first[0] == ExitCode.OK and first[1] == second[1]
+
+
+def test_table_output_names_hosts(run, captures):
+    code, out, _ = run(captures / "dns_demo.pcap")
+    assert code == ExitCode.OK
+    assert "192.168.1.1 " in out and "serves: udp/53" in out and "46 packets" in out
+
+
+def test_missing_file(run, tmp_path):
+    code, out, err = run(tmp_path / "nope.pcap")
+    assert code == ExitCode.UNUSABLE_INPUT and out == ""
+    assert err.strip() == f"tracepcap: no such capture file: {tmp_path / 'nope.pcap'}"
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "the file is empty"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(64), "first bytes 89504e47 match no pcap or pcapng magic"),
+])
+def test_unusable_input(run, tmp_path, content, message):
+    path = tmp_path / "bad.pcap"
+    path.write_bytes(content)
+    code, out, err = run(path)
+    assert code == ExitCode.UNUSABLE_INPUT and message in err and len(err.splitlines()) == 1
+
+
+def test_truncated_capture_is_partial_with_what_was_read(run, captures, tmp_path):
+    data = (captures / "http_demo.pcap").read_bytes()
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    code, out, _ = run(cut, "--json")
+    doc = json.loads(out)
+    assert code == ExitCode.PARTIAL and doc["capture"]["status"] == "partial"
+    reader = doc["manifest"][0]
+    assert reader["extractor"] == "reader" and reader["status"] == "partial"
+    assert "file ends" in reader["error"]
+    assert 0 < doc["capture"]["packets"] < 84 and doc["hosts"]
+
+
+def test_pcapng_with_unknown_block_is_complete(run, captures, tmp_path):
+    from tracepcap.synth import frames
+    from tracepcap.synth.writers import PcapngWriter
+    path = tmp_path / "odd.pcapng"
+    with open(path, "wb") as f:
+        w = PcapngWriter(f)
+        w.interface(1)
+        w.raw_block(0x40000BAD, b"future block")
+        ip = frames.ipv4("10.0.0.1", "10.0.0.2", 17, frames.udp("10.0.0.1", "10.0.0.2", 9, 9, b"x"))
+        w.write(1.0, frames.ethernet("00:1b:21:00:00:01", "00:1b:21:00:00:02", 0x0800, ip))
+    code, out, _ = run(path, "--json")
+    assert code == ExitCode.OK and json.loads(out)["capture"]["packets"] == 1
+
+
+def test_gzip_pcap(run, captures, tmp_path):
+    path = tmp_path / "ftp.pcap.gz"
+    path.write_bytes(gzip.compress((captures / "ftp.pcap").read_bytes()))
+    code, out, _ = run(path, "--json")
+    assert code == ExitCode.OK and json.loads(out)["capture"]["format"] == "pcap+gzip"
+
+
+def test_every_shared_capture_analyzes(run, captures):
+    for path in sorted(captures.iterdir()):
+        if path.suffix in (".pcap", ".pcapng"):
+            code, out, err = run(path, "--json")
+            assert code in (ExitCode.OK, ExitCode.PARTIAL), (path.name, err)
+            assert json.loads(out)["hosts"], path.name
