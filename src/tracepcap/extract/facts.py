@@ -72,9 +72,11 @@ class FactTable:
         key = (entity, kind.name, value, source)
         row = self._rows.get(key)
         if row is not None:
-            row[1] = frame
+            if frame >= row[1]:
+                row[1], row[4] = frame, ts
+            elif frame < row[0]:  # stream heads and joins arrive out of frame order
+                row[0], row[3] = frame, ts
             row[2] += 1
-            row[4] = ts
             return False
         if len(self._rows) >= self.limit:
             self.dropped += 1

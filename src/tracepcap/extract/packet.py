@@ -61,6 +61,17 @@ class Packet:
         return self.src_mac.hex(":") if self.src_mac else None
 
 
+def is_group(pkt: Packet) -> bool:
+    """Sent to a group (multicast or broadcast) rather than one host: by the destination MAC's
+    I/G bit where there is one, else by the address (224/4 and above, ff00::/8)."""
+    if pkt.dst_mac is not None:
+        return bool(pkt.dst_mac[0] & 0x01)
+    dst = pkt.dst
+    if ":" in dst:
+        return dst.startswith("ff")
+    return int(dst.split(".", 1)[0]) >= 224
+
+
 def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len: int) -> Packet:
     """Decode link to transport. Raises DecodeError for what cannot be read; a frame that is
     not IP (ARP, STP, ...) comes back with `src` None and the link payload in `link`."""
@@ -115,4 +126,4 @@ def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len
     return pkt
 
 
-__all__ = ["DecodeError", "Packet", "decode_frame", "addr_text"]
+__all__ = ["DecodeError", "Packet", "addr_text", "decode_frame", "is_group"]

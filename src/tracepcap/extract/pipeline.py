@@ -170,6 +170,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             if pkt.proto == PROTO_UDP and not pkt.fragment:
                 for port in (pkt.sport, pkt.dport) if pkt.sport != pkt.dport else (pkt.sport,):
                     for ex, tally in by_udp_port.get(port, ()):
+                        if port != pkt.sport and pkt.sport in ex.UDP_PORTS:
+                            continue  # asked for both ports (DHCP 67/68): once per packet
                         try:
                             ex.observe(pkt, flow)
                         except Exception as err:  # noqa: BLE001

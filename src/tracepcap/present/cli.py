@@ -8,14 +8,16 @@ import sys
 from enum import IntEnum
 from pathlib import Path
 
+from ..adjudicate import annotations
+from ..adjudicate.actor import SYSTEM_ACTOR
+from ..adjudicate.registry import get_registry
+from ..adjudicate.runner import Key, stored_verdicts, verdict_document
 from ..analysis import analyze
 from ..errors import TracePcapError, UnusableCapture
-from ..ingest import store_file
+from ..ingest import find_capture, store_file
 from ..settings import Settings
 from ..store import open_database
-from .report import capture_document, host_table
-
-SYSTEM_ACTOR = "system"
+from .report import capture_document, host_table, verdict_lines
 
 
 class ExitCode(IntEnum):
@@ -43,7 +45,7 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
     db = open_database(settings.database_url)
     try:
         with db.session() as s:
-            capture, _created = store_file(s, settings.capture_dir, path, uploaded_by=SYSTEM_ACTOR,
+            capture, _created = store_file(s, settings.capture_dir, path, uploaded_by=SYSTEM_ACTOR.name,
                                            max_bytes=settings.max_capture_bytes)
             capture_id = capture.id
         status = analyze(db, settings, capture_id)
@@ -52,7 +54,7 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
             capture = s.get(Capture, capture_id)
             if status == "failed":
                 raise UnusableCapture(capture.error or "analysis failed")
-            document = capture_document(s, capture)
+            document = capture_document(s, capture, get_registry())
     finally:
         db.dispose()
     if args.json:
@@ -60,6 +62,120 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
     else:
         print(host_table(document))
     return ExitCode.OK if status == "done" else ExitCode.PARTIAL
+
+
+def _annotate(args: argparse.Namespace, action) -> ExitCode:
+    """Open the store, resolve the key, run one annotation service call as the current actor,
+    print the new verdict."""
+    settings = _settings(args)
+    db = open_database(settings.database_url)
+    registry = get_registry()
+    try:
+        with db.session() as s:
+            key = Key(args.question, find_capture(s, args.capture).id, args.entity)
+            verdict = action(s, registry, key, SYSTEM_ACTOR.name)
+            document = verdict_document(verdict)
+    finally:
+        db.dispose()
+    if args.json:
+        print(json.dumps(document, indent=2))
+    else:
+        print("\n".join(verdict_lines(key.question, document, indent=0, reasons=10)))
+    return ExitCode.OK
+
+
+def cmd_override(args: argparse.Namespace) -> ExitCode:
+    if args.clear:
+        return _annotate(args, lambda s, r, k, actor: annotations.clear_override(s, r, k, actor=actor))
+    if not args.label:
+        raise TracePcapUsage("override needs LABEL (or --clear)")
+    return _annotate(args, lambda s, r, k, actor: annotations.set_override(
+        s, r, k, args.label, args.rationale or "", actor=actor))
+
+
+def cmd_evidence_add(args: argparse.Namespace) -> ExitCode:
+    return _annotate(args, lambda s, r, k, actor: annotations.add_evidence(
+        s, r, k, args.label, args.weight, args.reason, actor=actor)[1])
+
+
+def cmd_evidence_edit(args: argparse.Namespace) -> ExitCode:
+    return _annotate(args, lambda s, r, k, actor: annotations.edit_evidence(
+        s, r, k, args.id, actor=actor, label=args.label, weight=args.weight, reason=args.reason)[1])
+
+
+def cmd_evidence_delete(args: argparse.Namespace) -> ExitCode:
+    return _annotate(args, lambda s, r, k, actor: annotations.delete_evidence(s, r, k, args.id, actor=actor))
+
+
+def cmd_dismiss(args: argparse.Namespace) -> ExitCode:
+    if args.undo:
+        return _annotate(args, lambda s, r, k, actor: annotations.undismiss(s, r, k, args.label, actor=actor))
+    return _annotate(args, lambda s, r, k, actor: annotations.dismiss(
+        s, r, k, args.label, args.reason or "", actor=actor))
+
+
+def cmd_explain(args: argparse.Namespace) -> ExitCode:
+    settings = _settings(args)
+    db = open_database(settings.database_url)
+    registry = get_registry()
+    try:
+        with db.session() as s:
+            key = Key(args.question, find_capture(s, args.capture).id, args.entity)
+            annotations.check_key(s, registry, key)
+            verdict = stored_verdicts(s, registry, key.capture_id, key.entity_key)[key.entity_key].get(key.question)
+            if verdict is None:
+                raise UnusableCapture(f"capture {key.capture_id} has no {key.question} verdicts yet")
+            evidence = [{"id": e.id, "label": e.label, "weight": e.weight, "reason": e.reason,
+                         "actor": e.actor, "at": e.updated_at.isoformat()}
+                        for e in annotations.list_evidence(s, registry, key)]
+            events = [{"id": e.id, "at": e.at.isoformat(), "actor": e.actor, "action": e.action,
+                       "before": e.before, "after": e.after} for e in annotations.trail(s, key)]
+    finally:
+        db.dispose()
+    if args.json:
+        print(json.dumps({"verdict": verdict, "evidence": evidence, "trail": events}, indent=2))
+        return ExitCode.OK
+    print(f"{key.question} of {key.entity_key} in capture {key.capture_id}")
+    print(f"  answer: {_headline(verdict)}")
+    if verdict["override"]:
+        o = verdict["override"]
+        print(f"  override: {o['label']} by {o['actor']} at {o['at']}: {o['rationale']}")
+    print("  candidates:")
+    for c in verdict["candidates"]:
+        mark = f"  (dismissed by {c['dismissed']['by']}: {c['dismissed']['reason']})" if c.get("dismissed") else ""
+        print(f"    {c['label']}  score {c['score']}  [{c['source']}]{mark}")
+        for vote in c["votes"]:
+            frames = f"  frames {', '.join(map(str, vote['frames']))}" if vote["frames"] else ""
+            print(f"      - {vote['reason']}  <{vote['signal']}, {vote['grade']}>{frames}")
+    print("  evidence:" if evidence else "  evidence: none")
+    for e in evidence:
+        print(f"    #{e['id']} {e['label']} ({e['weight']:+d}) by {e['actor']} at {e['at']}: {e['reason']}")
+    print("  trail:" if events else "  trail: none")
+    for e in events:
+        print(f"    {e['at']}  {e['actor']}  {e['action']}  {_change(e['before'], e['after'])}")
+    return ExitCode.OK
+
+
+def _headline(verdict: dict) -> str:
+    from .report import verdict_headline
+    return verdict_headline(verdict)
+
+
+def _change(before: dict | None, after: dict | None) -> str:
+    def brief(d):
+        return "-" if d is None else ", ".join(f"{k}={d[k]}" for k in ("label", "weight", "rationale", "reason")
+                                               if k in d)
+    return f"{brief(before)} -> {brief(after)}"
+
+
+def _key_arguments(p: argparse.ArgumentParser, *, label: str | None = None) -> None:
+    p.add_argument("capture", help="capture id, unique id prefix, or sha256")
+    p.add_argument("question", help="question key, e.g. host-identity")
+    p.add_argument("entity", help="entity key (the host's IP address)")
+    if label:
+        p.add_argument("label", nargs="?" if label == "optional" else None, help="the label")
+    p.add_argument("--db", help="SQLAlchemy database URL")
+    p.add_argument("--json", action="store_true", help="print JSON")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,7 +186,49 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help="SQLAlchemy database URL (default: SQLite in the data directory)")
     p.add_argument("--json", action="store_true", help="print the JSON document instead of the table")
     p.set_defaults(run=cmd_analyze)
+
+    p = sub.add_parser("override", help="set (or --clear) a human's final answer")
+    _key_arguments(p, label="optional")
+    p.add_argument("--rationale", help="why (required when setting)")
+    p.add_argument("--clear", action="store_true", help="revert to the machine's answer")
+    p.set_defaults(run=cmd_override)
+
+    evidence = sub.add_parser("evidence", help="analyst evidence: add, edit, delete").add_subparsers(
+        dest="evidence_command", required=True)
+    p = evidence.add_parser("add", help="add a weighted vote for a label")
+    _key_arguments(p, label="required")
+    p.add_argument("--weight", type=int, default=40, help="1..100 (default 40)")
+    p.add_argument("--reason", required=True)
+    p.set_defaults(run=cmd_evidence_add)
+    p = evidence.add_parser("edit", help="edit your own evidence")
+    _key_arguments(p)
+    p.add_argument("id", type=int)
+    p.add_argument("--label")
+    p.add_argument("--weight", type=int)
+    p.add_argument("--reason")
+    p.set_defaults(run=cmd_evidence_edit)
+    p = evidence.add_parser("delete", help="delete your own evidence")
+    _key_arguments(p)
+    p.add_argument("id", type=int)
+    p.set_defaults(run=cmd_evidence_delete)
+
+    p = sub.add_parser("dismiss", help='say "it is NOT this label" (or --undo)')
+    _key_arguments(p, label="required")
+    p.add_argument("--reason", help="why (required when dismissing)")
+    p.add_argument("--undo", action="store_true", help="remove the dismissal")
+    p.set_defaults(run=cmd_dismiss)
+
+    p = sub.add_parser("explain", help="verdict, candidates, reasons, annotations and the trail")
+    _key_arguments(p)
+    p.set_defaults(run=cmd_explain)
+
+    p = sub.add_parser("questions", help="list the registered questions and their signals")
+    p.set_defaults(run=lambda args: print("\n".join(get_registry().listing())) or ExitCode.OK)
     return parser
+
+
+class TracePcapUsage(TracePcapError):
+    """A command line that cannot be carried out as given."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,12 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
-    except UnusableCapture as err:
-        print(f"tracepcap: {err}", file=sys.stderr)
-        return ExitCode.UNUSABLE_INPUT
     except TracePcapError as err:
         print(f"tracepcap: {err}", file=sys.stderr)
-        return ExitCode.UNUSABLE_INPUT if not type(err) is TracePcapError else ExitCode.FAILED
+        return ExitCode.FAILED if type(err) is TracePcapError else ExitCode.UNUSABLE_INPUT
 
 
 if __name__ == "__main__":

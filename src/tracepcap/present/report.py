@@ -8,10 +8,14 @@ from collections import defaultdict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..adjudicate.registry import Registry
+from ..adjudicate.runner import stored_verdicts
 from ..store.models import Capture, Host, ManifestEntry, ObservationRow
 
+TOP_REASONS = 3
 
-def capture_document(session: Session, capture: Capture) -> dict:
+
+def capture_document(session: Session, capture: Capture, registry: Registry) -> dict:
     manifest = session.scalars(select(ManifestEntry).where(ManifestEntry.capture_id == capture.id)
                                .order_by(ManifestEntry.id)).all()
     facts: dict[str, list[dict]] = defaultdict(list)
@@ -20,12 +24,14 @@ def capture_document(session: Session, capture: Capture) -> dict:
         facts[row.entity].append({"kind": row.kind, "value": row.value, "source": row.source,
                                   "grade": row.grade, "first_frame": row.first_frame,
                                   "last_frame": row.last_frame, "count": row.count})
+    verdicts = stored_verdicts(session, registry, capture.id)
     hosts = []
     for host in session.scalars(select(Host).where(Host.capture_id == capture.id).order_by(Host.position)):
         host_facts = sorted(facts.get(host.ip, ()), key=lambda f: (f["kind"], f["value"], f["source"]))
         hosts.append({"ip": host.ip,
                       "macs": sorted({f["value"] for f in host_facts if f["kind"] == "mac"}),
-                      "facts": host_facts})
+                      "facts": host_facts,
+                      "verdicts": verdicts.get(host.ip, {})})
     return {
         "capture": {"id": capture.id, "name": capture.name, "sha256": capture.sha256,
                     "size": capture.size, "format": capture.format, "packets": capture.packets,
@@ -72,4 +78,29 @@ def host_table(document: dict) -> str:
         served = _values(host, "served")
         if served:
             lines.append(f"{'':<4}serves: {', '.join(sorted(served))}")
+        for question, verdict in host["verdicts"].items():
+            lines += verdict_lines(question, verdict, indent=4)
     return "\n".join(lines)
+
+
+def verdict_headline(verdict: dict) -> str:
+    if verdict["contested"]:
+        names = " / ".join(f"{c['label']} ({c['score']})" for c in verdict["candidates"][:3]
+                           if not c.get("dismissed"))
+        return f"⚠ contested: {names}"
+    basis = verdict["basis"].lower()
+    return f"{verdict['primary_label']}  [{basis}, confidence {verdict['confidence']}]"
+
+
+def verdict_lines(question: str, verdict: dict, *, indent: int, reasons: int = TOP_REASONS) -> list[str]:
+    pad = " " * indent
+    lines = [f"{pad}{question}: {verdict_headline(verdict)}"]
+    if verdict.get("override"):
+        o = verdict["override"]
+        lines.append(f"{pad}  override by {o['actor']} at {o['at']}: {o['rationale']}")
+    shown = [c for c in verdict["candidates"] if not c.get("dismissed")]
+    winner = shown[0] if shown else None
+    if winner:
+        for reason in winner["reasons"][:reasons]:
+            lines.append(f"{pad}  - {reason}")
+    return lines

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String,
+                        Text, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -95,3 +96,109 @@ class Conversation(Base):
     packets_rev: Mapped[int] = mapped_column(BigInteger)
     bytes_rev: Mapped[int] = mapped_column(BigInteger)
     initiator: Mapped[str | None] = mapped_column(String(45))  # None: not measured
+
+
+class VoteRow(Base):
+    """A signal's vote, stored so re-adjudication never re-reads facts or the capture."""
+
+    __tablename__ = "vote"
+    __table_args__ = (Index("ix_vote_key", "capture_id", "question", "entity_key"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
+                                    autoincrement=True)
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))
+    question: Mapped[str] = mapped_column(String(64))
+    entity_key: Mapped[str] = mapped_column(String(64))
+    signal: Mapped[str] = mapped_column(String(64))
+    label: Mapped[str] = mapped_column(String(100))
+    weight: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(Text)
+    grade: Mapped[str] = mapped_column(String(16))
+    frames: Mapped[list] = mapped_column(JSON)
+
+
+class VerdictRow(Base):
+    """The current verdict per (question, capture, entity); `document` is the whole Verdict."""
+
+    __tablename__ = "verdict"
+
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), primary_key=True)
+    question: Mapped[str] = mapped_column(String(64), primary_key=True)
+    entity_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    primary_label: Mapped[str | None] = mapped_column(String(100))
+    basis: Mapped[str] = mapped_column(String(16))
+    confidence: Mapped[int] = mapped_column(Integer)
+    contested: Mapped[bool] = mapped_column(Boolean)
+    document: Mapped[dict] = mapped_column(JSON)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class HumanOverride(Base):
+    """A human's final answer for (question, capture, entity)."""
+
+    __tablename__ = "human_override"
+    __table_args__ = (UniqueConstraint("question", "capture_id", "entity_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    question: Mapped[str] = mapped_column(String(64))
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))
+    entity_key: Mapped[str] = mapped_column(String(64))
+    label: Mapped[str] = mapped_column(String(100))
+    rationale: Mapped[str] = mapped_column(Text)
+    actor: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ManualEvidence(Base):
+    """An analyst's signal: enters the vote with its weight, tagged with its author."""
+
+    __tablename__ = "manual_evidence"
+    __table_args__ = (Index("ix_manual_evidence_key", "capture_id", "question", "entity_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    question: Mapped[str] = mapped_column(String(64))
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))
+    entity_key: Mapped[str] = mapped_column(String(64))
+    label: Mapped[str] = mapped_column(String(100))
+    weight: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(Text)
+    actor: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Dismissal(Base):
+    """A human's "it is NOT this label" for one entity."""
+
+    __tablename__ = "dismissal"
+    __table_args__ = (UniqueConstraint("question", "capture_id", "entity_key", "label_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    question: Mapped[str] = mapped_column(String(64))
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))
+    entity_key: Mapped[str] = mapped_column(String(64))
+    label: Mapped[str] = mapped_column(String(100))
+    label_key: Mapped[str] = mapped_column(String(100))  # normalize_label(label)
+    reason: Mapped[str] = mapped_column(Text)
+    actor: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class AuditEvent(Base):
+    """Append-only log of every human action; never updated, never deleted (no foreign key,
+    so the trail outlives the capture)."""
+
+    __tablename__ = "audit_event"
+    __table_args__ = (Index("ix_audit_event_key", "capture_id", "question", "entity_key"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
+                                    autoincrement=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    actor: Mapped[str] = mapped_column(String(255))
+    action: Mapped[str] = mapped_column(String(64))
+    question: Mapped[str | None] = mapped_column(String(64))
+    capture_id: Mapped[str | None] = mapped_column(String(16))
+    entity_key: Mapped[str | None] = mapped_column(String(64))
+    before: Mapped[dict | None] = mapped_column(JSON)
+    after: Mapped[dict | None] = mapped_column(JSON)

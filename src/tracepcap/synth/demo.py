@@ -91,6 +91,21 @@ NGINX = "nginx/1.24.0 (Ubuntu)"
 HP_SERVER = "HP HTTP Server; HP LaserJet Pro M404dn - W1A53A; Serial Number: PHBQ123456"
 
 
+def _ipp(code: int, attrs: list[tuple[int, str, str]], document: bytes = b"") -> bytes:
+    """An IPP/2.0 message (RFC 8010 3.1): version, operation or status, request id 1,
+    operation attributes (value-tag, name, value), end-of-attributes, then the document."""
+    out = b"\x02\x00" + code.to_bytes(2, "big") + (1).to_bytes(4, "big") + b"\x01"
+    for tag, name, value in attrs:
+        out += bytes([tag]) + len(name).to_bytes(2, "big") + name.encode()
+        out += len(value).to_bytes(2, "big") + value.encode()
+    return out + b"\x03" + document
+
+
+IPP_PRINT_JOB, IPP_CHARSET, IPP_LANGUAGE, IPP_URI, IPP_NAME = 0x0002, 0x47, 0x48, 0x45, 0x42
+IPP_HEAD = [(IPP_CHARSET, "attributes-charset", "utf-8"),
+            (IPP_LANGUAGE, "attributes-natural-language", "en")]
+
+
 def _blob(label: str, size: int) -> bytes:
     """Deterministic bytes standing in for ciphertext."""
     return hashlib.shake_256(label.encode()).digest(size)
@@ -146,9 +161,12 @@ class _Office:
 
     def http(self, client: Host, server: Host, host: str, path: str, ua: str, *,
              port: int = 80, server_header: str = NGINX, method: str = "GET",
-             body: bytes = b"", content_type: str = "text/html") -> None:
-        request = app.http_request(method, path, host, ua, [("Accept", "*/*")], body)
-        response = app.http_response(200, "OK", server_header, _blob(path, 900), content_type)
+             body: bytes = b"", content_type: str = "text/html",
+             response_body: bytes | None = None) -> None:
+        headers = [("Accept", "*/*")] + ([("Content-Type", content_type)] if body else [])
+        request = app.http_request(method, path, host, ua, headers, body)
+        response_body = _blob(path, 900) if response_body is None else response_body
+        response = app.http_response(200, "OK", server_header, response_body, content_type)
         self.net.tcp_session(client, server, self.ephemeral(), port, client=[request],
                              server=[response])
         self.net.advance(0.3)
@@ -242,8 +260,11 @@ class _Office:
                         client=[pjl + _blob("pdf", 3000)],
                         server=[b"@PJL USTATUS JOB\r\nSTART\r\nNAME=\"Q3 report\"\r\n\x0c"])
         self.http(mac, printer, "HP-LaserJet-M404.local:631", "/ipp/print", UA["cups"],
-                  port=631, server_header=HP_SERVER, method="POST", body=_blob("ipp", 600),
-                  content_type="application/ipp")
+                  port=631, server_header=HP_SERVER, method="POST", content_type="application/ipp",
+                  body=_ipp(IPP_PRINT_JOB, IPP_HEAD + [
+                      (IPP_URI, "printer-uri", "ipp://HP-LaserJet-M404.local:631/ipp/print"),
+                      (IPP_NAME, "requesting-user-name", "alice")], _blob("urf", 600)),
+                  response_body=_ipp(0x0000, IPP_HEAD))
         net.tcp_session(lin, printer, self.ephemeral(), 515, client=[b"\x02lp\n",
                                                                      _blob("lpd", 800)],
                         server=[b"\x00", b"\x00"])

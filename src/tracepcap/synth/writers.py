@@ -7,6 +7,7 @@ and never consult the wall clock, so the same calls always produce the same byte
 
 from __future__ import annotations
 
+import math
 import struct
 from typing import BinaryIO
 
@@ -36,9 +37,11 @@ NG_STRUCTS = {bo: {f: struct.Struct(bo + f) for f in _NG_FORMATS} for bo in "<>"
 
 
 def _split(ts: float, units: int) -> tuple[int, int]:
-    """Whole seconds and the fraction in `units` per second, rounded (not truncated)."""
-    total = round(ts * units)
-    return divmod(total, units)
+    """Whole seconds and the fraction in `units` per second, rounded (not truncated).
+    The fraction is taken before scaling: `ts * 1e9` would lose the last ~8 bits."""
+    sec = math.floor(ts)
+    frac = round((ts - sec) * units)
+    return (sec + 1, 0) if frac == units else (sec, frac)
 
 
 def _pad4(data: bytes) -> bytes:
@@ -123,7 +126,8 @@ class PcapngWriter:
     def write(self, ts: float, frame: bytes, iface: int = 0, orig_len: int | None = None) -> None:
         """Append an Enhanced Packet Block with a 64-bit timestamp in the interface's units."""
         self._check_iface(iface)
-        stamp = round(ts * self._units[iface])
+        sec, frac = _split(ts, self._units[iface])
+        stamp = sec * self._units[iface] + frac
         data = frame[: self._snaplens[iface]]
         length = len(frame) if orig_len is None else orig_len
         head = self._u("IIIII", iface, stamp >> 32, stamp & 0xFFFFFFFF, len(data), length)

@@ -66,7 +66,7 @@ def decode(buf) -> Dhcp:
     options: dict[int, bytes] = {}
     if bytes(buf[COOKIE_AT:OPTIONS_AT]) == MAGIC_COOKIE:  # else plain BOOTP: no options
         _walk(buf, OPTIONS_AT, len(buf), options)
-        overload = options.get(OPT_OVERLOAD, b"\x00")[0]
+        overload = (options.get(OPT_OVERLOAD) or b"\x00")[0]
         if overload & 1:
             _walk(buf, FILE_AT, COOKIE_AT, options)
         if overload & 2:
@@ -76,9 +76,9 @@ def decode(buf) -> Dhcp:
 
 
 def text(data: bytes) -> str:
-    """A name or string option as text: trailing NULs (some clients send C strings) and a
-    trailing dot removed, bytes that are not UTF-8 replaced."""
-    return data.rstrip(b"\x00").decode("utf-8", "replace").rstrip(".")
+    """A string option as text: trailing NULs (some clients send C strings) removed, bytes
+    that are not UTF-8 replaced."""
+    return data.rstrip(b"\x00").decode("utf-8", "replace")
 
 
 def wire_name(data: bytes) -> str:

@@ -22,6 +22,7 @@ NAME_TYPES = frozenset((NS, CNAME, PTR))  # rdata is one (compressible) domain n
 QR = 0x8000
 MAX_NAME = 255  # RFC 1035 2.3.4: octets in a name, length bytes included
 POINTER = 0xC0
+ASSIGNED_OPCODES = frozenset((0, 1, 2, 4, 5, 6))
 
 
 class Question(NamedTuple):
@@ -58,6 +59,12 @@ class Message(NamedTuple):
     @property
     def rcode(self) -> int:
         return self.flags & 0xF
+
+
+def plausible(buf) -> bool:
+    """Could `buf` be a DNS message? Not when shorter than a header or when its opcode is
+    unassigned (RFC 6895 2.2: 0 query, 1 inverse, 2 status, 4 notify, 5 update, 6 DSO)."""
+    return len(buf) >= HEADER.size and ((buf[2] >> 3) & 0xF) in ASSIGNED_OPCODES
 
 
 def read_name(buf, at: int) -> tuple[str, int]:

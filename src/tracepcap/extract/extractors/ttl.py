@@ -1,9 +1,13 @@
-"""`ttl` facts: the IPv4 TTL / IPv6 hop limit of packets each host sent, as observed."""
+"""`ttl` facts: the IPv4 TTL / IPv6 hop limit of unicast packets each host sent, as observed.
+
+Multicast and broadcast packets are left out: their TTL is set by the protocol, not the
+host's stack (mDNS always 255 by RFC 6762, LLMNR 1 by RFC 4795)."""
 
 from __future__ import annotations
 
 from ..extractor import Extractor
 from ..facts import FactKind, Grade
+from ..packet import is_group
 
 TTL = FactKind("ttl", Grade.MEASURED)
 
@@ -14,4 +18,6 @@ class Ttl(Extractor):
     EVERY_IP = True
 
     def observe(self, pkt, flow) -> None:
+        if is_group(pkt):
+            return
         self.emit.fact(pkt.src, TTL, str(pkt.ttl), pkt.frame, pkt.ts)

@@ -1,0 +1,793 @@
+#!/usr/bin/env python3
+"""Extract-stage benchmark: prints figures, asserts nothing.
+
+    .venv/bin/python benchmarks/extract_bench.py [--size-gb 1.0] [--out DIR] [--keep]
+                                                 [--skip-peers] [--profile]
+
+1. Generates (once; reused from --out while it is kept) a synthetic office-LAN pcap of at
+   least --size-gb GiB: Ethernet/IPv4 mostly, some 802.1Q-tagged and IPv6 traffic, a few
+   thousand hosts, TCP sessions (handshake, data segments of varied sizes, close) carrying
+   TLS ClientHellos, HTTP requests, SSH banners and bulk transfers, DNS over UDP, DHCP,
+   ARP, mDNS and NBNS. A pool of session templates is built once with `tracepcap.synth`
+   and replayed, interleaved, with fresh timestamps and a fresh client port per replay
+   (patched in place, so TCP/UDP checksums of replays are wrong: nothing here checks them).
+2. Runs, one after another, each in its own process started under /usr/bin/time (peak
+   RSS is the measured process's own, see `measure`):
+     a. TracePcap extract: `pipeline.extract(path, "bench")`, every extractor, no database;
+     b. TracePcap hot path: reader + `packet.decode_frame` on every record, no extractors;
+     c. dpkt: pcap reader, Ethernet -> IP/IP6 -> TCP/UDP, addresses and ports read;
+     d. tshark -n -r FILE -T fields -e frame.number -e ip.src ... > /dev/null.
+   and prints wall time, CPU time, packets/s, MiB/s, peak RSS and ratios between them.
+3. Deletes the generated capture at the end unless --keep.
+
+`--skip-peers` runs rows a and b only. `--profile` runs extract in this process under
+cProfile instead of the table (use a small --size-gb, e.g. 0.05) and prints the hotspots.
+Sizes are binary: 1 GiB = 2^30 bytes, MiB = 2^20 bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GEN_VERSION = 1  # bump when the generated traffic changes, so cached captures are rebuilt
+GIB, MIB = 1 << 30, 1 << 20
+START_US = 1_700_000_000 * 1_000_000  # 2023-11-14 22:13:20 UTC
+TSHARK = "/usr/bin/tshark"
+GNU_TIME = "/usr/bin/time"
+TSHARK_FIELDS = ("frame.number", "ip.src", "ip.dst", "tcp.srcport", "tcp.dstport",
+                 "udp.srcport", "udp.dstport")
+
+
+# =========================================================================================
+# Synthetic capture
+# =========================================================================================
+
+# OS profiles: IP TTL, SYN window / window scale / option order (p0f-style layouts, as in
+# tracepcap.synth.scenario), a User-Agent, DHCP option 55 and option 60, MAC prefixes.
+PROFILES = {
+    "win": dict(weight=55, ttl=128, window=64240, wscale=8,
+                order=("MSS", "NOP", "WS", "NOP", "NOP", "SACK"),
+                ua="Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 "
+                   "(KHTML, like Gecko) Chrome/119.0.0.0 Safari/537.36 Edg/119.0.0.0",
+                dhcp=((1, 3, 6, 15, 31, 33, 43, 44, 46, 47, 119, 121, 249, 252), "MSFT 5.0"),
+                ouis=("00:14:22", "00:1b:21", "3c:97:0e", "10:c5:95", "3c:d9:2b", "00:26:b9",
+                      "d4:be:d9", "54:e1:ad")),
+    "linux": dict(weight=10, ttl=64, window=64240, wscale=7,
+                  order=("MSS", "SACK", "TS", "NOP", "WS"),
+                  ua="Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:119.0) Gecko/20100101 "
+                     "Firefox/119.0",
+                  dhcp=((1, 28, 2, 3, 15, 6, 119, 12, 44, 47, 26, 121, 42), None),
+                  ouis=("00:25:90", "00:50:56", "00:0c:29", "dc:a6:32", "52:54:00")),
+    "mac": dict(weight=20, ttl=64, window=65535, wscale=6,
+                order=("MSS", "NOP", "WS", "NOP", "NOP", "TS", "SACK", "EOL"),
+                ua="Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 "
+                   "(KHTML, like Gecko) Version/17.1 Safari/605.1.15",
+                dhcp=((1, 121, 3, 6, 15, 119, 252, 95, 44, 46), None),
+                ouis=("a4:83:e7", "f0:18:98", "28:cf:e9", "ac:bc:32", "8c:85:90")),
+    "android": dict(weight=15, ttl=64, window=65535, wscale=9,
+                    order=("MSS", "SACK", "TS", "NOP", "WS"),
+                    ua="Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 "
+                       "(KHTML, like Gecko) Chrome/119.0.6045.163 Mobile Safari/537.36",
+                    dhcp=((1, 3, 6, 15, 26, 28, 51, 58, 59, 43), "android-dhcp-13"),
+                    ouis=("00:12:47", "f4:f5:d8", "8c:f5:a3", "5c:e8:eb")),
+}
+SERVER_SOFTWARE = ("nginx/1.24.0", "Apache/2.4.57 (Debian)", "Microsoft-IIS/10.0",
+                   "cloudflare", "envoy")
+SSH_SOFTWARE = ("OpenSSH_9.6p1", "OpenSSH_8.9p1 Ubuntu-3ubuntu0.6", "dropbear_2022.83")
+WORDS = ("api", "cdn", "static", "login", "mail", "www", "update", "telemetry", "assets",
+         "files", "img", "video", "push", "auth", "store", "docs", "chat", "sync")
+# (vlan, IPv4 prefix, share of clients, gateway MAC); the capture sees a trunk port.
+SEGMENTS = ((None, "10.1", 0.80, "00:00:0c:9f:f0:01"), (20, "10.20", 0.10, "00:00:0c:9f:f0:14"),
+            (30, "10.30", 0.10, "00:00:0c:9f:f0:1e"))
+
+
+class _Host:
+    __slots__ = ("ip", "ip6", "mac", "vlan", "gw", "os", "ttl", "name", "local", "seq")
+
+    def __init__(self, ip, ip6, mac, vlan, gw, os_, ttl, name, local):
+        self.ip, self.ip6, self.mac, self.vlan, self.gw = ip, ip6, mac, vlan, gw
+        self.os, self.ttl, self.name, self.local = os_, ttl, name, local
+
+
+class _Templates:
+    """Builds session templates: each a list of (frame length, head, tail) where the
+    client's port sits between head and tail (tail None: nothing to patch)."""
+
+    def __init__(self, rng, n_clients: int) -> None:
+        from tracepcap.synth import app, frames, tls
+        self.f, self.app, self.tls = frames, app, tls
+        self.rng = rng
+        self.noise = rng.randbytes(4 * MIB)
+        self.sessions: list[tuple[str, list]] = []
+        self._ident = 0
+        self._hosts(n_clients)
+
+    # -- population ------------------------------------------------------------------
+
+    def _mac(self, oui: str, n: int) -> str:
+        return oui + ":" + ":".join(f"{b:02x}" for b in n.to_bytes(3, "big"))
+
+    def _hosts(self, n_clients: int) -> None:
+        rng, names = self.rng, list(PROFILES)
+        weights = [PROFILES[o]["weight"] for o in names]
+        self.clients: list[_Host] = []
+        per_segment = {s[1]: 0 for s in SEGMENTS}
+        for i in range(n_clients):
+            vlan, prefix, _share, gw = rng.choices(SEGMENTS, [s[2] for s in SEGMENTS])[0]
+            k = per_segment[prefix]
+            per_segment[prefix] += 1
+            ip = f"{prefix}.{k // 250 + 1}.{k % 250 + 2}"
+            os_ = rng.choices(names, weights)[0]
+            prof = PROFILES[os_]
+            ip6 = f"2001:db8:1:{vlan or 1:x}::{k + 0x100:x}" if rng.random() < 0.2 else None
+            mac = self._mac(rng.choice(prof["ouis"]), 0x100000 + i * 37)
+            name = {"win": f"DESKTOP-{i:05X}", "linux": f"dev-linux-{i:04d}",
+                    "mac": f"MacBook-Pro-{i}", "android": f"android-{i:08x}"}[os_]
+            self.clients.append(_Host(ip, ip6, mac, vlan, gw, os_, prof["ttl"], name, False))
+        # Servers on the untagged segment (their own MACs there), then the internet,
+        # reached through the gateway (RFC 5737 / RFC 3849 documentation ranges).
+        srv = lambda ip, ip6, oui, n, os_, name: _Host(  # noqa: E731
+            ip, ip6, self._mac(oui, n), None, None, os_, PROFILES[os_]["ttl"], name, True)
+        self.resolvers = [srv("10.1.0.53", "2001:db8:1:1::53", "00:25:90", 0x53, "linux",
+                              "ns1.corp.example"),
+                          srv("10.1.0.54", "2001:db8:1:1::54", "00:25:90", 0x54, "linux",
+                              "ns2.corp.example")]
+        self.dhcp_server = srv("10.1.0.2", None, "00:25:90", 0x02, "linux", "dhcp1.corp.example")
+        self.web = [srv(f"10.1.0.{10 + i}", f"2001:db8:1:1::{10 + i:x}" if i < 3 else None,
+                        "00:26:b9", 0x10 + i, "linux", f"intranet{i}.corp.example")
+                    for i in range(8)]
+        self.files = [srv(f"10.1.0.{20 + i}", None, "00:15:5d", 0x20 + i, "win",
+                          f"fs{i}.corp.example") for i in range(6)]
+        self.ssh = [srv(f"10.1.0.{30 + i}", None, "00:50:56", 0x30 + i, "linux",
+                        f"git{i}.corp.example") for i in range(4)]
+        self.internet: list[_Host] = []
+        n = 0
+        for net in ("192.0.2", "198.51.100", "203.0.113"):
+            for last in range(1, 255, 2):
+                name = f"{rng.choice(WORDS)}{n}.example.{('com', 'net', 'org')[n % 3]}"
+                ip6 = f"2001:db8:ff::{n + 1:x}" if n % 6 == 0 else None
+                h = _Host(f"{net}.{last}", ip6, None, None, None, "linux",
+                          rng.choice((49, 50, 52, 53, 55, 56, 57, 116, 118)), name, False)
+                self.internet.append(h)
+                n += 1
+        self.certs = [self.tls.certificate(f"{w}.example.com", [f"{w}.example.com"],
+                                           issuer_cn="Example Issuing CA 1", serial=100 + i)
+                      for i, w in enumerate(WORDS[:8])]
+
+    # -- frames ----------------------------------------------------------------------
+
+    def _frame(self, src: _Host, dst: _Host, cli: _Host, proto: int, l4: bytes, v6: bool,
+               port_at: int | None, src_mac: str | None = None, dst_mac: str | None = None,
+               dst_ip: str | None = None) -> tuple:
+        """One Ethernet frame on the client's segment; port_at: offset of the client port
+        inside the transport header (0 or 2), None for no patching."""
+        f = self.f
+        same = dst.local and cli.vlan is None if src is cli else src.local and cli.vlan is None
+        if src_mac is None:
+            src_mac = src.mac if src is cli or same else cli.gw
+        if dst_mac is None:
+            dst_mac = dst.mac if dst is cli or same else cli.gw
+        if v6:
+            pkt = f.ipv6(src.ip6, dst_ip or dst.ip6, proto, l4, hop_limit=src.ttl)
+            ethertype, ip_len = f.ETH_IPV6, 40
+        else:
+            self._ident += 1
+            pkt = f.ipv4(src.ip, dst_ip or dst.ip, proto, l4, ttl=src.ttl, ident=self._ident)
+            ethertype, ip_len = f.ETH_IPV4, 20
+        vlans = () if cli.vlan is None else (cli.vlan,)
+        frame = f.ethernet(src_mac, dst_mac, ethertype, pkt, vlans, pad=True)
+        if port_at is None:
+            return len(frame), frame, None
+        at = 14 + 4 * len(vlans) + ip_len + port_at
+        return len(frame), frame[:at], frame[at + 2:]
+
+    def _payload(self, n: int) -> bytes:
+        at = self.rng.randrange(len(self.noise) - n)
+        return self.noise[at:at + n]
+
+    def _tcp(self, kind: str, cli: _Host, srv: _Host, dport: int, turns: list[tuple[bool, bytes]],
+             v6: bool) -> None:
+        """Handshake, `turns` (from_client, data) cut into MSS segments with an ACK every
+        second segment and after each turn, then FIN both ways (or an RST)."""
+        f, rng = self.f, self.rng
+        sport = 40000  # patched per replay
+        mss = 1440 if v6 else 1460
+        prof, sprof = PROFILES[cli.os], PROFILES[srv.os]
+        cseq, sseq = rng.getrandbits(32), rng.getrandbits(32)
+        out = []
+
+        def send(from_client: bool, seq: int, ack: int, flags: str, data: bytes = b"",
+                 options: bytes = b"") -> None:
+            if from_client:
+                l4 = f.tcp(cli.ip6 if v6 else cli.ip, srv.ip6 if v6 else srv.ip, sport, dport,
+                           seq, ack, flags, data, window=prof["window"], options=options)
+                out.append(self._frame(cli, srv, cli, f.PROTO_TCP, l4, v6, 0))
+            else:
+                l4 = f.tcp(srv.ip6 if v6 else srv.ip, cli.ip6 if v6 else cli.ip, dport, sport,
+                           seq, ack, flags, data, window=sprof["window"], options=options)
+                out.append(self._frame(srv, cli, cli, f.PROTO_TCP, l4, v6, 2))
+
+        ts = rng.getrandbits(31)
+        has_ts = "TS" in prof["order"]
+        send(True, cseq, 0, "S", options=f.tcp_options(
+            mss=mss, wscale=prof["wscale"], sack_ok=True, timestamps=(ts, 0), order=prof["order"]))
+        send(False, sseq, cseq + 1, "SA", options=f.tcp_options(
+            mss=mss, wscale=7, sack_ok=True, timestamps=(ts + 9, ts) if has_ts else None))
+        cseq, sseq = cseq + 1, sseq + 1
+        send(True, cseq, sseq, "A")
+        for from_client, data in turns:
+            seq, ack = (cseq, sseq) if from_client else (sseq, cseq)
+            pieces = [data[at:at + mss] for at in range(0, len(data), mss)]
+            for n, piece in enumerate(pieces):
+                send(from_client, seq, ack, "PA" if n == len(pieces) - 1 else "A", piece)
+                seq += len(piece)
+                if n % 2 == 1 and n != len(pieces) - 1:
+                    send(not from_client, ack, seq, "A")
+            send(not from_client, ack, seq, "A")
+            if from_client:
+                cseq = seq
+            else:
+                sseq = seq
+        if rng.random() < 0.1:
+            send(True, cseq, sseq, "RA")
+        else:
+            send(True, cseq, sseq, "FA")
+            send(False, sseq, cseq + 1, "FA")
+            send(True, cseq + 1, sseq + 1, "A")
+        self.sessions.append((kind, out))
+
+    def _response_size(self) -> int:
+        r = self.rng.random()
+        if r < 0.6:
+            return self.rng.randrange(200, 6000)
+        if r < 0.92:
+            return self.rng.randrange(6000, 60_000)
+        return self.rng.randrange(60_000, 250_000)
+
+    def tls_session(self, cli: _Host) -> None:
+        rng, tls = self.rng, self.tls
+        v6 = cli.ip6 is not None and rng.random() < 0.5
+        pool = [s for s in self.internet if s.ip6] if v6 else self.internet
+        srv = rng.choice(pool) if rng.random() < 0.85 or v6 else rng.choice(self.web)
+        alpn = ("h2", "http/1.1") if rng.random() < 0.7 else ()
+        hello = tls.tls_client_hello(srv.name, alpn=alpn,
+                                     supported_versions=(tls.TLS13, tls.TLS12) if rng.random() < 0.6 else (),
+                                     random=rng.randbytes(32), session_id=rng.randbytes(32))
+        finished = (tls.record(tls.CT_CHANGE_CIPHER_SPEC, b"\x01")
+                    + tls.record(tls.CT_HANDSHAKE, self._payload(rng.randrange(40, 120))))
+        turns = [(True, hello),
+                 (False, tls.tls_server_flight([rng.choice(self.certs)])),
+                 (True, finished), (False, finished)]
+        for _ in range(rng.choice((1, 1, 2, 3, 5))):
+            turns.append((True, tls.tls_application_data(self._payload(rng.randrange(80, 900)))))
+            turns.append((False, tls.tls_application_data(self._payload(self._response_size()))))
+        self._tcp("tls", cli, srv, 443, turns, v6)
+
+    def http_session(self, cli: _Host) -> None:
+        rng, app = self.rng, self.app
+        srv = rng.choice(self.web if rng.random() < 0.4 else self.internet)
+        turns = []
+        for _ in range(rng.choice((1, 1, 2, 4))):
+            path = f"/{rng.choice(WORDS)}/{rng.randrange(10**6)}.{rng.choice(('js', 'png', 'html', 'json'))}"
+            turns.append((True, app.http_request("GET", path, srv.name, PROFILES[cli.os]["ua"],
+                                                 [("Accept", "*/*"), ("Accept-Encoding", "gzip")])))
+            body = self._payload(self._response_size())
+            turns.append((False, app.http_response(200, "OK", rng.choice(SERVER_SOFTWARE), body)))
+        self._tcp("http", cli, srv, 80, turns, False)
+
+    def ssh_session(self, cli: _Host) -> None:
+        rng, app = self.rng, self.app
+        turns = [(True, app.ssh_banner("OpenSSH_for_Windows_8.1" if cli.os == "win" else "OpenSSH_9.6p1")),
+                 (False, app.ssh_banner(rng.choice(SSH_SOFTWARE)))]
+        for _ in range(rng.randrange(3, 12)):
+            turns.append((True, self._payload(rng.randrange(36, 400))))
+            turns.append((False, self._payload(rng.randrange(36, 3000))))
+        self._tcp("ssh", cli, rng.choice(self.ssh), 22, turns, False)
+
+    def bulk_session(self, cli: _Host) -> None:
+        """SMB-like: small requests, 64 KiB reads (or writes) back to back."""
+        rng = self.rng
+        turns = []
+        upload = rng.random() < 0.3
+        for _ in range(rng.randrange(2, 7)):
+            turns.append((True, self._payload(65536 if upload else rng.randrange(100, 300))))
+            turns.append((False, self._payload(rng.randrange(100, 300) if upload else 65536)))
+        self._tcp("bulk", cli, rng.choice(self.files), 445, turns, False)
+
+    def dns_lookup(self, cli: _Host) -> None:
+        rng, app, f = self.rng, self.app, self.f
+        v6 = cli.ip6 is not None and rng.random() < 0.3
+        resolver = rng.choice(self.resolvers)
+        target = rng.choice(self.internet)
+        qtype = "AAAA" if target.ip6 and rng.random() < 0.5 else "A"
+        ident = rng.getrandbits(16)
+        values = [target.ip6 if qtype == "AAAA" else target.ip]
+        values += [rng.choice(self.internet).ip for _ in range(rng.randrange(0, 3))] if qtype == "A" else []
+        query = app.dns_query(ident, target.name, qtype)
+        answer = app.dns_response(ident, (target.name, qtype),
+                                  [(target.name, qtype, v, 300) for v in values])
+        c_ip, r_ip = (cli.ip6, resolver.ip6) if v6 else (cli.ip, resolver.ip)
+        out = [self._frame(cli, resolver, cli, f.PROTO_UDP, f.udp(c_ip, r_ip, 50000, 53, query), v6, 0),
+               self._frame(resolver, cli, cli, f.PROTO_UDP, f.udp(r_ip, c_ip, 53, 50000, answer), v6, 2)]
+        self.sessions.append(("dns", out))
+
+    def dhcp_lease(self, cli: _Host) -> None:
+        rng, app, f = self.rng, self.app, self.f
+        params, vendor = PROFILES[cli.os]["dhcp"]
+        xid = rng.getrandbits(32)
+        server = self.dhcp_server
+        gw_ip = cli.ip.rsplit(".", 2)[0] + ".0.1"
+        unbound = _Host("0.0.0.0", None, cli.mac, cli.vlan, cli.gw, cli.os, cli.ttl, cli.name, False)
+        bcast = _Host("255.255.255.255", None, "ff:ff:ff:ff:ff:ff", None, None, "linux", 64, "", True)
+        src_mac = server.mac if cli.vlan is None else cli.gw
+        out = []
+        for ask, reply in ((app.DISCOVER, app.OFFER), (app.REQUEST, app.ACK)):
+            extra = {} if ask == app.DISCOVER else {"requested_ip": cli.ip, "server_id": server.ip}
+            msg = app.dhcp(app.BOOTREQUEST, xid, cli.mac, ask, hostname=cli.name,
+                           vendor_class=vendor, param_list=params, **extra)
+            out.append(self._frame(unbound, bcast, cli, f.PROTO_UDP,
+                                   f.udp("0.0.0.0", "255.255.255.255", 68, 67, msg), False, None,
+                                   src_mac=cli.mac, dst_mac="ff:ff:ff:ff:ff:ff"))
+            msg = app.dhcp(app.BOOTREPLY, xid, cli.mac, reply, yiaddr=cli.ip, siaddr=server.ip,
+                           server_id=server.ip, lease_time=86400, subnet_mask="255.255.0.0",
+                           router=gw_ip, dns_servers=[r.ip for r in self.resolvers],
+                           domain="corp.example")
+            out.append(self._frame(server, cli, cli, f.PROTO_UDP,
+                                   f.udp(server.ip, cli.ip, 67, 68, msg), False, None,
+                                   src_mac=src_mac, dst_mac=cli.mac))
+        self.sessions.append(("dhcp", out))
+
+    def arp(self, cli: _Host) -> None:
+        f = self.f
+        gw_ip = cli.ip.rsplit(".", 2)[0] + ".0.1"
+        vlans = () if cli.vlan is None else (cli.vlan,)
+        ask = f.ethernet(cli.mac, f.BROADCAST_MAC, f.ETH_ARP,
+                         f.arp(f.ARP_REQUEST, cli.mac, cli.ip, "00:00:00:00:00:00", gw_ip), vlans, pad=True)
+        ans = f.ethernet(cli.gw, cli.mac, f.ETH_ARP,
+                         f.arp(f.ARP_REPLY, cli.gw, gw_ip, cli.mac, cli.ip), vlans, pad=True)
+        self.sessions.append(("arp", [(len(ask), ask, None), (len(ans), ans, None)]))
+
+    def announce(self, cli: _Host) -> None:
+        """mDNS host announcement (Apple, Android) or NBNS registration (Windows, Linux)."""
+        rng, app, f = self.rng, self.app, self.f
+        if cli.os in ("mac", "android"):
+            msg = app.mdns_announcement(app.mdns_host_records(cli.name, cli.ip))
+            dst, mac, port = "224.0.0.251", "01:00:5e:00:00:fb", 5353
+        else:
+            msg = app.nbns_registration(rng.getrandbits(16), cli.name[:15], cli.ip)
+            dst, mac, port = cli.ip.rsplit(".", 2)[0] + ".255.255", "ff:ff:ff:ff:ff:ff", 137
+        to = _Host(dst, None, mac, None, None, "linux", 64, "", True)
+        l4 = f.udp(cli.ip, dst, port, port, msg)
+        self.sessions.append(("announce", [self._frame(cli, to, cli, f.PROTO_UDP, l4, False, None,
+                                                       dst_mac=mac)]))
+
+    def build(self) -> None:
+        rng = self.rng
+        for cli in self.clients:
+            if rng.random() < 0.3:
+                self.arp(cli)
+            if rng.random() < 0.25:
+                self.dhcp_lease(cli)
+            if rng.random() < 0.3:
+                self.announce(cli)
+            for _ in range(rng.randrange(2, 6)):
+                self.dns_lookup(cli)
+            for _ in range(rng.choice((0, 1, 1, 1, 2, 2, 3))):
+                r = rng.random()
+                if r < 0.74:
+                    self.tls_session(cli)
+                elif r < 0.90:
+                    self.http_session(cli)
+                elif r < 0.96:
+                    self.ssh_session(cli)
+                else:
+                    self.bulk_session(cli)
+
+
+def generate(path: Path, target_bytes: int, seed: int = 20240601, clients: int = 3000) -> dict:
+    """Write the capture (to a temporary name, renamed when complete); return its stats."""
+    import random
+    t0 = time.perf_counter()
+    rng = random.Random(seed)
+    built = _Templates(rng, clients)
+    built.build()
+    templates = built.sessions
+    t_built = time.perf_counter() - t0
+    kinds = [k for k, _ in templates]
+    frames = [fr for _, fr in templates]
+    replays = [0] * len(frames)
+    record = struct.Struct("<IIII").pack
+    slots_n = 64  # sessions in progress at once, interleaved frame by frame
+    picks = [rng.randrange(slots_n) for _ in range(1 << 16)]
+    gaps = [int(rng.expovariate(1 / 600)) + 1 for _ in range(1 << 16)]  # microseconds
+    order = list(range(len(frames)))  # every template once per pass, in a new order each pass
+    state = {"next": len(order)}
+
+    def new_slot() -> list:
+        if state["next"] == len(order):
+            rng.shuffle(order)
+            state["next"] = 0
+        t = order[state["next"]]
+        state["next"] += 1
+        n = replays[t]
+        replays[t] = n + 1
+        port = 32768 + (t * 97 + n * 13) % 28000
+        return [frames[t], port.to_bytes(2, "big"), 0]
+
+    slots = [new_slot() for _ in range(slots_n)]
+    tmp = path.with_name(path.name + ".partial")
+    written, packets, j, t_us = 24, 0, 0, START_US
+    with open(tmp, "wb", buffering=0) as out:
+        # libpcap file header: magic (microseconds), version 2.4, zone, sigfigs, snaplen,
+        # LINKTYPE_ETHERNET; then one 16-byte record header per frame, as PcapWriter writes.
+        out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        parts: list[bytes] = []
+        while written < target_bytes:
+            j += 1
+            k = picks[j & 0xFFFF]
+            slot = slots[k]
+            fr, portb, i = slot
+            n, head, tail = fr[i]
+            t_us += gaps[j & 0xFFFF]
+            parts.append(record(t_us // 1_000_000, t_us % 1_000_000, n, n))
+            parts.append(head)
+            if tail is not None:
+                parts.append(portb)
+                parts.append(tail)
+            written += 16 + n
+            packets += 1
+            i += 1
+            if i == len(fr):
+                slots[k] = new_slot()
+            else:
+                slot[2] = i
+            if len(parts) > 40_000:
+                out.write(b"".join(parts))
+                parts.clear()
+        out.write(b"".join(parts))
+    os.replace(tmp, path)
+    # Mix, from the templates and how often each was replayed (sessions cut at the end of
+    # the file count whole: a rounding error of 64 sessions).
+    mix = {"vlan": 0, "ipv6": 0, "tcp": 0, "udp": 0, "other": 0}
+    sizes = {"60-127": 0, "128-511": 0, "512-1023": 0, "1024-1513": 0, "1514-1518": 0}
+    by_kind: dict[str, int] = {}
+    for t, count in enumerate(replays):
+        if not count:
+            continue
+        by_kind[kinds[t]] = by_kind.get(kinds[t], 0) + count
+        for n, head, _tail in frames[t]:
+            vlan = head[12:14] == b"\x81\x00"
+            et = head[16:18] if vlan else head[12:14]
+            mix["vlan"] += count * vlan
+            if et == b"\x86\xdd":
+                mix["ipv6"] += count
+                proto = head[(18 if vlan else 14) + 6]
+            elif et == b"\x08\x00":
+                proto = head[(18 if vlan else 14) + 9]
+            else:
+                proto = 0
+            mix["tcp" if proto == 6 else "udp" if proto == 17 else "other"] += count
+            bucket = ("60-127" if n < 128 else "128-511" if n < 512 else "512-1023" if n < 1024
+                      else "1024-1513" if n < 1514 else "1514-1518")
+            sizes[bucket] += count
+    total = sum(sizes.values()) or 1
+    hosts = {c.ip for c in built.clients} | {s.ip for s in built.internet}
+    return {"version": GEN_VERSION, "bytes": path.stat().st_size, "packets": packets,
+            "target_bytes": target_bytes, "templates": len(frames),
+            "template_frames": sum(len(fr) for fr in frames), "sessions": sum(replays),
+            "sessions_by_kind": by_kind, "clients": len(built.clients),
+            "addresses_v4": len(hosts) + 1 + len(built.web) + len(built.files) + len(built.ssh) + 2,
+            "mix_pct": {k: round(100 * v / total, 1) for k, v in mix.items()},
+            "frame_sizes_pct": {k: round(100 * v / total, 1) for k, v in sizes.items()},
+            "mean_frame": round((path.stat().st_size - 24) / packets - 16, 1),
+            "build_s": round(t_built, 1), "generate_s": round(time.perf_counter() - t0, 1)}
+
+
+# =========================================================================================
+# Workers: each measured row runs one of these in a fresh interpreter
+# =========================================================================================
+
+def worker_extract(path: str) -> dict:
+    from tracepcap.extract.pipeline import extract
+    t0 = time.perf_counter()
+    res = extract(Path(path), "bench")
+    walk = time.perf_counter() - t0
+    return {"packets": res.packets, "walk_s": walk, "hosts": len(res.hosts),
+            "facts": len(res.observations), "conversations": res.conversations,
+            "manifest": [[r.extractor, r.status, r.facts, r.error] for r in res.manifest],
+            "extra": res.extra}
+
+
+def worker_hotpath(path: str) -> dict:
+    from tracepcap.extract.decoders import DecodeError
+    from tracepcap.extract.packet import decode_frame
+    from tracepcap.extract.reader import CaptureReader
+    t0 = time.perf_counter()
+    frame = bad = 0
+    with CaptureReader(Path(path)) as reader:
+        for linktype, ts, wire_len, data in reader.records():
+            frame += 1
+            try:
+                decode_frame(linktype, data, frame, ts, wire_len)
+            except DecodeError:
+                bad += 1
+    return {"packets": frame, "walk_s": time.perf_counter() - t0, "undecodable": bad}
+
+
+def worker_dpkt(path: str) -> dict:
+    import dpkt
+    ip_types, l4_types = (dpkt.ip.IP, dpkt.ip6.IP6), (dpkt.tcp.TCP, dpkt.udp.UDP)
+    t0 = time.perf_counter()
+    n = ip = ports = bad = 0
+    with open(path, "rb") as f:
+        for _ts, buf in dpkt.pcap.Reader(f):
+            n += 1
+            try:
+                eth = dpkt.ethernet.Ethernet(buf)
+            except dpkt.UnpackError:
+                bad += 1
+                continue
+            net = eth.data
+            if isinstance(net, ip_types):
+                _src, _dst = net.src, net.dst
+                ip += 1
+                l4 = net.data
+                if isinstance(l4, l4_types):
+                    _sport, _dport = l4.sport, l4.dport
+                    ports += 1
+    return {"packets": n, "walk_s": time.perf_counter() - t0, "ip": ip, "with_ports": ports,
+            "undecodable": bad}
+
+
+def worker_generate(path: str, target_bytes: int) -> dict:
+    return generate(Path(path), target_bytes)
+
+
+WORKERS = {"extract": worker_extract, "hotpath": worker_hotpath, "dpkt": worker_dpkt}
+
+
+# =========================================================================================
+# Measuring
+# =========================================================================================
+
+def measure(argv: list[str], workdir: Path) -> dict:
+    """Run argv to completion; wall, CPU and peak RSS of that process.
+
+    Under GNU time when present: its %M is the peak RSS of a process it forked itself, so
+    nothing of ours is counted. `os.wait4` on a child of ours would not do: Linux carries
+    the parent's RSS high-water mark into a child across fork/vfork + exec, so ru_maxrss
+    would include this script's own peak (measured: a child of a 400 MiB parent running
+    /bin/true reported 410 MiB). The fallback keeps that caveat.
+    """
+    stats = workdir / "time.txt"
+    out, err = workdir / "stdout.txt", workdir / "stderr.txt"
+    timed = os.access(GNU_TIME, os.X_OK)
+    cmd = ([GNU_TIME, "-o", str(stats), "-f", "%e %M %U %S %x"] if timed else []) + argv
+    t0 = time.perf_counter()
+    with open(out, "wb") as o, open(err, "wb") as e:
+        proc = subprocess.Popen(cmd, stdout=o, stderr=e)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t0
+    result = {"wall_s": wall, "rc": proc.returncode, "stdout": out.read_text(errors="replace"),
+              "stderr": err.read_text(errors="replace")}
+    if timed:
+        fields = stats.read_text().split()[-5:]  # "Command exited with non-zero status" first
+        result.update(rss_mib=int(fields[1]) / 1024, cpu_s=float(fields[2]) + float(fields[3]),
+                      rc=int(fields[4]))
+    else:
+        result.update(rss_mib=usage.ru_maxrss / 1024, cpu_s=usage.ru_utime + usage.ru_stime)
+    return result
+
+
+def run_worker(kind: str, capture: Path, workdir: Path) -> dict:
+    res = measure([sys.executable, str(Path(__file__).resolve()), "--worker", kind, str(capture)],
+                  workdir)
+    if res["rc"] != 0:
+        raise SystemExit(f"{kind} worker failed (exit {res['rc']}):\n{res['stderr'][-4000:]}")
+    res.update(json.loads(res["stdout"].strip().splitlines()[-1]))
+    return res
+
+
+def run_tshark(capture: Path, workdir: Path) -> dict | None:
+    if not os.access(TSHARK, os.X_OK):
+        return None
+    argv = [TSHARK, "-n", "-r", str(capture), "-T", "fields"]
+    for field in TSHARK_FIELDS:
+        argv += ["-e", field]
+    # stdout goes to a file in `measure`; to match "> /dev/null" exactly, send it there.
+    res = measure(["/bin/sh", "-c", 'exec "$@" > /dev/null', "sh", *argv], workdir)
+    if res["rc"] != 0:
+        print(f"tshark failed (exit {res['rc']}): {res['stderr'][-2000:]}", file=sys.stderr)
+        return None
+    res["command"] = " ".join(argv) + " > /dev/null"
+    return res
+
+
+def warm(capture: Path) -> float:
+    """Read the file once so every row starts with it in the page cache."""
+    t0 = time.perf_counter()
+    with open(capture, "rb", buffering=0) as f:
+        buf = bytearray(8 * MIB)
+        while f.readinto(buf):
+            pass
+    return time.perf_counter() - t0
+
+
+def fmt_int(n: float) -> str:
+    return f"{n:,.0f}"
+
+
+def report(capture: Path, info: dict, rows: list[tuple[str, dict]], args) -> None:
+    size = capture.stat().st_size
+    packets = info["packets"]
+    print()
+    print(f"capture  {capture}  {size:,} bytes ({size / MIB:,.1f} MiB), {packets:,} packets, "
+          f"mean frame {info['mean_frame']} bytes")
+    print(f"machine  {platform.node()}  {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"{time.strftime('%Y-%m-%d %H:%M %Z')}")
+    print()
+    head = f"{'row':<34}{'wall s':>9}{'CPU s':>9}{'kpkt/s':>9}{'MiB/s':>8}{'peak RSS MB':>13}"
+    print(head)
+    print("-" * len(head))
+    for label, r in rows:
+        wall = r["wall_s"]
+        print(f"{label:<34}{wall:>9.1f}{r['cpu_s']:>9.1f}{packets / wall / 1000:>9.0f}"
+              f"{size / MIB / wall:>8.1f}{r['rss_mib']:>13.0f}")
+    print()
+    by = dict(rows)
+    ex = next((r for k, r in rows if k.startswith("a.")), None)
+    hp = next((r for k, r in rows if k.startswith("b.")), None)
+    if ex:
+        print(f"sanity   extract: {ex['packets']:,} packets, {ex['hosts']:,} hosts, "
+              f"{ex['facts']:,} facts, {ex['conversations']:,} conversations; "
+              f"in-process walk {ex['walk_s']:.1f} s")
+        print("         manifest: " + ", ".join(
+            f"{name} {status} ({facts:,})" for name, status, facts, _err in ex["manifest"]))
+        for name, status, _facts, error in ex["manifest"]:
+            if error:
+                print(f"         {name}: {error}")
+        if ex["extra"]:
+            print(f"         evicted early: {ex['extra']}")
+    if hp:
+        print(f"sanity   hot path: {hp['packets']:,} packets, {hp['undecodable']:,} undecodable; "
+              f"in-process walk {hp['walk_s']:.1f} s")
+    for label, r in rows:
+        if r.get("packets") not in (None, packets):
+            print(f"WARNING  {label} saw {r['packets']:,} packets, the generator wrote {packets:,}")
+
+    def speed(ours: dict, theirs: dict) -> str:
+        x = theirs["wall_s"] / ours["wall_s"]
+        return f"{x:.1f}x faster" if x >= 1 else f"{1 / x:.1f}x slower"
+
+    print()
+    peers = [(k, r) for k, r in rows if k[:2] in ("c.", "d.")]
+    if ex and hp:
+        cost = ex["wall_s"] - hp["wall_s"]
+        print(f"ratios   extract takes {ex['wall_s'] / hp['wall_s']:.1f}x the hot path's wall time "
+              f"(flows, stream heads and extractors add {cost:.1f} s, "
+              f"{cost / packets * 1e6:.1f} us/packet)")
+    for ours_label, ours in (("hot path", hp), ("extract", ex)):
+        if ours and peers:
+            print(f"         {ours_label} is " + ", ".join(
+                f"{speed(ours, r)} than {k[3:].split(' ')[0]}" for k, r in peers)
+                + f"; peak RSS " + ", ".join(
+                f"{ours['rss_mib'] / r['rss_mib']:.1f}x {k[3:].split(' ')[0]}'s" for k, r in peers))
+    if peers and "d. tshark -T fields" in by:
+        print(f"tshark   {by['d. tshark -T fields']['command']}")
+    print(f"command  {' '.join([Path(sys.executable).name, *sys.argv])}")
+
+
+# =========================================================================================
+# Main
+# =========================================================================================
+
+def ensure_capture(out_dir: Path, size_gb: float, workdir: Path) -> tuple[Path, dict]:
+    target = int(size_gb * GIB)
+    capture = out_dir / f"synth-{size_gb:g}GiB.pcap"
+    meta = capture.with_suffix(".json")
+    if capture.exists() and meta.exists():
+        info = json.loads(meta.read_text())
+        if info.get("version") == GEN_VERSION and info.get("bytes") == capture.stat().st_size:
+            print(f"reusing {capture} ({info['bytes']:,} bytes, {info['packets']:,} packets)")
+            return capture, info
+    out_dir.mkdir(parents=True, exist_ok=True)
+    print(f"generating {capture} (>= {target:,} bytes) ...", flush=True)
+    # In its own process: the templates take a few hundred MB, and this process must stay
+    # small (see `measure`).
+    res = measure([sys.executable, str(Path(__file__).resolve()), "--worker", "generate",
+                   str(capture), "--target-bytes", str(target)], workdir)
+    if res["rc"] != 0:
+        raise SystemExit(f"generation failed:\n{res['stderr'][-4000:]}")
+    info = json.loads(res["stdout"].strip().splitlines()[-1])
+    meta.write_text(json.dumps(info, indent=1))
+    print(f"generated in {res['wall_s']:.1f} s (templates {info['build_s']} s; generator peak "
+          f"RSS {res['rss_mib']:.0f} MB): {info['packets']:,} packets, {info['templates']:,} "
+          f"templates replayed as {info['sessions']:,} sessions")
+    print(f"mix      {info['mix_pct']}  frame sizes {info['frame_sizes_pct']}")
+    print(f"sessions {info['sessions_by_kind']}")
+    return capture, info
+
+
+def profile(capture: Path, top: int = 30) -> None:
+    import cProfile
+    import pstats
+    from tracepcap.extract.pipeline import extract
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.runcall(extract, capture, "bench")
+    print(f"extract under cProfile: {time.perf_counter() - t0:.1f} s")
+    stats = pstats.Stats(prof)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        kind, path = sys.argv[2], sys.argv[3]
+        if kind == "generate":
+            result = worker_generate(path, int(sys.argv[5]))
+        else:
+            result = WORKERS[kind](path)
+        print(json.dumps(result))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size-gb", type=float, default=1.0,
+                        help="capture size in GiB (at least; default 1.0)")
+    parser.add_argument("--out", type=Path, default=Path("/tmp/tracepcap-bench"),
+                        help="where the capture is generated and cached")
+    parser.add_argument("--keep", action="store_true", help="keep the capture for the next run")
+    parser.add_argument("--skip-peers", action="store_true",
+                        help="TracePcap's rows only (no dpkt, no tshark)")
+    parser.add_argument("--profile", action="store_true",
+                        help="run extract under cProfile in this process instead of the table")
+    args = parser.parse_args()
+    try:
+        import tracepcap  # noqa: F401
+    except ImportError:
+        raise SystemExit("tracepcap is not importable: run with the project venv, "
+                         ".venv/bin/python benchmarks/extract_bench.py")
+    workdir = Path(tempfile.mkdtemp(prefix="extract-bench-"))
+    capture = None
+    try:
+        capture, info = ensure_capture(args.out, args.size_gb, workdir)
+        if args.profile:
+            profile(capture)
+            return
+        print(f"page cache warmed in {warm(capture):.1f} s; rows run one after another")
+        rows = []
+        for label, kind in (("a. tracepcap extract (all)", "extract"),
+                            ("b. tracepcap hot path", "hotpath"),
+                            ("c. dpkt header walk", "dpkt")):
+            if kind == "dpkt" and args.skip_peers:
+                continue
+            print(f"  {label} ...", flush=True)
+            rows.append((label, run_worker(kind, capture, workdir)))
+        if not args.skip_peers:
+            print("  d. tshark -T fields ...", flush=True)
+            res = run_tshark(capture, workdir)
+            if res is None:
+                print("  tshark not available or failed; row skipped")
+            else:
+                rows.append(("d. tshark -T fields", res))
+        report(capture, info, rows, args)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+        if capture is not None and not args.keep:
+            capture.unlink(missing_ok=True)
+            capture.with_suffix(".json").unlink(missing_ok=True)
+            print(f"deleted {capture} (use --keep to keep it)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""Human annotations: the only writer of human_override, manual_evidence, dismissal and
+audit_event.
+
+Each public function takes the actor (resolved by CurrentActor, never from a request),
+validates, writes the change and its audit event in the caller's transaction through one
+`_record`, re-adjudicates the touched key and returns the new verdict. No code path updates or
+deletes an audit row.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..errors import InvalidAnnotation, NotAuthor, NotFound
+from ..scan.vote import normalize_label
+from ..store.models import AuditEvent, Capture, Dismissal, Host, HumanOverride, ManualEvidence
+from .contract import Verdict
+from .registry import Registry
+from .runner import Key, rerun
+
+MAX_LABEL = 100
+
+
+class AuditAction(StrEnum):
+    OVERRIDE_SET = "override.set"
+    OVERRIDE_CLEARED = "override.cleared"
+    EVIDENCE_ADDED = "evidence.added"
+    EVIDENCE_EDITED = "evidence.edited"
+    EVIDENCE_DELETED = "evidence.deleted"
+    DISMISSAL_ADDED = "dismissal.added"
+    DISMISSAL_REMOVED = "dismissal.removed"
+    CAPTURE_DELETED = "capture.deleted"
+    ACCESS_DENIED = "access.denied"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def record(session: Session, action: AuditAction, actor: str, *, key: Key | None = None,
+           capture_id: str | None = None, before: dict | None = None, after: dict | None = None) -> AuditEvent:
+    """Append one audit event. The only writer of audit_event."""
+    event = AuditEvent(at=_now(), actor=actor, action=str(action),
+                       question=key.question if key else None,
+                       capture_id=key.capture_id if key else capture_id,
+                       entity_key=key.entity_key if key else None, before=before, after=after)
+    session.add(event)
+    session.flush()
+    return event
+
+
+def check_key(session: Session, registry: Registry, key: Key) -> None:
+    """NotFound naming what does not exist: the question, the capture or the entity."""
+    registry.get(key.question)
+    if session.get(Capture, key.capture_id) is None:
+        raise NotFound(f"no capture {key.capture_id!r}")
+    if session.get(Host, (key.capture_id, key.entity_key)) is None:
+        raise NotFound(f"no host {key.entity_key!r} in capture {key.capture_id}")
+
+
+def _label(label: str) -> str:
+    clean = " ".join((label or "").split())
+    if not clean:
+        raise InvalidAnnotation("label is required")
+    if len(clean) > MAX_LABEL:
+        raise InvalidAnnotation(f"label must be at most {MAX_LABEL} characters (got {len(clean)})")
+    return clean
+
+
+def _text(field: str, value: str) -> str:
+    clean = (value or "").strip()
+    if not clean:
+        raise InvalidAnnotation(f"{field} is required")
+    return clean
+
+
+def _weight(weight: int) -> int:
+    if isinstance(weight, bool) or not isinstance(weight, int) or not 1 <= weight <= 100:
+        raise InvalidAnnotation(f"evidence weight must be 1..100 (got {weight!r})")
+    return weight
+
+
+def _override_dict(o: HumanOverride | None) -> dict | None:
+    if o is None:
+        return None
+    return {"label": o.label, "rationale": o.rationale, "actor": o.actor, "at": o.updated_at.isoformat()}
+
+
+def _evidence_dict(e: ManualEvidence) -> dict:
+    return {"id": e.id, "label": e.label, "weight": e.weight, "reason": e.reason, "actor": e.actor,
+            "created_at": e.created_at.isoformat(), "updated_at": e.updated_at.isoformat()}
+
+
+def _find_override(session: Session, key: Key) -> HumanOverride | None:
+    return session.scalar(select(HumanOverride).where(
+        HumanOverride.question == key.question, HumanOverride.capture_id == key.capture_id,
+        HumanOverride.entity_key == key.entity_key))
+
+
+def set_override(session: Session, registry: Registry, key: Key, label: str, rationale: str,
+                 *, actor: str) -> Verdict:
+    check_key(session, registry, key)
+    label, rationale = _label(label), _text("rationale", rationale)
+    existing = _find_override(session, key)
+    before = _override_dict(existing)
+    now = _now()
+    if existing is None:
+        existing = HumanOverride(question=key.question, capture_id=key.capture_id,
+                                 entity_key=key.entity_key, label=label, rationale=rationale,
+                                 actor=actor, created_at=now, updated_at=now)
+        session.add(existing)
+    else:
+        existing.label, existing.rationale, existing.actor, existing.updated_at = label, rationale, actor, now
+    session.flush()
+    record(session, AuditAction.OVERRIDE_SET, actor, key=key, before=before, after=_override_dict(existing))
+    return rerun(session, registry, key)
+
+
+def clear_override(session: Session, registry: Registry, key: Key, *, actor: str) -> Verdict:
+    check_key(session, registry, key)
+    existing = _find_override(session, key)
+    if existing is None:
+        raise NotFound(f"no override on {key.question} for {key.entity_key} in capture {key.capture_id}")
+    before = _override_dict(existing)
+    session.delete(existing)
+    session.flush()
+    record(session, AuditAction.OVERRIDE_CLEARED, actor, key=key, before=before, after=None)
+    return rerun(session, registry, key)
+
+
+def list_evidence(session: Session, registry: Registry, key: Key) -> list[ManualEvidence]:
+    check_key(session, registry, key)
+    return list(session.scalars(select(ManualEvidence).where(
+        ManualEvidence.question == key.question, ManualEvidence.capture_id == key.capture_id,
+        ManualEvidence.entity_key == key.entity_key).order_by(ManualEvidence.id)))
+
+
+def add_evidence(session: Session, registry: Registry, key: Key, label: str, weight: int, reason: str,
+                 *, actor: str) -> tuple[ManualEvidence, Verdict]:
+    check_key(session, registry, key)
+    now = _now()
+    evidence = ManualEvidence(question=key.question, capture_id=key.capture_id, entity_key=key.entity_key,
+                              label=_label(label), weight=_weight(weight), reason=_text("reason", reason),
+                              actor=actor, created_at=now, updated_at=now)
+    session.add(evidence)
+    session.flush()
+    record(session, AuditAction.EVIDENCE_ADDED, actor, key=key, after=_evidence_dict(evidence))
+    return evidence, rerun(session, registry, key)
+
+
+def _own_evidence(session: Session, key: Key, evidence_id: int, actor: str) -> ManualEvidence:
+    evidence = session.get(ManualEvidence, evidence_id)
+    if evidence is None or (evidence.question, evidence.capture_id, evidence.entity_key) != (
+            key.question, key.capture_id, key.entity_key):
+        raise NotFound(f"no evidence {evidence_id} on {key.question} for {key.entity_key} "
+                       f"in capture {key.capture_id}")
+    if evidence.actor != actor:
+        raise NotAuthor(f"evidence {evidence_id} was added by {evidence.actor}; only its author may change it")
+    return evidence
+
+
+def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: int, *, actor: str,
+                  label: str | None = None, weight: int | None = None,
+                  reason: str | None = None) -> tuple[ManualEvidence, Verdict]:
+    check_key(session, registry, key)
+    evidence = _own_evidence(session, key, evidence_id, actor)
+    before = _evidence_dict(evidence)
+    if label is not None:
+        evidence.label = _label(label)
+    if weight is not None:
+        evidence.weight = _weight(weight)
+    if reason is not None:
+        evidence.reason = _text("reason", reason)
+    evidence.updated_at = _now()
+    session.flush()
+    record(session, AuditAction.EVIDENCE_EDITED, actor, key=key, before=before, after=_evidence_dict(evidence))
+    return evidence, rerun(session, registry, key)
+
+
+def delete_evidence(session: Session, registry: Registry, key: Key, evidence_id: int, *, actor: str) -> Verdict:
+    check_key(session, registry, key)
+    evidence = _own_evidence(session, key, evidence_id, actor)
+    before = _evidence_dict(evidence)
+    session.delete(evidence)
+    session.flush()
+    record(session, AuditAction.EVIDENCE_DELETED, actor, key=key, before=before, after=None)
+    return rerun(session, registry, key)
+
+
+def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: str, *, actor: str) -> Verdict:
+    check_key(session, registry, key)
+    label, reason = _label(label), _text("reason", reason)
+    label_key = normalize_label(label)
+    existing = session.scalar(select(Dismissal).where(
+        Dismissal.question == key.question, Dismissal.capture_id == key.capture_id,
+        Dismissal.entity_key == key.entity_key, Dismissal.label_key == label_key))
+    if existing is not None:
+        raise InvalidAnnotation(f"label {label!r} is already dismissed by {existing.actor}")
+    dismissal = Dismissal(question=key.question, capture_id=key.capture_id, entity_key=key.entity_key,
+                          label=label, label_key=label_key, reason=reason, actor=actor, created_at=_now())
+    session.add(dismissal)
+    session.flush()
+    record(session, AuditAction.DISMISSAL_ADDED, actor, key=key,
+           after={"label": label, "reason": reason, "actor": actor})
+    return rerun(session, registry, key)
+
+
+def undismiss(session: Session, registry: Registry, key: Key, label: str, *, actor: str) -> Verdict:
+    check_key(session, registry, key)
+    existing = session.scalar(select(Dismissal).where(
+        Dismissal.question == key.question, Dismissal.capture_id == key.capture_id,
+        Dismissal.entity_key == key.entity_key, Dismissal.label_key == normalize_label(label)))
+    if existing is None:
+        raise NotFound(f"label {label!r} is not dismissed on {key.question} for {key.entity_key}")
+    before = {"label": existing.label, "reason": existing.reason, "actor": existing.actor}
+    session.delete(existing)
+    session.flush()
+    record(session, AuditAction.DISMISSAL_REMOVED, actor, key=key, before=before, after=None)
+    return rerun(session, registry, key)
+
+
+def trail(session: Session, key: Key) -> list[AuditEvent]:
+    """Every audit event of one key, oldest first."""
+    return list(session.scalars(select(AuditEvent).where(
+        AuditEvent.question == key.question, AuditEvent.capture_id == key.capture_id,
+        AuditEvent.entity_key == key.entity_key).order_by(AuditEvent.id)))
+
+
+def dismissals(session: Session, key: Key) -> list[Dismissal]:
+    return list(session.scalars(select(Dismissal).where(
+        Dismissal.question == key.question, Dismissal.capture_id == key.capture_id,
+        Dismissal.entity_key == key.entity_key).order_by(Dismissal.id)))

@@ -1,0 +1,108 @@
+"""The adjudication contract (our hookspec): what a question declares, what a verdict is.
+
+A question is one module in `tracepcap.adjudicate.questions` (or a plugin module named by
+the entry-point group `tracepcap.questions`) that defines `ADJUDICATOR = Adjudicator(...)`.
+Its signals are the modules of `tracepcap.scan.signals.<question_snake_name>` unless the
+module passes `signals=` itself.
+
+Calling convention, the same for every question:
+- Scan runs each signal on each host of a capture after analysis, and the votes are stored.
+- The runner re-adjudicates all questions of a capture when analysis completes, and one
+  (question, capture, entity) synchronously after each human action, from the stored votes
+  and annotations only: it never re-reads facts or the capture.
+- Precedence: a human override is the answer (basis HUMAN, confidence 100, never
+  contested); otherwise the machine vote, with analyst evidence as one more signal, minus
+  dismissed labels; contested when confidence < `contest_below` and a runner-up exists.
+A signal or adjudicator must never open the capture, write the store, or return a machine
+verdict without reasons (the runner refuses to persist one).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from ..scan.signals import Signal
+
+QUESTION_KEY = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+
+class Tier(StrEnum):
+    DETERMINISTIC = "DETERMINISTIC"
+    LLM = "LLM"
+    HUMAN_ASSISTED = "HUMAN_ASSISTED"
+
+
+class Basis(StrEnum):
+    HUMAN = "HUMAN"  #: a human override (or confirmation) is the answer
+    MACHINE = "MACHINE"  #: the winning evidence is measured or inferred
+    REPORTED = "REPORTED"  #: the winning evidence is what a host said about itself
+
+
+@dataclass(frozen=True, slots=True)
+class Adjudicator:
+    """One question. `labels` is the vocabulary offered in the UI (free text stays allowed)."""
+
+    question: str
+    title: str
+    tier: Tier
+    labels: tuple[str, ...]
+    signals: tuple[Signal, ...] | None = None  # None: discovered under scan/signals/<name>/
+    contest_below: int = 35  #: contested when confidence is below this and a runner-up exists
+    margin_for_full: int = 60  #: score margin that gives confidence 100
+    unknown_label: str = "Unknown"  #: the answer, with its reason, when no signal voted
+    position: int = 100  #: display order among questions (then by key)
+    module: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not QUESTION_KEY.match(self.question):
+            raise ValueError(f"question key must be kebab-case (got {self.question!r})")
+        if not self.labels:
+            raise ValueError(f"question {self.question!r} must declare a label vocabulary")
+        if not 0 < self.margin_for_full:
+            raise ValueError(f"margin_for_full must be positive (got {self.margin_for_full})")
+
+    @property
+    def snake(self) -> str:
+        return self.question.replace("-", "_")
+
+
+@dataclass(frozen=True, slots=True)
+class VoteView:
+    signal: str
+    weight: int
+    grade: str
+    reason: str
+    frames: tuple[int, ...]
+    author: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    label: str
+    source: str  # "machine" or "analyst" (all its votes are analyst evidence)
+    score: int
+    reasons: tuple[str, ...]
+    votes: tuple[VoteView, ...]
+    dismissed: dict | None = None  # {"by", "reason", "at"} when a human said "not this"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    question: str
+    capture_id: str
+    entity_key: str
+    primary_label: str | None
+    basis: Basis
+    confidence: int
+    contested: bool
+    candidates: tuple[Candidate, ...]
+    override: dict | None = None  # {"label", "rationale", "actor", "at"}
+    dismissed: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # why the verdict took its shape (e.g. a human confirmation)
+    stale_since: str | None = None
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        return tuple(r for c in self.candidates for r in c.reasons)

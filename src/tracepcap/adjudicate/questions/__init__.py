@@ -1,0 +1,1 @@
+"""Adjudicated questions, one module each; each defines ADJUDICATOR."""

@@ -1,0 +1,87 @@
+"""The question registry: built once at start from a package scan of
+`tracepcap.adjudicate.questions` and the entry-point group `tracepcap.questions`.
+
+Each module defines `ADJUDICATOR`. Import errors propagate; a second claim on one question
+stops start-up naming both modules. A new question needs no registration edit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from collections.abc import Iterator
+from functools import lru_cache
+from importlib.metadata import entry_points
+from types import ModuleType
+
+from ..errors import NotFound, TracePcapError
+from ..scan.signals import Signal, discover, signal_name
+from . import questions as questions_pkg
+from .contract import Adjudicator
+
+ENTRY_POINT_GROUP = "tracepcap.questions"
+
+
+class DuplicateQuestion(TracePcapError):
+    """Two modules claim one question."""
+
+
+class Registry:
+    """A frozen mapping question -> Adjudicator, in display order."""
+
+    def __init__(self, adjudicators: list[Adjudicator]) -> None:
+        self._by_key = {a.question: a for a in adjudicators}
+
+    def __iter__(self) -> Iterator[Adjudicator]:
+        return iter(self._by_key.values())
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+    def __contains__(self, question: str) -> bool:
+        return question in self._by_key
+
+    def get(self, question: str) -> Adjudicator:
+        try:
+            return self._by_key[question]
+        except KeyError:
+            known = ", ".join(self._by_key)
+            raise NotFound(f"unknown question {question!r}; known questions: {known}") from None
+
+    def signals(self) -> dict[str, tuple[Signal, ...]]:
+        return {a.question: a.signals or () for a in self}
+
+    def listing(self) -> list[str]:
+        """One line per question: key, tier, module, signals (what discovery found)."""
+        return [f"{a.question:<16} {a.tier:<15} {a.module}  signals: "
+                f"{', '.join(signal_name(s) for s in a.signals or ()) or '-'}" for a in self]
+
+
+def _modules() -> Iterator[ModuleType]:
+    for info in sorted(pkgutil.iter_modules(questions_pkg.__path__), key=lambda i: i.name):
+        yield importlib.import_module(f"{questions_pkg.__name__}.{info.name}")
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+        loaded = point.load()
+        yield loaded if isinstance(loaded, ModuleType) else importlib.import_module(loaded.__module__)
+
+
+def build_registry() -> Registry:
+    found: dict[str, Adjudicator] = {}
+    for module in _modules():
+        adjudicator = getattr(module, "ADJUDICATOR", None)
+        if not isinstance(adjudicator, Adjudicator):
+            raise TypeError(f"question module {module.__name__} defines no ADJUDICATOR")
+        question = adjudicator.question
+        if question in found:
+            raise DuplicateQuestion(f"question {question!r} is claimed by {found[question].module} "
+                                    f"and {module.__name__}")
+        signals = adjudicator.signals if adjudicator.signals is not None else discover(adjudicator.snake)
+        found[question] = dataclasses.replace(adjudicator, signals=tuple(signals), module=module.__name__)
+    ordered = sorted(found.values(), key=lambda a: (a.position, a.question))
+    return Registry(ordered)
+
+
+@lru_cache(maxsize=1)
+def get_registry() -> Registry:
+    return build_registry()

@@ -1,0 +1,221 @@
+"""The runner: one verdict per (question, capture, entity), by the same precedence for every
+question. It reads stored votes and annotations only, never facts or the capture.
+
+Precedence: override > machine vote (signals + analyst evidence, minus dismissed labels) >
+contested. A broad `except` lives at one place: per question in `adjudicate_capture`, so one
+failing adjudicator never costs the others their answers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.orm import Session
+
+from ..errors import TracePcapError
+from ..scan.vote import ScoreBoard, Tally, Vote, normalize_label
+from ..store.models import Dismissal, Host, HumanOverride, ManualEvidence, VerdictRow, VoteRow
+from .contract import Adjudicator, Basis, Candidate, Verdict, VoteView
+from .registry import Registry
+
+log = logging.getLogger(__name__)
+ANALYST_SIGNAL = "analyst-evidence"
+
+
+class MissingReasons(TracePcapError):
+    """A machine verdict without reasons: a bug the runner refuses to persist."""
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    question: str
+    capture_id: str
+    entity_key: str
+
+
+@dataclass(slots=True)
+class Annotations:
+    override: HumanOverride | None
+    evidence: list[ManualEvidence]
+    dismissals: list[Dismissal]
+
+
+def analyst_vote(e: ManualEvidence) -> Vote:
+    reason = f"[analyst-provided by {e.actor}] {e.reason} ({e.weight:+d})"
+    return Vote(e.label, e.weight, reason, "ANALYST", (), ANALYST_SIGNAL, e.actor)
+
+
+def _candidate(tally: Tally, dismissed: dict | None = None) -> Candidate:
+    analyst_only = all(v.signal == ANALYST_SIGNAL for v in tally.votes)
+    return Candidate(
+        label=tally.label, source="analyst" if analyst_only else "machine", score=tally.score,
+        reasons=tuple(v.reason for v in tally.votes),
+        votes=tuple(VoteView(v.signal, v.weight, v.grade, v.reason, v.frames, v.author) for v in tally.votes),
+        dismissed=dismissed)
+
+
+def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) -> Verdict:
+    """The verdict for one key from its votes and annotations."""
+    board = ScoreBoard(adj.labels)
+    for vote in votes:
+        board.add(vote)
+    for evidence in sorted(notes.evidence, key=lambda e: e.id):
+        board.add(analyst_vote(evidence))
+    dismissed_candidates = []
+    for d in sorted(notes.dismissals, key=lambda d: d.label_key):
+        tally = board.remove(d.label) or Tally(d.label)
+        info = {"by": d.actor, "reason": d.reason, "at": d.created_at.isoformat()}
+        dismissed_candidates.append(_candidate(tally, info) if tally.votes else
+                                    Candidate(d.label, "machine", 0, (), (), info))
+    ranking = board.ranking()
+    candidates = [_candidate(t) for t in ranking]
+    best = ranking[0] if ranking and ranking[0].score > 0 else None
+    second = ranking[1] if len(ranking) > 1 else None
+    if best is None:
+        primary, confidence, contested, basis = adj.unknown_label, 0, False, Basis.MACHINE
+        if not candidates:
+            reason = "no signal found evidence for any label among this host's facts (+0)"
+            candidates = [Candidate(adj.unknown_label, "machine", 0, (reason,), ())]
+    else:
+        margin = best.score - max(second.score, 0) if second else best.score
+        confidence = max(0, min(100, round(100 * margin / adj.margin_for_full)))
+        contested = second is not None and second.score > 0 and confidence < adj.contest_below
+        primary = None if contested else best.label
+        strongest = max(best.votes, key=lambda v: v.weight)
+        basis = Basis.REPORTED if strongest.grade == "REPORTED" else Basis.MACHINE
+    override = None
+    if notes.override is not None:
+        o = notes.override
+        override = {"label": o.label, "rationale": o.rationale, "actor": o.actor,
+                    "at": o.updated_at.isoformat()}
+        primary, basis, confidence, contested = o.label, Basis.HUMAN, 100, False
+    return Verdict(key.question, key.capture_id, key.entity_key, primary, basis, confidence, contested,
+                   tuple(candidates + dismissed_candidates), override,
+                   tuple(c.label for c in dismissed_candidates))
+
+
+def verdict_document(v: Verdict) -> dict:
+    """The JSON shape of a verdict (analyze --json, the API)."""
+    return {
+        "question": v.question, "capture_id": v.capture_id, "entity_key": v.entity_key,
+        "primary_label": v.primary_label, "basis": str(v.basis), "confidence": v.confidence,
+        "contested": v.contested,
+        "candidates": [{"label": c.label, "source": c.source, "score": c.score,
+                        "reasons": list(c.reasons),
+                        "votes": [{"signal": x.signal, "weight": x.weight, "grade": x.grade,
+                                   "reason": x.reason, "frames": list(x.frames),
+                                   **({"author": x.author} if x.author else {})} for x in c.votes],
+                        **({"dismissed": c.dismissed} if c.dismissed else {})}
+                       for c in v.candidates],
+        "override": v.override, "dismissed": list(v.dismissed),
+        "notes": list(v.notes), "stale_since": v.stale_since,
+    }
+
+
+def _check_reasons(v: Verdict) -> None:
+    if v.basis != Basis.HUMAN and not any(c.reasons for c in v.candidates if not c.dismissed):
+        raise MissingReasons(f"{v.question} verdict for {v.entity_key} in capture {v.capture_id} "
+                             "has no reasons; refusing to persist it")
+
+
+def _row(v: Verdict, now: datetime) -> dict:
+    return {"capture_id": v.capture_id, "question": v.question, "entity_key": v.entity_key,
+            "primary_label": v.primary_label, "basis": str(v.basis), "confidence": v.confidence,
+            "contested": v.contested, "document": verdict_document(v), "updated_at": now}
+
+
+def _annotations(session: Session, capture_id: str, question: str, entity: str | None = None):
+    def query(model):
+        stmt = select(model).where(model.capture_id == capture_id, model.question == question)
+        if entity is not None:
+            stmt = stmt.where(model.entity_key == entity)
+        return session.scalars(stmt).all()
+    grouped: dict[str, Annotations] = defaultdict(lambda: Annotations(None, [], []))
+    for o in query(HumanOverride):
+        grouped[o.entity_key].override = o
+    for e in query(ManualEvidence):
+        grouped[e.entity_key].evidence.append(e)
+    for d in query(Dismissal):
+        grouped[d.entity_key].dismissals.append(d)
+    return grouped
+
+
+def _votes(session: Session, capture_id: str, question: str, entity: str | None = None):
+    stmt = select(VoteRow).where(VoteRow.capture_id == capture_id, VoteRow.question == question)
+    if entity is not None:
+        stmt = stmt.where(VoteRow.entity_key == entity)
+    grouped: dict[str, list[Vote]] = defaultdict(list)
+    for r in session.scalars(stmt.order_by(VoteRow.id)):
+        grouped[r.entity_key].append(Vote(r.label, r.weight, r.reason, r.grade, tuple(r.frames), r.signal))
+    return grouped
+
+
+def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str) -> int:
+    """(Re)write every verdict of one question for a capture; return how many."""
+    hosts = session.scalars(select(Host.ip).where(Host.capture_id == capture_id).order_by(Host.position)).all()
+    votes = _votes(session, capture_id, adj.question)
+    notes = _annotations(session, capture_id, adj.question)
+    now = datetime.now(UTC)
+    rows = []
+    for ip in hosts:
+        verdict = decide(adj, Key(adj.question, capture_id, ip), votes.get(ip, []), notes[ip])
+        _check_reasons(verdict)
+        rows.append(_row(verdict, now))
+    session.execute(delete(VerdictRow).where(VerdictRow.capture_id == capture_id,
+                                             VerdictRow.question == adj.question))
+    for start in range(0, len(rows), 2000):
+        session.execute(insert(VerdictRow), rows[start:start + 2000])
+    return len(rows)
+
+
+def adjudicate_capture(db, registry: Registry, capture_id: str) -> dict[str, str]:
+    """Every question for a capture, each in its own transaction; return failures by question."""
+    failures: dict[str, str] = {}
+    for adj in registry:
+        try:
+            with db.session() as session:
+                adjudicate_question(session, adj, capture_id)
+        except Exception as err:  # noqa: BLE001 - named boundary: one question
+            log.exception("adjudicating %s for capture %s failed", adj.question, capture_id)
+            failures[adj.question] = f"{type(err).__name__}: {err}"
+    return failures
+
+
+def rerun(session: Session, registry: Registry, key: Key) -> Verdict:
+    """Re-adjudicate one key synchronously (after a human action) and store the verdict."""
+    adj = registry.get(key.question)
+    votes = _votes(session, key.capture_id, key.question, key.entity_key).get(key.entity_key, [])
+    notes = _annotations(session, key.capture_id, key.question, key.entity_key)[key.entity_key]
+    verdict = decide(adj, key, votes, notes)
+    _check_reasons(verdict)
+    row = _row(verdict, datetime.now(UTC))
+    existing = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
+    if existing is None:
+        session.add(VerdictRow(**row))
+    else:
+        for name, value in row.items():
+            setattr(existing, name, value)
+    session.flush()
+    return verdict
+
+
+__all__ = ["Key", "MissingReasons", "adjudicate_capture", "decide", "rerun", "verdict_document"]
+
+
+def stored_verdicts(session: Session, registry: Registry, capture_id: str,
+                    entity: str | None = None) -> dict[str, dict[str, dict]]:
+    """entity -> question -> verdict document, questions in registry order."""
+    stmt = select(VerdictRow).where(VerdictRow.capture_id == capture_id)
+    if entity is not None:
+        stmt = stmt.where(VerdictRow.entity_key == entity)
+    order = {a.question: i for i, a in enumerate(registry)}
+    out: dict[str, dict[str, dict]] = defaultdict(dict)
+    rows = sorted(session.scalars(stmt), key=lambda r: (r.entity_key, order.get(r.question, len(order))))
+    for row in rows:
+        if row.question in order:
+            out[row.entity_key][row.question] = row.document
+    return out

@@ -1,0 +1,119 @@
+"""`hostname-claim` facts (source dhcp: host name option 12, client FQDN option 81),
+`dhcp-parameter-list` (option 55, codes in order joined by ",") and `dhcp-vendor-class`
+(option 60) facts of DHCPv4 clients, and `served udp/67` for hosts that sent a BOOTREPLY
+(which the services extractor cannot pair: replies go to broadcast or another 5-tuple).
+
+A client that asks from its own address (a renewal) is that address. One that asks from
+0.0.0.0 (or through a relay) has none yet: its sightings wait, keyed by (xid, chaddr), in
+a table of at most `limits.max_pending` transactions, and land at finish() on the address
+the server acknowledged (yiaddr of the DHCPACK), else the one it requested (option 50),
+else its ciaddr. A transaction that ends with none of them yields no facts. Witness frames
+are the frames the client sent the claim in.
+"""
+
+from __future__ import annotations
+
+from ..decoders import dhcp
+from ..extractor import Extractor
+from ..facts import FactKind, Grade
+from .services import SERVED
+
+NAME, VERSION = "dhcp", "1"
+HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
+PARAMETER_LIST = FactKind("dhcp-parameter-list", Grade.REPORTED)
+VENDOR_CLASS = FactKind("dhcp-vendor-class", Grade.REPORTED)
+SERVER_PORT, CLIENT_PORT = 67, 68
+UNSPECIFIED = "0.0.0.0"
+NAK = object()  # the server refused: the requested address is not the client's
+
+
+def claims(msg: dhcp.Dhcp) -> list[tuple[FactKind, str, str | None]]:
+    """(kind, value, source) of what a client's message says about it."""
+    out: list[tuple[FactKind, str, str | None]] = []
+    options = msg.options
+    if name := dhcp.text(options.get(dhcp.OPT_HOSTNAME, b"")).rstrip("."):
+        out.append((HOSTNAME_CLAIM, name, "dhcp"))
+    if dhcp.OPT_CLIENT_FQDN in options:
+        if name := dhcp.client_fqdn(options[dhcp.OPT_CLIENT_FQDN]).rstrip("."):
+            out.append((HOSTNAME_CLAIM, name, "dhcp"))
+    if params := options.get(dhcp.OPT_PARAM_LIST):
+        out.append((PARAMETER_LIST, ",".join(str(code) for code in params), None))
+    if vendor := dhcp.text(options.get(dhcp.OPT_VENDOR_CLASS, b"")):
+        out.append((VENDOR_CLASS, vendor, None))
+    return out
+
+
+class _Pending:
+    """One transaction's sightings: (kind, value, source) -> [first frame, first time,
+    last frame, last time, count], and the addresses it could still land on."""
+    __slots__ = ("sightings", "requested", "ciaddr")
+
+    def __init__(self) -> None:
+        self.sightings: dict[tuple, list] = {}
+        self.requested = self.ciaddr = None
+
+
+class Dhcp(Extractor):
+    NAME, VERSION = NAME, VERSION
+    KINDS = (HOSTNAME_CLAIM, PARAMETER_LIST, VENDOR_CLASS, SERVED)
+    UDP_PORTS = frozenset((SERVER_PORT, CLIENT_PORT))
+
+    def __init__(self, emit, limits) -> None:
+        super().__init__(emit, limits)
+        self._pending: dict[tuple[int, bytes], _Pending] = {}
+        self._leases: dict[tuple[int, bytes], object] = {}  # ACK's yiaddr, or NAK
+
+    def observe(self, pkt, flow) -> None:
+        msg = dhcp.decode(pkt.payload)
+        key = (msg.xid, msg.chaddr)
+        if msg.op == dhcp.BOOTREPLY:
+            if pkt.sport == SERVER_PORT and pkt.src != UNSPECIFIED:
+                self.emit.fact(pkt.src, SERVED, f"udp/{SERVER_PORT}", pkt.frame, pkt.ts)
+            if msg.msg_type == dhcp.ACK and msg.yiaddr != UNSPECIFIED:
+                if self._leases.get(key, NAK) is NAK:  # the first ACK of a transaction holds
+                    self._remember(self._leases, key, msg.yiaddr)
+            elif msg.msg_type == dhcp.NAK and key not in self._leases:
+                self._remember(self._leases, key, NAK)
+            return
+        found = claims(msg)
+        if pkt.src != UNSPECIFIED and pkt.sport == CLIENT_PORT:  # the client's own address
+            for kind, value, source in found:
+                self.emit.fact(pkt.src, kind, value, pkt.frame, pkt.ts, source=source)
+            return
+        txn = self._pending.get(key)
+        if txn is None:
+            txn = self._remember(self._pending, key, _Pending())
+        requested = msg.options.get(dhcp.OPT_REQUESTED_IP)
+        if requested and len(requested) == 4 and any(requested):
+            txn.requested = ".".join(map(str, requested))
+        if msg.ciaddr != UNSPECIFIED:
+            txn.ciaddr = msg.ciaddr
+        for claim in found:
+            seen = txn.sightings.get(claim)
+            if seen is None:
+                txn.sightings[claim] = [pkt.frame, pkt.ts, pkt.frame, pkt.ts, 1]
+            else:
+                seen[2], seen[3], seen[4] = pkt.frame, pkt.ts, seen[4] + 1
+
+    def _remember(self, table: dict, key, value):
+        """Insert into a bounded table; past the limit the oldest entry is evicted."""
+        if key not in table and len(table) >= self.limits.max_pending:
+            del table[next(iter(table))]
+            self.evicted += 1
+        table[key] = value
+        return value
+
+    def finish(self) -> None:
+        for key, txn in self._pending.items():
+            lease = self._leases.get(key)
+            if lease is NAK:
+                address = txn.ciaddr
+            else:
+                address = lease or txn.requested or txn.ciaddr
+            if address is None or address == UNSPECIFIED:
+                continue
+            for (kind, value, source), (f0, t0, f1, t1, count) in txn.sightings.items():
+                self.emit.fact(address, kind, value, f0, t0, source=source)
+                for _ in range(count - 1):  # each retransmission counts, as if emitted live
+                    self.emit.fact(address, kind, value, f1, t1, source=source)
+        self._pending.clear()

@@ -1,0 +1,24 @@
+"""`ssh-banner` facts: the identification line ("SSH-2.0-OpenSSH_9.6p1 Ubuntu-3") each side
+of an SSH connection sent, on the sender. Detected from content, not the port."""
+
+from __future__ import annotations
+
+from ..decoders import ssh
+from ..extractor import Extractor, StreamHead
+from ..facts import FactKind, Grade
+
+NAME, VERSION = "ssh", "1"
+SSH_BANNER = FactKind("ssh-banner", Grade.REPORTED)
+
+
+class Ssh(Extractor):
+    NAME, VERSION = NAME, VERSION
+    KINDS = (SSH_BANNER,)
+    TCP_STREAMS = True
+
+    def observe_stream(self, head: StreamHead) -> None:
+        data = head.data
+        if not data.startswith(ssh.PREFIX) or (len(data) < ssh.MAX_LINE and b"\n" not in data):
+            return  # not SSH, or the line was cut off with the capture
+        banner = ssh.decode(data)
+        self.emit.fact(head.src, SSH_BANNER, banner.line, head.first_frame, head.first_ts)

@@ -1,0 +1,178 @@
+"""What a signal reads: one host's facts, and the capture-wide context some signals need
+(which addresses share a MAC, who talked to whom). Built from the store, never the capture."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..store.models import Conversation, Host, ObservationRow
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    kind: str
+    value: str
+    source: str
+    grade: str
+    first_frame: int
+    last_frame: int
+    count: int
+
+
+@dataclass(slots=True)
+class Traffic:
+    """A host's conversations, summarised. Initiators count only where measured (TCP SYN);
+    UDP exchanges count the first sender as asking and the replier as answering."""
+
+    peers_out: set[str] = field(default_factory=set)  # peers this host opened conversations to
+    peers_in: set[str] = field(default_factory=set)  # peers that opened conversations to it
+    clients: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # "udp/53" -> clients answered
+    conversations: int = 0
+    bytes_sent: int = 0
+    bytes_received: int = 0
+
+
+INITIAL_TTLS = (32, 64, 128, 255)
+
+
+def initial_ttl(observed: int) -> int:
+    """The smallest common initial TTL at or above the observed one."""
+    return next((start for start in INITIAL_TTLS if observed <= start), 255)
+
+
+def is_local(ip: str) -> bool:
+    addr = ipaddress.ip_address(ip)
+    return addr.is_private or addr.is_link_local
+
+
+class CaptureContext:
+    """All hosts of one capture with their facts and traffic."""
+
+    def __init__(self, capture_id: str, facts: dict[str, list[Fact]], traffic: dict[str, Traffic],
+                 hosts: list[str]) -> None:
+        self.capture_id = capture_id
+        self.hosts = hosts
+        self._facts = facts
+        self._traffic = traffic
+
+    @classmethod
+    def load(cls, session: Session, capture_id: str) -> CaptureContext:
+        facts: dict[str, list[Fact]] = defaultdict(list)
+        rows = session.execute(select(
+            ObservationRow.entity, ObservationRow.kind, ObservationRow.value, ObservationRow.source,
+            ObservationRow.grade, ObservationRow.first_frame, ObservationRow.last_frame,
+            ObservationRow.count).where(ObservationRow.capture_id == capture_id))
+        for entity, *rest in rows:
+            facts[entity].append(Fact(*rest))
+        for entity_facts in facts.values():
+            entity_facts.sort(key=lambda f: (f.kind, f.value, f.source))
+        traffic: dict[str, Traffic] = defaultdict(Traffic)
+        conversations = session.execute(select(
+            Conversation.proto, Conversation.src, Conversation.dst, Conversation.dport,
+            Conversation.packets_rev, Conversation.bytes_fwd, Conversation.bytes_rev,
+            Conversation.initiator).where(Conversation.capture_id == capture_id))
+        for proto, src, dst, dport, packets_rev, bytes_fwd, bytes_rev, initiator in conversations:
+            a, b = traffic[src], traffic[dst]
+            a.conversations += 1
+            b.conversations += 1
+            a.bytes_sent += bytes_fwd
+            a.bytes_received += bytes_rev
+            b.bytes_sent += bytes_rev
+            b.bytes_received += bytes_fwd
+            asked = initiator is not None or (proto == "udp" and packets_rev > 0)
+            if asked:
+                a.peers_out.add(dst)
+                b.peers_in.add(src)
+                if packets_rev > 0:
+                    b.clients[f"{proto}/{dport}"].add(src)
+        hosts = list(session.scalars(select(Host.ip).where(Host.capture_id == capture_id)
+                                     .order_by(Host.position)))
+        return cls(capture_id, dict(facts), dict(traffic), hosts)
+
+    def host(self, ip: str) -> HostFacts:
+        return HostFacts(ip, self)
+
+    def facts_of(self, entity: str) -> list[Fact]:
+        return self._facts.get(entity, [])
+
+    def traffic_of(self, ip: str) -> Traffic:
+        return self._traffic.get(ip) or Traffic()
+
+    @cached_property
+    def ips_by_mac(self) -> dict[str, list[tuple[str, int]]]:
+        """MAC -> [(ip, frames sent from it with that MAC)], most frames first."""
+        out: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        for ip in self.hosts:
+            for fact in self.facts_of(ip):
+                if fact.kind == "mac":
+                    out[fact.value].append((ip, fact.count))
+        for ips in out.values():
+            ips.sort(key=lambda pair: (-pair[1], pair[0]))
+        return dict(out)
+
+    @cached_property
+    def mac_owners(self) -> dict[str, str]:
+        """MAC -> the address that owns it. Where several addresses send from one MAC (a
+        router forwarding for others), the owner is the one whose packets arrive with an
+        unspent initial TTL (zero hops away); among several, the one with most frames."""
+        owners = {}
+        for mac, sharers in self.ips_by_mac.items():
+            zero_hop = [pair for pair in sharers if self.host(pair[0]).hops == 0]
+            owners[mac] = (zero_hop or sharers)[0][0]
+        return owners
+
+    @cached_property
+    def claims_by_name(self) -> dict[str, list[tuple[str, Fact]]]:
+        """Normalised hostname -> [(entity, claim)] across the capture."""
+        from .names import name_key
+        out: dict[str, list[tuple[str, Fact]]] = defaultdict(list)
+        for entity, facts in sorted(self._facts.items()):
+            for fact in facts:
+                if fact.kind == "hostname-claim":
+                    out[name_key(fact.value)].append((entity, fact))
+        return dict(out)
+
+
+@dataclass(frozen=True, slots=True)
+class HostFacts:
+    """One host as a signal sees it."""
+
+    ip: str
+    capture: CaptureContext
+
+    def facts(self, kind: str) -> list[Fact]:
+        return [f for f in self.capture.facts_of(self.ip) if f.kind == kind]
+
+    def values(self, kind: str) -> list[str]:
+        return [f.value for f in self.facts(kind)]
+
+    @property
+    def all_facts(self) -> list[Fact]:
+        return self.capture.facts_of(self.ip)
+
+    @property
+    def traffic(self) -> Traffic:
+        return self.capture.traffic_of(self.ip)
+
+    @property
+    def main_ttl(self) -> Fact | None:
+        """The TTL most of its packets carried."""
+        facts = self.facts("ttl")
+        return max(facts, key=lambda f: (f.count, -int(f.value))) if facts else None
+
+    @property
+    def hops(self) -> int | None:
+        """Routers between it and the capture point, from its main TTL (None if unknown)."""
+        ttl = self.main_ttl
+        return None if ttl is None else initial_ttl(int(ttl.value)) - int(ttl.value)
+
+    def owned_macs(self) -> list[Fact]:
+        """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with)."""
+        owners = self.capture.mac_owners
+        return [f for f in self.facts("mac") if owners.get(f.value) == self.ip]

@@ -1,0 +1,39 @@
+"""Signals, grouped by question: `signals/<question_snake_name>/<signal>.py`, each module a
+few constants and a `vote(host) -> Iterator[Vote]` function. Found by package scan; an import
+error propagates (a broken signal stops start-up instead of silently vanishing)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable
+
+from ..context import HostFacts
+from ..vote import Vote
+
+Signal = Callable[[HostFacts], Iterable[Vote]]
+
+
+def discover(question_snake: str) -> tuple[Signal, ...]:
+    """The `vote` functions of every module under signals/<question_snake>/, sorted by name."""
+    try:
+        package = importlib.import_module(f"{__name__}.{question_snake}")
+    except ModuleNotFoundError as err:
+        if err.name == f"{__name__}.{question_snake}":
+            return ()
+        raise
+    found = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        if not callable(getattr(module, "vote", None)):
+            raise TypeError(f"signal module {module.__name__} has no vote(host) function")
+        found.append(module.vote)
+    return tuple(found)
+
+
+def signal_name(signal: Signal) -> str:
+    """A signal's name: its module's last part (`oui_vendor`), or the callable's name."""
+    module = getattr(signal, "__module__", "") or ""
+    if getattr(signal, "__name__", "") == "vote" and module:
+        return module.rsplit(".", 1)[-1]
+    return getattr(signal, "__name__", type(signal).__name__)

@@ -1,0 +1,39 @@
+"""A router fronts other networks: one MAC sends the traffic of many addresses that are not
+on its own subnet or that arrive hops away. Only the MAC's owner (context.mac_owners) votes."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+
+from ...context import HostFacts
+from ...vote import Vote
+
+PER_FRONTED = 10
+MAX_WEIGHT = 70
+SAME_SUBNET_WEIGHT = 10  # one box with a second address, or a router: a faint hint
+SUBNET_BITS = {4: 24, 6: 64}
+
+
+def _subnet(ip: str):
+    addr = ipaddress.ip_address(ip)
+    return ipaddress.ip_network(f"{ip}/{SUBNET_BITS[addr.version]}", strict=False)
+
+
+def vote(host: HostFacts) -> Iterator[Vote]:
+    for fact in host.owned_macs():
+        others = [ip for ip, _ in host.capture.ips_by_mac.get(fact.value, []) if ip != host.ip]
+        if not others:
+            continue
+        own = _subnet(host.ip)
+        off = [ip for ip in others if ipaddress.ip_address(ip).version != own.version
+               or ipaddress.ip_address(ip) not in own or host.capture.host(ip).hops]
+        if off:
+            weight = min(MAX_WEIGHT, PER_FRONTED * (len(off) + 1))
+            sample = ", ".join(off[:3]) + (", ..." if len(off) > 3 else "")
+            yield Vote("Router", weight, f"its MAC {fact.value} also carries {len(off)} addresses "
+                       f"outside {own} or hops away ({sample}) (+{weight})", fact.grade, (fact.first_frame,))
+        else:
+            yield Vote("Router", SAME_SUBNET_WEIGHT, f"its MAC {fact.value} also carries "
+                       f"{', '.join(others[:3])} on its own subnet (+{SAME_SUBNET_WEIGHT})",
+                       fact.grade, (fact.first_frame,))

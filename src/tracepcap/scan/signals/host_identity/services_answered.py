@@ -1,0 +1,52 @@
+"""Ports the host answered on (measured: SYN-ACKs, replies) name the services it runs.
+
+mDNS (udp/5353) is deliberately absent: every phone and laptop answers mDNS, and that does
+not make it a DNS server (the system we replace made every iPad a "DNS Server").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...context import HostFacts
+from ...vote import Vote
+
+# service port -> (service name, device type)
+SERVICES = {
+    "udp/53": ("DNS", "DNS Server"), "tcp/53": ("DNS", "DNS Server"),
+    "udp/67": ("DHCP", "DHCP Server"),
+    "tcp/80": ("HTTP", "Web Server"), "tcp/443": ("HTTPS", "Web Server"),
+    "tcp/8080": ("HTTP", "Web Server"), "tcp/8443": ("HTTPS", "Web Server"),
+    "tcp/25": ("SMTP", "Mail Server"), "tcp/465": ("SMTPS", "Mail Server"),
+    "tcp/587": ("SMTP submission", "Mail Server"), "tcp/143": ("IMAP", "Mail Server"),
+    "tcp/993": ("IMAPS", "Mail Server"), "tcp/110": ("POP3", "Mail Server"),
+    "tcp/995": ("POP3S", "Mail Server"),
+    "tcp/445": ("SMB", "File Server"), "tcp/139": ("NetBIOS session", "File Server"),
+    "tcp/2049": ("NFS", "File Server"), "tcp/548": ("AFP", "File Server"),
+    "tcp/21": ("FTP", "File Server"),
+    "tcp/389": ("LDAP", "Directory Server"), "tcp/636": ("LDAPS", "Directory Server"),
+    "tcp/88": ("Kerberos", "Directory Server"), "udp/88": ("Kerberos", "Directory Server"),
+    "tcp/3268": ("Global Catalog", "Directory Server"),
+    "tcp/1433": ("SQL Server", "Database Server"), "tcp/3306": ("MySQL", "Database Server"),
+    "tcp/5432": ("PostgreSQL", "Database Server"), "tcp/1521": ("Oracle", "Database Server"),
+    "tcp/27017": ("MongoDB", "Database Server"), "tcp/6379": ("Redis", "Database Server"),
+    "tcp/631": ("IPP", "Printer"), "tcp/9100": ("raw printing", "Printer"), "tcp/515": ("LPD", "Printer"),
+    "tcp/554": ("RTSP", "IP Camera"), "udp/554": ("RTSP", "IP Camera"),
+    "udp/5060": ("SIP", "VoIP Phone"), "tcp/5060": ("SIP", "VoIP Phone"), "tcp/5061": ("SIP-TLS", "VoIP Phone"),
+}
+BASE = 50
+PER_EXTRA_CLIENT = 5
+MAX_WEIGHT = 80
+
+
+def vote(host: HostFacts) -> Iterator[Vote]:
+    clients_by_port = host.traffic.clients
+    for fact in host.facts("served"):
+        if fact.value not in SERVICES:
+            continue
+        service, label = SERVICES[fact.value]
+        clients = len(clients_by_port.get(fact.value, ()))
+        weight = min(MAX_WEIGHT, BASE + PER_EXTRA_CLIENT * max(clients - 1, 0))
+        who = f"for {clients} client{'s' if clients != 1 else ''}" if clients else f"{fact.count} times"
+        yield Vote(label, weight, f"answered {service} on {fact.value} {who}, first in frame "
+                   f"{fact.first_frame} (+{weight})", fact.grade, (fact.first_frame,))

@@ -1,0 +1,25 @@
+"""The initial TTL a host uses: 255 is typical of network equipment (Cisco IOS, JunOS),
+128 of Windows desktops; 64 (Unix-likes) says little about the device type."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...context import HostFacts, initial_ttl
+from ...vote import Vote
+
+NETWORK_WEIGHT = 20
+WINDOWS_WEIGHT = 10
+
+
+def vote(host: HostFacts) -> Iterator[Vote]:
+    main = host.main_ttl
+    if main is None:
+        return
+    start = initial_ttl(int(main.value))
+    if start == 255:
+        yield Vote("Router", NETWORK_WEIGHT, f"sends with TTL {main.value} (initial 255, typical of "
+                   f"network equipment) (+{NETWORK_WEIGHT})", main.grade, (main.first_frame,))
+    elif start == 128:
+        yield Vote("Workstation", WINDOWS_WEIGHT, f"sends with TTL {main.value} (initial 128, typical "
+                   f"of Windows) (+{WINDOWS_WEIGHT})", main.grade, (main.first_frame,))

@@ -1,0 +1,72 @@
+"""Votes and the ScoreBoard: what a signal says, and how votes add up.
+
+A vote is (label, weight, reason) plus the grade of the facts it used and the frames that
+witness them. The ScoreBoard detects nothing: signals feed it; a new signal only adds votes.
+Labels compare case-insensitively and whitespace-trimmed everywhere (`normalize_label`), so
+evidence for "dns server" adds to "DNS Server".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def normalize_label(label: str) -> str:
+    """The comparison key of a label: trimmed, inner whitespace collapsed, case-folded."""
+    return " ".join(label.split()).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    """One signal's say. `reason` is user-facing prose ending with the signed weight."""
+
+    label: str
+    weight: int
+    reason: str
+    grade: str = "MEASURED"  # grade of the facts used; "ANALYST" for analyst evidence
+    frames: tuple[int, ...] = ()
+    signal: str = ""
+    author: str | None = None  # set for analyst evidence
+
+    def signed(self, signal: str) -> Vote:
+        return Vote(self.label, self.weight, self.reason, self.grade, self.frames, signal, self.author)
+
+
+GRADE_ORDER = {"MEASURED": 0, "INFERRED": 1, "REPORTED": 2, "ANALYST": 3}  # ties: measured first
+
+
+@dataclass(slots=True)
+class Tally:
+    label: str  # the display form
+    score: int = 0
+    votes: list[Vote] = field(default_factory=list)
+
+
+class ScoreBoard:
+    """Sums votes per normalized label. `ranking()` is deterministic: score descending,
+    then label; never dict or database order."""
+
+    def __init__(self, vocabulary: tuple[str, ...] = ()) -> None:
+        self._canonical = {normalize_label(label): label for label in vocabulary}
+        self._tallies: dict[str, Tally] = {}
+
+    def add(self, vote: Vote) -> None:
+        key = normalize_label(vote.label)
+        if not key:
+            raise ValueError("a vote needs a label")
+        tally = self._tallies.get(key)
+        if tally is None:
+            tally = self._tallies[key] = Tally(self._canonical.get(key, " ".join(vote.label.split())))
+        tally.score += vote.weight
+        tally.votes.append(vote)
+
+    def remove(self, label: str) -> Tally | None:
+        return self._tallies.pop(normalize_label(label), None)
+
+    def ranking(self) -> list[Tally]:
+        for tally in self._tallies.values():
+            tally.votes.sort(key=lambda v: (-v.weight, GRADE_ORDER.get(v.grade, 9), v.signal, v.reason))
+        return sorted(self._tallies.values(), key=lambda t: (-t.score, normalize_label(t.label)))
+
+    def __bool__(self) -> bool:
+        return bool(self._tallies)
