@@ -1,12 +1,14 @@
 """The whole error tree of TracePcap, one place to look before catching.
 
 * TracePcapError                      exit 1, HTTP 500
-  * UnusableCapture                   exit 2, HTTP 415  not a capture, empty, unreadable header
-    * CaptureMissing                  exit 2, HTTP 400  no such file
-  * CaptureTooLarge                   exit 2, HTTP 413  over the configured size limit
-  * NotFound                          exit 2, HTTP 404  capture, question, entity, evidence
-  * InvalidAnnotation                 exit 2, HTTP 422  evidence weight out of range, empty reason
-  * NotAuthor                         exit 2, HTTP 403  editing someone else's evidence
+  * DuplicateQuestion                 exit 1, HTTP 500  two modules claim one question (start-up)
+  * UsageError                        exit 2, HTTP 400  a request that cannot be carried out as given
+    * UnusableCapture                 exit 2, HTTP 415  not a capture, empty, unreadable header
+      * CaptureMissing                exit 2, HTTP 400  no such file
+    * CaptureTooLarge                 exit 2, HTTP 413  over the configured size limit
+    * NotFound                        exit 2, HTTP 404  capture, question, entity, evidence
+    * InvalidAnnotation               exit 2, HTTP 422  evidence weight out of range, empty reason
+    * NotAuthor                       exit 2, HTTP 403  editing someone else's evidence
 
 Decoders have their own small tree (`extract.decoders.DecodeError`): a packet that does not
 decode is a per-packet matter recorded in the manifest, never an error of the capture.
@@ -18,26 +20,52 @@ from __future__ import annotations
 class TracePcapError(Exception):
     """Base of every error TracePcap raises on purpose."""
 
+    exit_code = 1
+    http_status = 500
 
-class UnusableCapture(TracePcapError):
+
+class DuplicateQuestion(TracePcapError):
+    """Two modules claim one question: the registry refuses to start."""
+
+
+class UsageError(TracePcapError):
+    """The request, not the program, is at fault."""
+
+    exit_code = 2
+    http_status = 400
+
+
+class UnusableCapture(UsageError):
     """The bytes given are not a capture we can read at all."""
+
+    http_status = 415
 
 
 class CaptureMissing(UnusableCapture):
     """The capture file named does not exist."""
 
+    http_status = 400
 
-class CaptureTooLarge(TracePcapError):
+
+class CaptureTooLarge(UsageError):
     """The upload passed the size limit while streaming."""
 
+    http_status = 413
 
-class NotFound(TracePcapError):
+
+class NotFound(UsageError):
     """A capture, question, entity or annotation that does not exist."""
 
+    http_status = 404
 
-class InvalidAnnotation(TracePcapError):
+
+class InvalidAnnotation(UsageError):
     """A human annotation that breaks a rule (weight range, empty reason, label length)."""
 
+    http_status = 422
 
-class NotAuthor(TracePcapError):
+
+class NotAuthor(UsageError):
     """Only the author of a piece of evidence may edit or delete it."""
+
+    http_status = 403

@@ -15,16 +15,12 @@ from functools import lru_cache
 from importlib.metadata import entry_points
 from types import ModuleType
 
-from ..errors import NotFound, TracePcapError
+from ..errors import DuplicateQuestion, NotFound
 from ..scan.signals import Signal, discover, signal_name
 from . import questions as questions_pkg
 from .contract import Adjudicator
 
 ENTRY_POINT_GROUP = "tracepcap.questions"
-
-
-class DuplicateQuestion(TracePcapError):
-    """Two modules claim one question."""
 
 
 class Registry:

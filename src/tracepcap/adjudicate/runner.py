@@ -117,7 +117,9 @@ def verdict_document(v: Verdict) -> dict:
 
 
 def _check_reasons(v: Verdict) -> None:
-    if v.basis != Basis.HUMAN and not any(c.reasons for c in v.candidates if not c.dismissed):
+    live = [c for c in v.candidates if not c.dismissed]
+    if v.basis != Basis.HUMAN and not all(r.strip() for c in live for r in c.reasons) or not any(
+            c.reasons for c in live):
         raise MissingReasons(f"{v.question} verdict for {v.entity_key} in capture {v.capture_id} "
                              "has no reasons; refusing to persist it")
 

@@ -13,7 +13,7 @@ from ..adjudicate.actor import SYSTEM_ACTOR
 from ..adjudicate.registry import get_registry
 from ..adjudicate.runner import Key, stored_verdicts, verdict_document
 from ..analysis import analyze
-from ..errors import TracePcapError, UnusableCapture
+from ..errors import TracePcapError, UnusableCapture, UsageError
 from ..ingest import find_capture, store_file
 from ..settings import Settings
 from ..store import open_database
@@ -88,7 +88,7 @@ def cmd_override(args: argparse.Namespace) -> ExitCode:
     if args.clear:
         return _annotate(args, lambda s, r, k, actor: annotations.clear_override(s, r, k, actor=actor))
     if not args.label:
-        raise TracePcapUsage("override needs LABEL (or --clear)")
+        raise UsageError("override needs LABEL (or --clear)")
     return _annotate(args, lambda s, r, k, actor: annotations.set_override(
         s, r, k, args.label, args.rationale or "", actor=actor))
 
@@ -227,10 +227,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class TracePcapUsage(TracePcapError):
-    """A command line that cannot be carried out as given."""
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -238,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.run(args))
     except TracePcapError as err:
         print(f"tracepcap: {err}", file=sys.stderr)
-        return ExitCode.FAILED if type(err) is TracePcapError else ExitCode.UNUSABLE_INPUT
+        return ExitCode(err.exit_code)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ SOLICIT = app.dhcpv6(app.DHCP6_SOLICIT, 0xA1B2C3, MAC, fqdn="WIN-DESKTOP.corp.ex
 
 
 def relay_forward(inner: bytes, peer: str = "fe80::215:5dff:fe01:203") -> bytes:
-    return (struct.pack("!BB16s16s", dhcpv6.RELAY_FORW, 0, socket.inet_pton(socket.AF_INET6, "2001:db8::1"),
+    link = socket.inet_pton(socket.AF_INET6, "2001:db8::1")
+    return (struct.pack("!BB16s16s", dhcpv6.RELAY_FORW, 0, link,
                         socket.inet_pton(socket.AF_INET6, peer))
             + struct.pack("!HH", dhcpv6.OPT_RELAY_MSG, len(inner)) + inner)
 

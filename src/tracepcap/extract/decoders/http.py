@@ -15,6 +15,7 @@ METHODS = frozenset((b"GET", b"POST", b"HEAD", b"PUT", b"DELETE", b"OPTIONS", b"
 VERSION_PREFIX = b"HTTP/1."
 MAX_METHOD = 12
 NO_BODY_STATUS = (204, 304)  # and every 1xx (RFC 9112 6.3)
+HEX = b"0123456789abcdefABCDEF"  # chunk-size digits (RFC 9112 7.1)
 
 
 class Message(NamedTuple):
@@ -72,7 +73,7 @@ def body_end(data: bytes, msg: Message, at: int) -> int | None:
         while True:
             eol = data.find(b"\r\n", at)
             size = data[at:eol].split(b";", 1)[0].strip()
-            if eol < 0 or not size or len(size) > 16 or not all(c in b"0123456789abcdefABCDEF" for c in size):
+            if eol < 0 or not size or len(size) > 16 or not all(c in HEX for c in size):
                 return None
             if int(size, 16) == 0:
                 trailer = data.find(b"\r\n\r\n", eol)  # trailers end with a blank line

@@ -1,0 +1,29 @@
+"""Plugin questions for the tests: a fake installed distribution on sys.path whose
+entry points name modules in this folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracepcap.adjudicate.registry import get_registry
+
+HERE = Path(__file__).parent
+
+
+def install_plugin(tmp_path: Path, monkeypatch, **questions: str) -> None:
+    dist = tmp_path / "plugins" / "tracepcap_probe-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tracepcap-probe\nVersion: 0.1\n")
+    lines = "\n".join(f"{name} = {module}" for name, module in questions.items())
+    (dist / "entry_points.txt").write_text(f"[tracepcap.questions]\n{lines}\n")
+    monkeypatch.syspath_prepend(str(dist.parent))
+    monkeypatch.syspath_prepend(str(HERE))
+    get_registry.cache_clear()
+
+
+@pytest.fixture
+def plugins(tmp_path, monkeypatch):
+    yield lambda **questions: install_plugin(tmp_path, monkeypatch, **questions)
+    get_registry.cache_clear()

@@ -1,0 +1,34 @@
+"""DHCPv6 facts: client FQDN and vendor class, on the client's address or relay peer."""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+from tracepcap.extract.extractors.dhcpv6 import Dhcpv6
+from tracepcap.synth import app
+from tracepcap.synth.scenario import Scenario
+
+MAC = "00:15:5d:01:02:03"
+
+
+def test_solicit_and_relayed_request(run, rows):
+    net = Scenario()
+    client = net.host("fe80::215:5dff:fe01:203", MAC)
+    server = net.host("2001:db8::547", "00:00:0c:00:00:01")
+    relay = net.host("2001:db8:1::1", "00:00:0c:00:00:02")
+    solicit = app.dhcpv6(app.DHCP6_SOLICIT, 0x10, MAC, fqdn="WIN-DESKTOP.corp.example.",
+                         vendor_class="MSFT 5.0")
+    net.udp(client, "ff02::1:2", 546, 547, solicit)  # frame 1
+    net.udp(server, client, 547, 546, app.dhcpv6(app.DHCP6_ADVERTISE, 0x10, MAC,
+                                                 server_duid=b"\x00\x01"))  # 2: says nothing
+    inner = app.dhcpv6(app.DHCP6_REQUEST, 0x11, "00:15:5d:09:09:09", fqdn="far-host")
+    forward = (struct.pack("!BB16s16s", 12, 0, socket.inet_pton(socket.AF_INET6, "2001:db8:1::1"),
+                           socket.inet_pton(socket.AF_INET6, "fe80::9"))
+               + struct.pack("!HH", 9, len(inner)) + inner)
+    net.udp(relay, server, 547, 547, forward)  # frame 3
+    assert rows(run(net, Dhcpv6)) == {
+        ("fe80::215:5dff:fe01:203", "hostname-claim", "WIN-DESKTOP.corp.example", "dhcpv6",
+         1, 1, 1),
+        ("fe80::215:5dff:fe01:203", "dhcp-vendor-class", "MSFT 5.0", "dhcpv6", 1, 1, 1),
+        ("fe80::9", "hostname-claim", "far-host", "dhcpv6", 3, 3, 1)}

@@ -1,0 +1,137 @@
+"""Name-service facts: DNS queries and answers, mDNS and LLMNR claims."""
+
+from __future__ import annotations
+
+from tracepcap.extract.extractors.dns import Dns
+from tracepcap.synth import app
+from tracepcap.synth.names import dns_message
+from tracepcap.synth.scenario import Scenario
+
+# dns_demo.pcap, checked by hand frame by frame in Wireshark: queries from 192.168.1.20-22
+# to 192.168.1.1 and 192.168.1.53, their answers (frame 4: a CNAME to example.com, whose A
+# record names 93.184.216.34; frames 22 and 24: PTR answers; 32, 34, 46: no answer).
+DNS_DEMO = {
+    ("104.16.132.229", "hostname-claim", "cloudflare.com", "dns-a", 12, 12, 1),
+    ("104.16.133.229", "hostname-claim", "cloudflare.com", "dns-a", 12, 12, 1),
+    ("140.82.121.3", "hostname-claim", "github.com", "dns-a", 10, 10, 1),
+    ("142.250.190.78", "hostname-claim", "google.com", "dns-a", 6, 30, 4),
+    ("192.168.1.10", "hostname-claim", "dc1.corp.local", "dns-a", 38, 38, 1),
+    ("192.168.1.15", "hostname-claim", "fileserver.corp.local", "dns-a", 40, 40, 1),
+    ("192.168.1.30", "hostname-claim", "printer.corp.local", "dns-a", 42, 42, 1),
+    ("192.168.1.40", "hostname-claim", "intranet.corp.local", "dns-a", 44, 44, 1),
+    ("198.35.26.96", "hostname-claim", "wikipedia.org", "dns-a", 16, 16, 1),
+    ("2606:4700::6810:84e5", "hostname-claim", "cloudflare.com", "dns-a", 14, 14, 1),
+    ("2607:f8b0:4005:80a::200e", "hostname-claim", "google.com", "dns-a", 8, 8, 1),
+    ("8.8.8.8", "hostname-claim", "dns.google", "dns-ptr", 24, 24, 1),
+    ("93.184.216.34", "hostname-claim", "example.com", "dns-a", 2, 4, 2),
+    ("93.184.216.34", "hostname-claim", "example.com", "dns-ptr", 22, 22, 1),
+    ("192.168.1.20", "dns-query", "_ldap._tcp.corp.local", "dns", 35, 35, 1),
+    ("192.168.1.20", "dns-query", "cloudflare.com", "dns", 13, 13, 1),
+    ("192.168.1.20", "dns-query", "example.com", "dns", 1, 19, 2),
+    ("192.168.1.20", "dns-query", "google.com", "dns", 25, 29, 3),
+    ("192.168.1.20", "dns-query", "printer.corp.local", "dns", 41, 41, 1),
+    ("192.168.1.20", "dns-query", "www.example.com", "dns", 3, 3, 1),
+    ("192.168.1.21", "dns-query", "34.216.184.93.in-addr.arpa", "dns", 21, 21, 1),
+    ("192.168.1.21", "dns-query", "dc1.corp.local", "dns", 37, 37, 1),
+    ("192.168.1.21", "dns-query", "github.com", "dns", 33, 33, 1),
+    ("192.168.1.21", "dns-query", "google.com", "dns", 5, 7, 2),
+    ("192.168.1.21", "dns-query", "intranet.corp.local", "dns", 43, 43, 1),
+    ("192.168.1.21", "dns-query", "wikipedia.org", "dns", 15, 15, 1),
+    ("192.168.1.22", "dns-query", "8.8.8.8.in-addr.arpa", "dns", 23, 23, 1),
+    ("192.168.1.22", "dns-query", "cloudflare.com", "dns", 11, 11, 1),
+    ("192.168.1.22", "dns-query", "example.com", "dns", 17, 17, 1),
+    ("192.168.1.22", "dns-query", "exmaple.com", "dns", 31, 31, 1),
+    ("192.168.1.22", "dns-query", "fileserver.corp.local", "dns", 39, 39, 1),
+    ("192.168.1.22", "dns-query", "github.com", "dns", 9, 9, 1),
+    ("192.168.1.22", "dns-query", "oldhost.corp.local", "dns", 45, 45, 1),
+}
+
+
+def test_dns_demo(run, rows, manifest, captures):
+    result = run(captures / "dns_demo.pcap", Dns)
+    assert rows(result) == DNS_DEMO
+    assert manifest(result, "dns").status == "completed"
+
+
+def test_demo_all_rules_mdns(run, rows, captures):
+    # Checked in Wireshark: mDNS responses' A/AAAA records, counted per packet: an iPad
+    # (40 responses from 192.168.1.75 and fe80::4ba:91a:7817:e318, first frame 29), an
+    # iMac (10, first 11), a Sonos speaker (7, A record in the additional section).
+    result = run(captures / "demo_all_rules.pcap", Dns)
+    assert {r for r in rows(result, "hostname-claim") if r[3] == "mdns"} == {
+        ("192.168.1.75", "hostname-claim", "Gabrieles-iPad.local", "mdns", 29, 1566, 40),
+        ("fe80::4ba:91a:7817:e318", "hostname-claim", "Gabrieles-iPad.local", "mdns", 29, 1566, 40),
+        ("192.168.1.77", "hostname-claim", "Lucas-iMac.local", "mdns", 11, 1512, 10),
+        ("192.168.1.69", "hostname-claim", "sonos7828CA05FACC.local", "mdns", 4, 1564, 7),
+    }
+    # frame 1378: telemetry.dropbox.com CNAME telemetry.v.dropbox.com A 162.125.19.9;
+    # frames 390, 708: a filtering resolver answers ad hosts with 192.168.1.157 (hosts lie)
+    assert {r for r in rows(result, "hostname-claim") if r[3] == "dns-a"} >= {
+        ("162.125.19.9", "hostname-claim", "telemetry.v.dropbox.com", "dns-a", 1378, 1378, 1),
+        ("192.168.1.157", "hostname-claim", "pixel.wp.com", "dns-a", 708, 708, 1),
+        ("1.2.3.4", "hostname-claim", "example.com", "dns-a", 1589, 1589, 1)}
+
+
+def hosts():
+    net = Scenario()
+    return (net, net.host("10.0.0.5", "00:1b:21:00:00:05"),
+            net.host("10.0.0.6", "00:1b:21:00:00:06"), net.host("10.0.0.1", "00:00:0c:00:00:01"))
+
+
+def test_llmnr_answer_names_the_answered_address(run, rows):
+    net, asker, owner, _ = hosts()
+    net.udp(asker, "224.0.0.252", 50001, 5355, app.llmnr_query(7, "FILESRV"))  # frame 1
+    net.udp(owner, asker, 5355, 50001, app.llmnr_response(7, "FILESRV", "10.0.0.6"))  # 2
+    assert rows(run(net, Dns)) == {("10.0.0.6", "hostname-claim", "FILESRV", "llmnr", 2, 2, 1)}
+
+
+def test_mdns_announcement_answers_and_additional(run, rows):
+    net, _, owner, _ = hosts()
+    records = app.mdns_host_records("Office-Printer", "10.0.0.6")
+    extra = [("Office-Printer.local", "AAAA", "fe80::1:2", 120)]
+    net.udp(owner, "224.0.0.251", 5353, 5353, app.mdns_announcement(records, extra))  # 1
+    net.udp(owner, "224.0.0.251", 5353, 5353, app.mdns_query("_ipp._tcp.local"))  # 2
+    # a query listing a known answer (RFC 6762 7.1) claims nothing: it is not a response
+    known = dns_message(0, 0, [("x.local", "A")], [("Other.local", "A", "10.0.0.9", 120)])
+    net.udp(owner, "224.0.0.251", 5353, 5353, known)
+    assert rows(run(net, Dns)) == {
+        ("10.0.0.6", "hostname-claim", "Office-Printer.local", "mdns", 1, 1, 1),
+        ("fe80::1:2", "hostname-claim", "Office-Printer.local", "mdns", 1, 1, 1)}
+
+
+def test_ipv6_ptr_and_sinkhole(run, rows):
+    net, client, _, resolver = hosts()
+    net.dns_lookup(client, resolver, app.reverse_name("2001:db8::53"), ["ns1.example."], "PTR")
+    net.dns_lookup(client, resolver, "blocked.example", ["0.0.0.0"])  # frames 3, 4
+    assert rows(run(net, Dns), "hostname-claim") == {
+        ("2001:db8::53", "hostname-claim", "ns1.example", "dns-ptr", 2, 2, 1)}
+
+
+def test_queries_are_lower_cased(run, rows):
+    net, client, _, resolver = hosts()
+    net.udp(client, resolver, 40000, 53, app.dns_query(1, "WWW.Example.COM"))
+    assert rows(run(net, Dns)) == {("10.0.0.5", "dns-query", "www.example.com", "dns", 1, 1, 1)}
+
+
+def test_answer_names_keep_their_case(run, rows):
+    net, client, _, resolver = hosts()
+    net.dns_lookup(client, resolver, "Intranet.Corp.Example", ["10.0.0.80"])
+    claim = ("10.0.0.80", "hostname-claim", "Intranet.Corp.Example", "dns-a", 2, 2, 1)
+    assert claim in rows(run(net, Dns))
+
+
+def test_udp53_that_is_not_dns_is_ignored(run, rows, manifest):
+    net, client, _, resolver = hosts()
+    net.udp(client, resolver, 40000, 53, b"\x00\x01hi")  # shorter than a header
+    net.udp(client, resolver, 40000, 53, b"\x12\x34\x78\x00" + b"\x00" * 20)  # opcode 15
+    result = run(net, Dns)
+    assert rows(result) == set() and manifest(result, "dns").status == "completed"
+
+
+def test_broken_dns_is_recorded_not_hidden(run, manifest):
+    net, client, _, resolver = hosts()
+    header = b"\x00\x01\x81\x80\x00\x01\x00\x00\x00\x00\x00\x00"  # a response, one question
+    net.udp(resolver, client, 53, 40000, header + b"\xc0\x0c")  # whose name points at itself
+    row = manifest(run(net, Dns), "dns")
+    assert row.status == "partial" and "frame 1: Malformed" in row.error
+
