@@ -46,9 +46,16 @@ def initial_ttl(observed: int) -> int:
     return next((start for start in INITIAL_TTLS if observed <= start), 255)
 
 
+# RFC 1918, RFC 6598 (carrier-grade NAT), RFC 3927 and RFC 4193/4291 link-local: networks a
+# capture point's own site uses. (ipaddress.is_private also counts the documentation ranges.)
+LOCAL_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16",
+    "fc00::/7", "fe80::/10"))
+
+
 def is_local(ip: str) -> bool:
     addr = ipaddress.ip_address(ip)
-    return addr.is_private or addr.is_link_local
+    return any(addr in net for net in LOCAL_NETWORKS if net.version == addr.version)
 
 
 class CaptureContext:

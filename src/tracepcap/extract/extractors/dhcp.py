@@ -82,6 +82,8 @@ class Dhcp(Extractor):
             return
         txn = self._pending.get(key)
         if txn is None:
+            if not found:
+                return  # nothing to attribute (yet): keep the table for clients that claim
             txn = self._remember(self._pending, key, _Pending())
         requested = msg.options.get(dhcp.OPT_REQUESTED_IP)
         if requested and len(requested) == 4 and any(requested):

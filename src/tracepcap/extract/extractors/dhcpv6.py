@@ -1,6 +1,7 @@
 """`hostname-claim` facts (source dhcpv6: the client FQDN option 39) and
-`dhcp-vendor-class` facts (option 16) of DHCPv6 clients, on the address the client sent
-from (its link-local address), or for a relayed message the relay's peer-address."""
+`dhcp-vendor-class` facts (option 16: its vendor-class-data items joined by ",", e.g.
+"MSFT 5.0") of DHCPv6 clients, on the address the client sent from (its link-local
+address), or for a relayed message the relay's peer-address."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """`ssh-banner` facts: the identification line ("SSH-2.0-OpenSSH_9.6p1 Ubuntu-3") each side
-of an SSH connection sent, on the sender. Detected from content, not the port."""
+of an SSH connection sent, on the sender. Detected from content, not the port: a direction
+whose first bytes are "SSH-". (A server may send other lines first, RFC 4253 4.2; those
+rare servers are not searched.)"""
 
 from __future__ import annotations
 

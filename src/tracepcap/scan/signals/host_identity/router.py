@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 
+from ....extract.pipeline import ip_sort_key
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -22,12 +23,15 @@ def _subnet(ip: str):
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     for fact in host.owned_macs():
-        others = [ip for ip, _ in host.capture.ips_by_mac.get(fact.value, []) if ip != host.ip]
+        own = _subnet(host.ip)
+        # the other address family on one MAC is a dual-stack host, not a routed network
+        others = [ip for ip, _ in host.capture.ips_by_mac.get(fact.value, [])
+                  if ip != host.ip and ipaddress.ip_address(ip).version == own.version
+                  and not ipaddress.ip_address(ip).is_link_local]
         if not others:
             continue
-        own = _subnet(host.ip)
-        off = [ip for ip in others if ipaddress.ip_address(ip).version != own.version
-               or ipaddress.ip_address(ip) not in own or host.capture.host(ip).hops]
+        off = sorted((ip for ip in others if ipaddress.ip_address(ip) not in own
+                      or host.capture.host(ip).hops), key=ip_sort_key)
         if off:
             weight = min(MAX_WEIGHT, PER_FRONTED * (len(off) + 1))
             sample = ", ".join(off[:3]) + (", ..." if len(off) > 3 else "")
