@@ -718,23 +718,30 @@ def report(capture: Path, info: dict, rows: list[tuple[str, dict]], base: dict |
         if r.get("packets") not in (None, packets):
             print(f"WARNING  {label} saw {r['packets']:,} packets, the generator wrote {packets:,}")
 
+    def times(a: float, b: float) -> str:
+        """a relative to b as "2.7x" or, below 1, as "1/2.7"."""
+        return f"{a / b:.2f}x" if a >= b else f"1/{b / a:.2f}"
+
     def speed(ours: dict, theirs: dict) -> str:
         x = theirs["wall_s"] / ours["wall_s"]
-        return f"{x:.1f}x faster" if x >= 1 else f"{1 / x:.1f}x slower"
+        return f"{x:.2f}x faster" if x >= 1 else f"{1 / x:.2f}x slower"
+
+    def short(label: str) -> str:
+        return label[3:].split(" ")[0]
 
     print()
     peers = [(k, r) for k, r in rows if k[:2] in ("c.", "d.")]
     if ex and hp:
         cost = ex["wall_s"] - hp["wall_s"]
-        print(f"ratios   extract takes {ex['wall_s'] / hp['wall_s']:.1f}x the hot path's wall time "
+        print(f"ratios   extract takes {ex['wall_s'] / hp['wall_s']:.2f}x the hot path's wall time "
               f"(flows, stream heads and extractors add {cost:.1f} s, "
               f"{cost / packets * 1e6:.1f} us/packet)")
     for ours_label, ours in (("hot path", hp), ("extract", ex)):
         if ours and peers:
             print(f"         {ours_label} is " + ", ".join(
-                f"{speed(ours, r)} than {k[3:].split(' ')[0]}" for k, r in peers)
-                + f"; peak RSS " + ", ".join(
-                f"{ours['rss_mib'] / r['rss_mib']:.1f}x {k[3:].split(' ')[0]}'s" for k, r in peers))
+                f"{speed(ours, r)} than {short(k)}" for k, r in peers)
+                + f"; its peak RSS ({ours['rss_mib']:.0f} MB) is " + ", ".join(
+                f"{times(ours['rss_mib'], r['rss_mib'])} {short(k)}'s" for k, r in peers))
     if peers and "d. tshark -T fields" in by:
         print(f"tshark   {by['d. tshark -T fields']['command']}")
     print(f"command  {' '.join([Path(sys.executable).name, *sys.argv])}")

@@ -59,6 +59,8 @@ class StreamHeads:
                 self.evicted += 1
                 self._finish(next(iter(self._open)))
             base = self._syn_seq.pop(key, pkt.seq)
+            if (pkt.seq + 1) & 0xFFFFFFFF == base:
+                base = pkt.seq  # some generators start data at the SYN's own sequence number
             head = self._open[key] = _Head(flow, forward, pkt, base)
         if data:
             offset = (pkt.seq - head.base) & 0xFFFFFFFF

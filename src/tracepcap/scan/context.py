@@ -32,7 +32,8 @@ class Traffic:
 
     peers_out: set[str] = field(default_factory=set)  # peers this host opened conversations to
     peers_in: set[str] = field(default_factory=set)  # peers that opened conversations to it
-    clients: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # "udp/53" -> clients answered
+    # "udp/53" -> peers whose conversation to that port it answered (first sender asked)
+    clients: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     conversations: int = 0
     bytes_sent: int = 0
     bytes_received: int = 0
@@ -92,12 +93,11 @@ class CaptureContext:
             a.bytes_received += bytes_rev
             b.bytes_sent += bytes_rev
             b.bytes_received += bytes_fwd
-            asked = initiator is not None or (proto == "udp" and packets_rev > 0)
-            if asked:
+            if initiator is not None or (proto == "udp" and packets_rev > 0):
                 a.peers_out.add(dst)
                 b.peers_in.add(src)
-                if packets_rev > 0:
-                    b.clients[f"{proto}/{dport}"].add(src)
+            if packets_rev > 0:  # read only for ports a `served` fact says it answered on
+                b.clients[f"{proto}/{dport}"].add(src)
         hosts = list(session.scalars(select(Host.ip).where(Host.capture_id == capture_id)
                                      .order_by(Host.position)))
         return cls(capture_id, dict(facts), dict(traffic), hosts)

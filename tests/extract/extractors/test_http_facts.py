@@ -27,6 +27,7 @@ def test_request_and_response(run, rows, manifest):
     assert rows(result) == {
         ("10.0.0.5", "user-agent", "Mozilla/5.0 (X11; Linux x86_64)", "http", 4, 4, 1),
         ("10.0.0.80", "http-server", "Apache/2.4.58 (Debian)", "http", 6, 6, 1),
+        ("10.0.0.80", "served", "tcp/8080", "http", 6, 6, 1),  # it answered a request
         ("10.0.0.80", "hostname-claim", "intranet.corp.example", "http-host", 4, 4, 1)}
     assert manifest(result, "http").status == "completed"
 
@@ -76,10 +77,13 @@ def test_http_demo(run, rows, captures):
         ("10.0.0.11", "user-agent", "demo-client/1.0", "http", 31, 83, 27),
         ("10.0.0.50", "hostname-claim", "api.local", "http-host", 1, 17, 9),
         ("10.0.0.50", "http-server", "nginx/1.18.0", "http", 2, 18, 9),
+        ("10.0.0.50", "served", "tcp/80", "http", 2, 18, 9),  # no handshakes: the responses say it
         ("10.0.0.60", "hostname-claim", "www.local", "http-host", 19, 29, 6),
         ("10.0.0.60", "http-server", "Apache/2.4.41", "http", 20, 30, 6),
+        ("10.0.0.60", "served", "tcp/80", "http", 20, 30, 6),
         ("10.0.0.70", "hostname-claim", "victim.local", "http-host", 31, 83, 27),
-        ("10.0.0.70", "http-server", "nginx", "http", 32, 84, 27)}
+        ("10.0.0.70", "http-server", "nginx", "http", 32, 84, 27),
+        ("10.0.0.70", "served", "tcp/80", "http", 32, 84, 27)}
 
 
 def test_demo_all_rules(run, rows, manifest, captures):
@@ -91,5 +95,8 @@ def test_demo_all_rules(run, rows, manifest, captures):
         ("10.4.0.1", "hostname-claim", "prod", "http-host", 1612, 1630, 4),
         ("93.184.216.34", "hostname-claim", "example.com", "http-host", 1638, 1646, 2),
         ("203.0.113.51", "hostname-claim", "api.example.com", "http-host", 1692, 1692, 1),
-        ("203.0.113.100", "hostname-claim", "target.example.com", "http-host", 1715, 1754, 4)}
+        ("203.0.113.100", "hostname-claim", "target.example.com", "http-host", 1715, 1754, 4),
+        # frame 1749 answers a request; frame 1720's "200 OK" comes from the SYN's sender
+        # (192.168.100.10, port 59001), which answered nothing: no served fact for it
+        ("203.0.113.100", "served", "tcp/80", "http", 1749, 1749, 1)}
     assert manifest(result, "http").status == "completed"

@@ -1,6 +1,7 @@
 """`user-agent` facts (User-Agent of HTTP/1.x requests, on the client), `http-server`
-facts (Server of responses, on the responder) and `hostname-claim` facts (source
-http-host: the Host a request named, port removed, on the host that answered it).
+facts (Server of responses, on the responder), `served` facts (a host that sent an HTTP
+response answered a request on that port, handshake seen or not) and `hostname-claim`
+facts (source http-host: the Host a request named, port removed, on the host that answered).
 
 A Host header is only the client's belief about the server, so it is kept pending and
 emitted at finish() for connections whose server side sent packets. Host values that are
@@ -15,6 +16,7 @@ from collections import deque
 from ..decoders import http
 from ..extractor import Extractor, StreamHead
 from ..facts import FactKind, Grade
+from .services import SERVED
 
 NAME, VERSION = "http", "1"
 HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
@@ -40,7 +42,7 @@ def host_name(header: str | None) -> str | None:
 
 class Http(Extractor):
     NAME, VERSION = NAME, VERSION
-    KINDS = (HOSTNAME_CLAIM, USER_AGENT, HTTP_SERVER)
+    KINDS = (HOSTNAME_CLAIM, USER_AGENT, HTTP_SERVER, SERVED)
     TCP_STREAMS = True
 
     def __init__(self, emit, limits) -> None:
@@ -53,6 +55,8 @@ class Http(Extractor):
         if not http.starts_http(head.data):
             return
         for msg in http.messages(head.data):
+            if not msg.request and head.from_initiator is not True:  # an initiator answers nothing
+                self.emit.fact(head.src, SERVED, f"tcp/{head.sport}", head.first_frame, head.first_ts)
             if msg.request:
                 if agent := msg.header("user-agent"):
                     self.emit.fact(head.src, USER_AGENT, agent, head.first_frame, head.first_ts)
