@@ -1,5 +1,7 @@
 """`hostname-claim` facts from name-service answers (DNS A/AAAA and PTR, mDNS and LLMNR
-A/AAAA) and `dns-query` facts: the names each host asked for over DNS (udp/53).
+A/AAAA), `dns-query` facts: the names each host asked for over DNS (udp/53), and
+`mdns-service` facts: the DNS-SD services a host announces in mDNS responses (PTR targets,
+RFC 6763: service types and instance names such as "Office._ipp._tcp.local").
 
 A claim lands on the address it names: an A/AAAA record's address (value: its owner
 name), or the address a reverse PTR owner name stands for (value: the target). Names keep
@@ -15,6 +17,7 @@ from ..facts import FactKind, Grade
 NAME, VERSION = "dns", "1"
 HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
 DNS_QUERY = FactKind("dns-query", Grade.MEASURED)
+MDNS_SERVICE = FactKind("mdns-service", Grade.REPORTED)
 DNS_PORT, MDNS_PORT, LLMNR_PORT = 53, 5353, 5355
 OPCODE_QUERY = 0
 ADDRESS_TYPES = (dns.A, dns.AAAA)
@@ -23,7 +26,7 @@ UNSPECIFIED = ("0.0.0.0", "::")  # a sinkhole's "no such host", not a host's nam
 
 class Dns(Extractor):
     NAME, VERSION = NAME, VERSION
-    KINDS = (HOSTNAME_CLAIM, DNS_QUERY)
+    KINDS = (HOSTNAME_CLAIM, DNS_QUERY, MDNS_SERVICE)
     UDP_PORTS = frozenset((DNS_PORT, MDNS_PORT, LLMNR_PORT))
 
     def observe(self, pkt, flow) -> None:
@@ -36,6 +39,9 @@ class Dns(Extractor):
         if MDNS_PORT in ports:
             if msg.response:  # RFC 6762 6: answers and additional records are all asserted
                 self._addresses(pkt, msg.answers + msg.additional, "mdns")
+                for record in msg.answers + msg.additional:
+                    if record.rtype == dns.PTR and record.value and dns.reverse_address(record.name) is None:
+                        self.emit.fact(pkt.src, MDNS_SERVICE, record.value.rstrip("."), pkt.frame, pkt.ts)
         elif LLMNR_PORT in ports:
             if msg.response:
                 self._addresses(pkt, msg.answers, "llmnr")

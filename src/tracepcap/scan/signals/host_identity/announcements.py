@@ -14,7 +14,7 @@ MDNS_SERVICES = {
     "_pdl-datastream._tcp": "Printer", "_scanner._tcp": "Printer", "_uscan._tcp": "Printer",
     "_airplay._tcp": "IoT Device", "_raop._tcp": "IoT Device", "_googlecast._tcp": "IoT Device",
     "_hap._tcp": "IoT Device", "_spotify-connect._tcp": "IoT Device", "_sonos._tcp": "IoT Device",
-    "_companion-link._tcp": "Mobile", "_apple-mobdev2._tcp": "Mobile",
+    "_apple-mobdev2._tcp": "Mobile",  # not _companion-link: Macs announce it as well as phones
     "_rfb._tcp": "Workstation", "_smb._tcp": "File Server", "_afpovertcp._tcp": "File Server",
     "_adisk._tcp": "File Server", "_axis-video._tcp": "IP Camera", "_rtsp._tcp": "IP Camera",
 }
