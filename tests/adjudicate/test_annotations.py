@@ -97,7 +97,7 @@ def test_invalid_evidence_is_rejected_not_clamped(db, capture_id, label, weight,
 def test_unknown_question_capture_or_entity(db, capture_id):
     reg = get_registry()
     with db.session() as s:
-        with pytest.raises(NotFound, match="unknown question 'os-familee'; known questions: host-identity"):
+        with pytest.raises(NotFound, match="unknown question 'os-familee'; known questions: host-identity, hostname"):
             a.set_override(s, reg, key(capture_id, question="os-familee"), "x", "y", actor="a")
         with pytest.raises(NotFound, match="no capture 'deadbeef'"):
             a.set_override(s, reg, Key("host-identity", "deadbeef", DNS), "x", "y", actor="a")

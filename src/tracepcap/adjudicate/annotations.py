@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session
 
 from ..errors import InvalidAnnotation, NotAuthor, NotFound
 from ..scan.vote import normalize_label
-from ..store.models import AuditEvent, Capture, Dismissal, Host, HumanOverride, ManualEvidence
+from ..store.models import (AuditEvent, Capture, Dismissal, Host, HumanOverride, ManualEvidence,
+                            ObservationRow, VerdictRow)
 from .contract import Verdict
 from .registry import Registry
 from .runner import Key, rerun
@@ -35,6 +36,9 @@ class AuditAction(StrEnum):
     DISMISSAL_REMOVED = "dismissal.removed"
     CAPTURE_DELETED = "capture.deleted"
     ACCESS_DENIED = "access.denied"
+    OVERRIDE_STALE = "override.stale"
+
+IDENTITY_KINDS = ("mac", "served")  # the facts a human answer about a host rests on
 
 
 def _now() -> datetime:
@@ -101,6 +105,42 @@ def _find_override(session: Session, key: Key) -> HumanOverride | None:
         HumanOverride.entity_key == key.entity_key))
 
 
+def identity_facts(session: Session, capture_id: str, entity: str) -> dict[str, list[str]]:
+    """The entity's identity facts now: what a human answer is checked against later."""
+    rows = session.execute(select(ObservationRow.kind, ObservationRow.value).where(
+        ObservationRow.capture_id == capture_id, ObservationRow.entity == entity,
+        ObservationRow.kind.in_(IDENTITY_KINDS)))
+    out: dict[str, list[str]] = {kind: [] for kind in IDENTITY_KINDS}
+    for kind, value in rows:
+        out[kind].append(value)
+    return {kind: sorted(values) for kind, values in out.items()}
+
+
+def mark_stale(session: Session, capture_id: str) -> int:
+    """After re-analysis: flag human answers whose identity facts moved, once each, with an
+    audit event by "system" saying what moved. Returns how many went stale."""
+    count = 0
+    for o in session.scalars(select(HumanOverride).where(HumanOverride.capture_id == capture_id,
+                                                         HumanOverride.stale_since.is_(None))):
+        if o.facts_snapshot is None:
+            continue
+        now_facts = identity_facts(session, capture_id, o.entity_key)
+        was = {(k, v) for k, values in o.facts_snapshot.items() for v in values}
+        is_ = {(k, v) for k, values in now_facts.items() for v in values}
+        if was == is_:
+            continue
+        o.stale_since = _now()
+        o.stale_detail = {"gone": sorted(was - is_), "new": sorted(is_ - was)}
+        record(session, AuditAction.OVERRIDE_STALE, "system",
+               key=Key(o.question, capture_id, o.entity_key),
+               before={"label": o.label, "facts": o.facts_snapshot},
+               after={"label": o.label, "facts": now_facts, "gone": o.stale_detail["gone"],
+                      "new": o.stale_detail["new"]})
+        count += 1
+    session.flush()
+    return count
+
+
 def set_override(session: Session, registry: Registry, key: Key, label: str, rationale: str,
                  *, actor: str) -> Verdict:
     check_key(session, registry, key)
@@ -108,6 +148,7 @@ def set_override(session: Session, registry: Registry, key: Key, label: str, rat
     existing = _find_override(session, key)
     before = _override_dict(existing)
     now = _now()
+    snapshot = identity_facts(session, key.capture_id, key.entity_key)
     if existing is None:
         existing = HumanOverride(question=key.question, capture_id=key.capture_id,
                                  entity_key=key.entity_key, label=label, rationale=rationale,
@@ -115,6 +156,7 @@ def set_override(session: Session, registry: Registry, key: Key, label: str, rat
         session.add(existing)
     else:
         existing.label, existing.rationale, existing.actor, existing.updated_at = label, rationale, actor, now
+    existing.facts_snapshot, existing.stale_since, existing.stale_detail = snapshot, None, None
     session.flush()
     record(session, AuditAction.OVERRIDE_SET, actor, key=key, before=before, after=_override_dict(existing))
     return rerun(session, registry, key)
@@ -234,3 +276,20 @@ def dismissals(session: Session, key: Key) -> list[Dismissal]:
     return list(session.scalars(select(Dismissal).where(
         Dismissal.question == key.question, Dismissal.capture_id == key.capture_id,
         Dismissal.entity_key == key.entity_key).order_by(Dismissal.id)))
+
+
+ACCEPTED = "accepted suggestion"
+
+
+def accept(session: Session, registry: Registry, key: Key, *, actor: str) -> Verdict:
+    """Accept the machine's current answer: an override with its label, rationale
+    "accepted suggestion" (node-role's "confirm", for any question)."""
+    check_key(session, registry, key)
+    row = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
+    document = row.document if row is not None else None
+    label = document and document["primary_label"]
+    if not label or document["contested"] or document["override"] or \
+            label == registry.get(key.question).unknown_label:
+        raise InvalidAnnotation(f"nothing to accept on {key.question} for {key.entity_key}: "
+                                "the machine suggests no single label")
+    return set_override(session, registry, key, label, ACCEPTED, actor=actor)

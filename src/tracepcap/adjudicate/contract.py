@@ -11,8 +11,10 @@ Calling convention, the same for every question:
   (question, capture, entity) synchronously after each human action, from the stored votes
   and annotations only: it never re-reads facts or the capture.
 - Precedence: a human override is the answer (basis HUMAN, confidence 100, never
-  contested); otherwise the machine vote, with analyst evidence as one more signal, minus
-  dismissed labels; contested when confidence < `contest_below` and a runner-up exists.
+  contested); then, for a question that `defers` to another, that question's human answer
+  mapped to this one's label; otherwise the machine vote, with analyst evidence as one more
+  signal, minus dismissed labels; contested when confidence < `contest_below` and a
+  runner-up exists, or when the leading label has a vote against it (negative weight).
 A signal or adjudicator must never open the capture, write the store, or return a machine
 verdict without reasons (the runner refuses to persist one).
 """
@@ -23,7 +25,10 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from collections.abc import Callable, Mapping
+
 from ..scan.signals import Signal
+from ..scan.vote import normalize_label
 
 QUESTION_KEY = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
@@ -41,6 +46,15 @@ class Basis(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Deference:
+    """A human's answer to `question` on the same entity decides this question too, through
+    `labels` (that question's label -> this one's). Labels without a mapping defer nothing."""
+
+    question: str
+    labels: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
 class Adjudicator:
     """One question. `labels` is the vocabulary offered in the UI (free text stays allowed)."""
 
@@ -53,6 +67,8 @@ class Adjudicator:
     margin_for_full: int = 60  #: score margin that gives confidence 100
     unknown_label: str = "Unknown"  #: the answer, with its reason, when no signal voted
     position: int = 100  #: display order among questions (then by key)
+    label_key: Callable[[str], str] = normalize_label  #: when two labels are the same answer
+    defers: Deference | None = None
     module: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from ..errors import TracePcapError
 from ..scan.vote import ScoreBoard, Tally, Vote, normalize_label
 from ..store.models import Dismissal, Host, HumanOverride, ManualEvidence, VerdictRow, VoteRow
-from .contract import Adjudicator, Basis, Candidate, Verdict, VoteView
+from .contract import Adjudicator, Basis, Candidate, Tier, Verdict, VoteView
 from .registry import Registry
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,7 @@ class Annotations:
     override: HumanOverride | None
     evidence: list[ManualEvidence]
     dismissals: list[Dismissal]
+    deferred: HumanOverride | None = None  # the human answer of the question this one defers to
 
 
 def analyst_vote(e: ManualEvidence) -> Vote:
@@ -60,7 +61,7 @@ def _candidate(tally: Tally, dismissed: dict | None = None) -> Candidate:
 
 def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) -> Verdict:
     """The verdict for one key from its votes and annotations."""
-    board = ScoreBoard(adj.labels)
+    board = ScoreBoard(adj.labels, adj.label_key)
     for vote in votes:
         board.add(vote)
     for evidence in sorted(notes.evidence, key=lambda e: e.id):
@@ -83,19 +84,46 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     else:
         margin = best.score - max(second.score, 0) if second else best.score
         confidence = max(0, min(100, round(100 * margin / adj.margin_for_full)))
-        contested = second is not None and second.score > 0 and confidence < adj.contest_below
+        disputed = any(v.weight < 0 for v in best.votes)  # evidence against the leader
+        contested = disputed or (second is not None and second.score > 0 and confidence < adj.contest_below)
         primary = None if contested else best.label
         strongest = max(best.votes, key=lambda v: v.weight)
         basis = Basis.REPORTED if strongest.grade == "REPORTED" else Basis.MACHINE
-    override = None
+    override, remarks, stale_since = None, [], None
+    deferred = _deferred_label(adj, notes.deferred)
     if notes.override is not None:
         o = notes.override
         override = {"label": o.label, "rationale": o.rationale, "actor": o.actor,
                     "at": o.updated_at.isoformat()}
         primary, basis, confidence, contested = o.label, Basis.HUMAN, 100, False
+        if o.stale_since is not None:
+            stale_since = o.stale_since.isoformat()
+            remarks.append(f"stale: the facts beneath this answer moved since {o.actor} gave it "
+                           f"({_moved(o.stale_detail)})")
+    elif deferred is not None:
+        d = notes.deferred
+        primary, basis, confidence, contested = deferred, Basis.HUMAN, 100, False
+        remarks.append(f"{adj.defers.question} confirmed by {d.actor} as {d.label}")
+    elif adj.tier == Tier.HUMAN_ASSISTED and primary is not None:
+        remarks.append("a machine suggestion until a human accepts it")
     return Verdict(key.question, key.capture_id, key.entity_key, primary, basis, confidence, contested,
                    tuple(candidates + dismissed_candidates), override,
-                   tuple(c.label for c in dismissed_candidates))
+                   tuple(c.label for c in dismissed_candidates), tuple(remarks), stale_since)
+
+
+def _deferred_label(adj: Adjudicator, deferred: HumanOverride | None) -> str | None:
+    if adj.defers is None or deferred is None:
+        return None
+    wanted = normalize_label(deferred.label)
+    return next((mine for theirs, mine in adj.defers.labels.items() if normalize_label(theirs) == wanted), None)
+
+
+def _moved(detail: dict | None) -> str:
+    if not detail:
+        return "facts changed"
+    parts = [f"{kind} {value} gone" for kind, value in detail.get("gone", [])]
+    parts += [f"{kind} {value} new" for kind, value in detail.get("new", [])]
+    return ", ".join(parts) or "facts changed"
 
 
 def verdict_document(v: Verdict) -> dict:
@@ -130,8 +158,8 @@ def _row(v: Verdict, now: datetime) -> dict:
             "contested": v.contested, "document": verdict_document(v), "updated_at": now}
 
 
-def _annotations(session: Session, capture_id: str, question: str, entity: str | None = None):
-    def query(model):
+def _annotations(session: Session, adj: Adjudicator, capture_id: str, entity: str | None = None):
+    def query(model, question=adj.question):
         stmt = select(model).where(model.capture_id == capture_id, model.question == question)
         if entity is not None:
             stmt = stmt.where(model.entity_key == entity)
@@ -139,6 +167,9 @@ def _annotations(session: Session, capture_id: str, question: str, entity: str |
     grouped: dict[str, Annotations] = defaultdict(lambda: Annotations(None, [], []))
     for o in query(HumanOverride):
         grouped[o.entity_key].override = o
+    if adj.defers is not None:
+        for o in query(HumanOverride, adj.defers.question):
+            grouped[o.entity_key].deferred = o
     for e in query(ManualEvidence):
         grouped[e.entity_key].evidence.append(e)
     for d in query(Dismissal):
@@ -160,7 +191,7 @@ def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str) -> 
     """(Re)write every verdict of one question for a capture; return how many."""
     hosts = session.scalars(select(Host.ip).where(Host.capture_id == capture_id).order_by(Host.position)).all()
     votes = _votes(session, capture_id, adj.question)
-    notes = _annotations(session, capture_id, adj.question)
+    notes = _annotations(session, adj, capture_id)
     now = datetime.now(UTC)
     rows = []
     for ip in hosts:
@@ -175,8 +206,12 @@ def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str) -> 
 
 
 def adjudicate_capture(db, registry: Registry, capture_id: str) -> dict[str, str]:
-    """Every question for a capture, each in its own transaction; return failures by question."""
+    """Every question for a capture, each in its own transaction; return failures by question.
+    Human answers whose facts moved since they were given are marked stale first."""
+    from .annotations import mark_stale  # annotations imports this module
     failures: dict[str, str] = {}
+    with db.session() as session:
+        mark_stale(session, capture_id)
     for adj in registry:
         try:
             with db.session() as session:
@@ -188,10 +223,18 @@ def adjudicate_capture(db, registry: Registry, capture_id: str) -> dict[str, str
 
 
 def rerun(session: Session, registry: Registry, key: Key) -> Verdict:
-    """Re-adjudicate one key synchronously (after a human action) and store the verdict."""
-    adj = registry.get(key.question)
+    """Re-adjudicate one key synchronously (after a human action) and store the verdict; the
+    questions that defer to this one are re-adjudicated for the entity too."""
+    verdict = _rerun_one(session, registry.get(key.question), key)
+    for adj in registry:
+        if adj.defers is not None and adj.defers.question == key.question:
+            _rerun_one(session, adj, Key(adj.question, key.capture_id, key.entity_key))
+    return verdict
+
+
+def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
     votes = _votes(session, key.capture_id, key.question, key.entity_key).get(key.entity_key, [])
-    notes = _annotations(session, key.capture_id, key.question, key.entity_key)[key.entity_key]
+    notes = _annotations(session, adj, key.capture_id, key.entity_key)[key.entity_key]
     verdict = decide(adj, key, votes, notes)
     _check_reasons(verdict)
     row = _row(verdict, datetime.now(UTC))

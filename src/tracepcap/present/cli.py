@@ -93,6 +93,10 @@ def cmd_override(args: argparse.Namespace) -> ExitCode:
         s, r, k, args.label, args.rationale or "", actor=actor))
 
 
+def cmd_accept(args: argparse.Namespace) -> ExitCode:
+    return _annotate(args, lambda s, r, k, actor: annotations.accept(s, r, k, actor=actor))
+
+
 def cmd_evidence_add(args: argparse.Namespace) -> ExitCode:
     return _annotate(args, lambda s, r, k, actor: annotations.add_evidence(
         s, r, k, args.label, args.weight, args.reason, actor=actor)[1])
@@ -137,6 +141,8 @@ def cmd_explain(args: argparse.Namespace) -> ExitCode:
         return ExitCode.OK
     print(f"{key.question} of {key.entity_key} in capture {key.capture_id}")
     print(f"  answer: {_headline(verdict)}")
+    for note in verdict.get("notes", []):
+        print(f"  note: {note}")
     if verdict["override"]:
         o = verdict["override"]
         print(f"  override: {o['label']} by {o['actor']} at {o['at']}: {o['rationale']}")
@@ -192,6 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rationale", help="why (required when setting)")
     p.add_argument("--clear", action="store_true", help="revert to the machine's answer")
     p.set_defaults(run=cmd_override)
+
+    p = sub.add_parser("accept", help="accept the machine's suggestion (an override with its label)")
+    _key_arguments(p)
+    p.set_defaults(run=cmd_accept)
 
     evidence = sub.add_parser("evidence", help="analyst evidence: add, edit, delete").add_subparsers(
         dest="evidence_command", required=True)

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from ..adjudicate.registry import Registry
 from ..adjudicate.runner import stored_verdicts
-from ..store.models import Capture, Host, ManifestEntry, ObservationRow
+from ..store.models import Capture, Finding, Host, ManifestEntry, ObservationRow
 
 TOP_REASONS = 3
 
@@ -39,8 +39,16 @@ def capture_document(session: Session, capture: Capture, registry: Registry) -> 
         "manifest": [{"extractor": m.extractor, "version": m.version, "status": m.status,
                       "facts": m.facts, "error": m.error} for m in manifest],
         "conversations": capture.conversations or 0,
+        "findings": findings_of(session, capture.id),
         "hosts": hosts,
     }
+
+
+def findings_of(session: Session, capture_id: str) -> list[dict]:
+    rows = session.scalars(select(Finding).where(Finding.capture_id == capture_id)).all()
+    out = [{"kind": f.kind, "severity": f.severity, "entities": f.entities, "summary": f.summary,
+            "frames": f.frames} for f in rows]
+    return sorted(out, key=lambda f: (f["kind"], f["entities"], f["summary"]))
 
 
 def _values(host: dict, kind: str, *, with_source: bool = False) -> list[str]:
@@ -62,6 +70,9 @@ def host_table(document: dict) -> str:
     for row in document["manifest"]:
         if row["status"] not in ("completed", "skipped"):
             lines.append(f"  ! {row['extractor']}: {row['status']}: {row['error']}")
+    for finding in document["findings"]:
+        frames = ", ".join(map(str, finding["frames"][:5]))
+        lines.append(f"  finding [{finding['severity']}] {finding['kind']}: {finding['summary']} (frames {frames})")
     lines.append("")
     header = f"{'IP':<40} {'MAC':<18} {'TTL':<8} VENDOR"
     lines += [header, "-" * len(header)]
@@ -89,7 +100,8 @@ def verdict_headline(verdict: dict) -> str:
                            if not c.get("dismissed"))
         return f"⚠ contested: {names}"
     basis = verdict["basis"].lower()
-    return f"{verdict['primary_label']}  [{basis}, confidence {verdict['confidence']}]"
+    stale = ", STALE" if verdict.get("stale_since") else ""
+    return f"{verdict['primary_label']}  [{basis}, confidence {verdict['confidence']}{stale}]"
 
 
 def verdict_lines(question: str, verdict: dict, *, indent: int, reasons: int = TOP_REASONS) -> list[str]:
@@ -98,6 +110,8 @@ def verdict_lines(question: str, verdict: dict, *, indent: int, reasons: int = T
     if verdict.get("override"):
         o = verdict["override"]
         lines.append(f"{pad}  override by {o['actor']} at {o['at']}: {o['rationale']}")
+    for note in verdict.get("notes", []):
+        lines.append(f"{pad}  note: {note}")
     shown = [c for c in verdict["candidates"] if not c.get("dismissed")]
     winner = shown[0] if shown else None
     if winner:

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..store.models import Conversation, Host, ObservationRow
+from .names import name_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +35,14 @@ class Traffic:
     peers_in: set[str] = field(default_factory=set)  # peers that opened conversations to it
     # "udp/53" -> peers whose conversation to that port it answered (first sender asked)
     clients: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    admin_targets: set[str] = field(default_factory=set)  # peers it opened SSH/RDP/WinRM to
     conversations: int = 0
     bytes_sent: int = 0
     bytes_received: int = 0
 
 
 INITIAL_TTLS = (32, 64, 128, 255)
+ADMIN_PORTS = frozenset((22, 3389, 5985, 5986))  # SSH, RDP, WinRM
 
 
 def initial_ttl(observed: int) -> int:
@@ -96,6 +99,8 @@ class CaptureContext:
             if initiator is not None or (proto == "udp" and packets_rev > 0):
                 a.peers_out.add(dst)
                 b.peers_in.add(src)
+                if initiator is not None and proto == "tcp" and dport in ADMIN_PORTS:
+                    a.admin_targets.add(dst)
             if packets_rev > 0:  # read only for ports a `served` fact says it answered on
                 b.clients[f"{proto}/{dport}"].add(src)
         hosts = list(session.scalars(select(Host.ip).where(Host.capture_id == capture_id)
@@ -137,7 +142,6 @@ class CaptureContext:
     @cached_property
     def claims_by_name(self) -> dict[str, list[tuple[str, Fact]]]:
         """Normalised hostname -> [(entity, claim)] across the capture."""
-        from .names import name_key
         out: dict[str, list[tuple[str, Fact]]] = defaultdict(list)
         for entity, facts in sorted(self._facts.items()):
             for fact in facts:
@@ -178,6 +182,18 @@ class HostFacts:
         """Routers between it and the capture point, from its main TTL (None if unknown)."""
         ttl = self.main_ttl
         return None if ttl is None else initial_ttl(int(ttl.value)) - int(ttl.value)
+
+    def served(self) -> dict[str, Fact]:
+        """Ports it answered on, one fact each: the same port measured by several extractors
+        (handshake, HTTP response) merged to the earliest frame and the largest count."""
+        out: dict[str, Fact] = {}
+        for fact in self.facts("served"):
+            have = out.get(fact.value)
+            if have is None or (fact.first_frame, -fact.count) < (have.first_frame, -have.count):
+                out[fact.value] = Fact(fact.kind, fact.value, fact.source, fact.grade,
+                                       fact.first_frame, fact.last_frame,
+                                       max(fact.count, have.count if have else 0))
+        return out
 
     def owned_macs(self) -> list[Fact]:
         """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with)."""

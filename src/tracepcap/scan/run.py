@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, insert
 from sqlalchemy.orm import Session
 
+from ..store.models import Finding as FindingRow
 from ..store.models import VoteRow
 from .context import CaptureContext
+from .findings import discover as discover_findings
 from .signals import Signal, signal_name
 from .vote import Vote, normalize_label
 
@@ -23,6 +25,7 @@ log = logging.getLogger(__name__)
 class ScanReport:
     votes: int = 0
     failures: dict[str, str] = field(default_factory=dict)  # "question/signal" -> first error
+    findings: int = 0
 
 
 def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[Signal, ...]],
@@ -50,7 +53,26 @@ def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[
     for start in range(0, len(rows), 5000):
         session.execute(insert(VoteRow), rows[start:start + 5000])
     report.votes = len(rows)
+    report.findings = _find(session, context, report)
     return report
+
+
+def _find(session: Session, context: CaptureContext, report: ScanReport) -> int:
+    session.execute(delete(FindingRow).where(FindingRow.capture_id == context.capture_id))
+    rows = []
+    for finder in discover_findings():
+        try:
+            found = list(finder(context))
+        except Exception as err:  # noqa: BLE001 - named boundary: one finder
+            log.exception("finder %s failed", finder.__module__)
+            report.failures[f"findings/{finder.__module__.rsplit('.', 1)[-1]}"] = f"{type(err).__name__}: {err}"
+            continue
+        rows += [{"capture_id": context.capture_id, "kind": f.kind, "severity": f.severity,
+                  "entities": list(f.entities), "summary": f.summary, "frames": list(f.frames)}
+                 for f in found]
+    if rows:
+        session.execute(insert(FindingRow), rows)
+    return len(rows)
 
 
 def _row(capture_id: str, question: str, entity: str, signal: str, vote: Vote) -> dict:

@@ -8,6 +8,7 @@ evidence for "dns server" adds to "DNS Server".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -43,15 +44,18 @@ class Tally:
 
 
 class ScoreBoard:
-    """Sums votes per normalized label. `ranking()` is deterministic: score descending,
-    then label; never dict or database order."""
+    """Sums votes per label key (`normalize_label` unless the question compares labels its own
+    way). `ranking()` is deterministic: score descending, then label; never dict or database
+    order. A tally shows the vocabulary's form of its label, else the first vote's."""
 
-    def __init__(self, vocabulary: tuple[str, ...] = ()) -> None:
-        self._canonical = {normalize_label(label): label for label in vocabulary}
+    def __init__(self, vocabulary: tuple[str, ...] = (),
+                 key: Callable[[str], str] = normalize_label) -> None:
+        self._key = key
+        self._canonical = {key(label): label for label in vocabulary}
         self._tallies: dict[str, Tally] = {}
 
     def add(self, vote: Vote) -> None:
-        key = normalize_label(vote.label)
+        key = self._key(vote.label)
         if not key:
             raise ValueError("a vote needs a label")
         tally = self._tallies.get(key)
@@ -61,12 +65,12 @@ class ScoreBoard:
         tally.votes.append(vote)
 
     def remove(self, label: str) -> Tally | None:
-        return self._tallies.pop(normalize_label(label), None)
+        return self._tallies.pop(self._key(label), None)
 
     def ranking(self) -> list[Tally]:
         for tally in self._tallies.values():
             tally.votes.sort(key=lambda v: (-v.weight, GRADE_ORDER.get(v.grade, 9), v.signal, v.reason))
-        return sorted(self._tallies.values(), key=lambda t: (-t.score, normalize_label(t.label)))
+        return sorted(self._tallies.values(), key=lambda t: (-t.score, self._key(t.label), t.label))
 
     def __bool__(self) -> bool:
         return bool(self._tallies)

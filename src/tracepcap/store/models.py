@@ -148,6 +148,11 @@ class HumanOverride(Base):
     actor: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: the entity's identity facts when the human answered ({"mac": [...], "served": [...]})
+    facts_snapshot: Mapped[dict | None] = mapped_column(JSON)
+    #: set by re-analysis when those facts moved; cleared when a human answers again
+    stale_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    stale_detail: Mapped[dict | None] = mapped_column(JSON)
 
 
 class ManualEvidence(Base):
@@ -202,3 +207,18 @@ class AuditEvent(Base):
     entity_key: Mapped[str | None] = mapped_column(String(64))
     before: Mapped[dict | None] = mapped_column(JSON)
     after: Mapped[dict | None] = mapped_column(JSON)
+
+
+class Finding(Base):
+    """A contradiction Scan noticed across facts (name-conflict, ip-mac-conflict, ...)."""
+
+    __tablename__ = "finding"
+    __table_args__ = (Index("ix_finding_capture", "capture_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(64))
+    severity: Mapped[str] = mapped_column(String(16))  # low | medium | high
+    entities: Mapped[list] = mapped_column(JSON)
+    summary: Mapped[str] = mapped_column(Text)
+    frames: Mapped[list] = mapped_column(JSON)

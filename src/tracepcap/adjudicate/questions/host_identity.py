@@ -1,10 +1,21 @@
 """host-identity: what kind of device is this host?
 
+Precedence: a host-identity override, then a human-confirmed node-role (mapped below), then
+the machine vote.
 Signals: scan/signals/host_identity/ (OUI vendor, TTL class, services answered, traffic
 pattern, router, service announcements).
 """
 
-from ..contract import Adjudicator, Tier
+from ..contract import Adjudicator, Deference, Tier
+
+# A human-confirmed node-role decides the device type (after a host-identity override).
+ROLE_DEVICE_TYPES = {
+    "Domain Controller": "Directory Server", "DHCP Server": "DHCP Server", "DNS Resolver": "DNS Server",
+    "Default Gateway": "Router", "File Server": "File Server", "Mail Server": "Mail Server",
+    "Database Server": "Database Server", "Print Server": "Printer", "Web Server": "Web Server",
+    "Jump Host": "Server", "NTP Server": "Server", "Historian": "Server",
+    "Engineering Workstation": "Workstation",
+}
 
 ADJUDICATOR = Adjudicator(
     question="host-identity",
@@ -16,4 +27,5 @@ ADJUDICATOR = Adjudicator(
     contest_below=35,
     margin_for_full=60,
     position=10,
+    defers=Deference("node-role", ROLE_DEVICE_TYPES),
 )

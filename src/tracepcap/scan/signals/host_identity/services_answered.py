@@ -41,7 +41,7 @@ MAX_WEIGHT = 80
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     clients_by_port = host.traffic.clients
-    for fact in host.facts("served"):
+    for fact in host.served().values():
         if fact.value not in SERVICES:
             continue
         service, label = SERVICES[fact.value]

@@ -1,0 +1,35 @@
+"""name-conflict: two hosts claim one name for themselves. A claim that contradicts a
+certificate the other host served is high severity (impersonation shape); two hosts merely
+saying the same name (DHCP, NBNS, mDNS...) is low (a renamed or re-addressed machine)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..context import CaptureContext, Fact
+from ..names import CERTIFICATE_SOURCES, SELF_SOURCES, same_name, specificity
+from . import Finding
+
+
+def find(context: CaptureContext) -> Iterator[Finding]:
+    hosts = set(context.hosts)
+    for claims in context.claims_by_name.values():
+        own = [(entity, fact) for entity, fact in claims
+               if entity in hosts and fact.source in SELF_SOURCES | CERTIFICATE_SOURCES]
+        # the most specific name first; a bare name joins the first full name it matches
+        for name in sorted({fact.value for _, fact in own}, key=lambda v: (-specificity(v), v)):
+            group = [(e, f) for e, f in own if same_name(f.value, name)]
+            if len({e for e, _ in group}) >= 2:
+                yield _conflict(name, group)
+                break
+
+
+def _conflict(name: str, group: list[tuple[str, Fact]]) -> Finding:
+    claimants = sorted({entity for entity, _ in group})
+    by_cert = {entity for entity, fact in group if fact.source in CERTIFICATE_SOURCES}
+    high = bool(by_cert) and any(e not in by_cert for e in claimants)
+    said = "; ".join(f"{entity} by {', '.join(sorted({f.source for e, f in group if e == entity}))}"
+                     for entity in claimants)
+    return Finding("name-conflict", "high" if high else "low", tuple(claimants),
+                   f"{len(claimants)} hosts claim the name {name}: {said}",
+                   tuple(sorted({fact.first_frame for _, fact in group})))

@@ -1,0 +1,33 @@
+"""A name this host announces but another host holds by certificate is disputed: the
+certificate holder proved it (the impersonation shape), so this host's claim votes against
+itself and the verdict cannot assert it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...context import HostFacts
+from ...names import CERTIFICATE_SOURCES, SELF_SOURCES, name_key, same_name
+from ...vote import Vote
+from .claims import display_names
+
+DISPUTE_WEIGHT = -20
+
+
+def vote(host: HostFacts) -> Iterator[Vote]:
+    claims = host.facts("hostname-claim")
+    shown = display_names(claims)
+    own_certs = {name_key(f.value) for f in claims if f.source in CERTIFICATE_SOURCES}
+    hosts = set(host.capture.hosts)
+    announced = {}
+    for fact in claims:
+        if fact.source in SELF_SOURCES and name_key(fact.value) not in own_certs:
+            announced.setdefault(name_key(fact.value), fact.value)
+    for key, said in sorted(announced.items()):
+        holders = sorted({(entity, fact.first_frame) for entity, fact in host.capture.claims_by_name.get(key, [])
+                          if entity != host.ip and entity in hosts and fact.source in CERTIFICATE_SOURCES
+                          and same_name(fact.value, said)})
+        for entity, frame in holders[:1]:
+            yield Vote(shown[key], DISPUTE_WEIGHT, f"{entity} serves a certificate naming {shown[key]}, "
+                       f"frame {frame}: another host holds this name ({DISPUTE_WEIGHT:+d})",
+                       "REPORTED", (frame,))
