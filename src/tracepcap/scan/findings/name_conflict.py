@@ -19,9 +19,17 @@ def find(context: CaptureContext) -> Iterator[Finding]:
         # the most specific name first; a bare name joins the first full name it matches
         for name in sorted({fact.value for _, fact in own}, key=lambda v: (-specificity(v), v)):
             group = [(e, f) for e, f in own if same_name(f.value, name)]
-            if len({e for e, _ in group}) >= 2:
+            # one device's IPv4 and IPv6 addresses (one MAC) naming it alike is no conflict
+            if len({_device(context, e) for e, _ in group}) >= 2:
                 yield _conflict(name, group)
                 break
+
+
+def _device(context: CaptureContext, entity: str) -> tuple[str, ...]:
+    """The MACs a zero-hop address sent from; a routed address is a device of its own."""
+    host = context.host(entity)
+    macs = () if host.hops else tuple(sorted(host.values("mac")))
+    return macs or (entity,)
 
 
 def _conflict(name: str, group: list[tuple[str, Fact]]) -> Finding:

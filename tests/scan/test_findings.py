@@ -1,0 +1,45 @@
+"""Findings on facts made by hand: name conflicts by grade, IP-MAC conflicts by hop count."""
+
+from __future__ import annotations
+
+from tracepcap.scan.context import CaptureContext, Fact
+from tracepcap.scan.findings import ip_mac_conflict, name_conflict
+
+
+def fact(kind, value, frame=1, count=1, source=None, grade="MEASURED"):
+    return Fact(kind, value, source or kind, grade, frame, frame, count)
+
+
+def found(module, facts):
+    ctx = CaptureContext("cap", facts, {}, sorted(facts))
+    return [(f.kind, f.severity, f.entities, f.summary, f.frames) for f in module.find(ctx)]
+
+
+def test_two_self_announced_claims_are_low():
+    facts = {"10.0.0.5": [fact("hostname-claim", "PRINTER-2", 4, source="nbns")],
+             "10.0.0.6": [fact("hostname-claim", "printer-2.corp.example", 9, source="dhcp")]}
+    assert found(name_conflict, facts) == [
+        ("name-conflict", "low", ("10.0.0.5", "10.0.0.6"),
+         "2 hosts claim the name printer-2.corp.example: 10.0.0.5 by nbns; 10.0.0.6 by dhcp", (4, 9))]
+
+
+def test_third_party_claims_and_dual_stack_are_no_conflict():
+    mac = "8c:fe:57:23:37:e4"
+    facts = {"192.168.1.75": [fact("mac", mac, 5), fact("hostname-claim", "Gabrieles-iPad.local", 29, source="mdns")],
+             "fe80::4ba:91a:7817:e318": [fact("mac", mac, 6),
+                                         fact("hostname-claim", "Gabrieles-iPad.local", 29, source="mdns")],
+             "142.250.1.1": [fact("hostname-claim", "google.com", 2, source="dns-a")],
+             "142.250.1.2": [fact("hostname-claim", "google.com", 3, source="dns-a")]}
+    assert found(name_conflict, facts) == []
+
+
+def test_ip_claimed_by_two_macs():
+    local = {"10.2.0.10": [fact("mac", "aa:bb:cc:dd:ee:01", 1622), fact("mac", "aa:bb:cc:dd:ee:02", 1633),
+                           fact("ttl", "64", 1622, 9)]}
+    assert found(ip_mac_conflict, local) == [
+        ("ip-mac-conflict", "high", ("10.2.0.10",),
+         "10.2.0.10 was claimed by 2 MACs: aa:bb:cc:dd:ee:01 (frame 1622), aa:bb:cc:dd:ee:02 (frame 1633)",
+         (1622, 1633))]
+    routed = {"203.0.113.9": [fact("mac", "00:00:0c:00:00:01", 10), fact("mac", "00:00:0c:00:00:02", 500),
+                              fact("ttl", "52", 10, 40)]}
+    assert found(ip_mac_conflict, routed)[0][1] == "low"  # a routed address through two gateways
