@@ -1,0 +1,36 @@
+"""The initial TTL a host's stack uses (from the TTL it arrived with, hops added back).
+
+128 is Windows' default and 255 that of network operating systems such as Cisco IOS, so
+each is a weak vote (any host can be set to another initial TTL). 64 is the default of
+Linux, Android, ChromeOS, macOS, iOS, the BSDs and most embedded stacks: it rules Windows
+out but names no family, so it says so in a vote of weight 0 for "Unknown" rather than
+pick one or dilute a vote seven ways.
+An initial 32 (old Windows, a few embedded stacks) is too rare to read: no vote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...context import HostFacts, initial_ttl
+from ...vote import Vote
+
+WEIGHT = 10
+FAMILIES = {128: ("Windows", "the Windows default"),
+            255: ("Network OS", "the default of network operating systems such as Cisco IOS")}
+UNIX_LIKE = "shared by Linux, Android, ChromeOS, macOS, iOS, the BSDs and most embedded stacks"
+
+
+def vote(host: HostFacts) -> Iterator[Vote]:
+    main = host.main_ttl
+    if main is None:
+        return
+    start = initial_ttl(int(main.value))
+    seen = f"sends with TTL {main.value}, first in frame {main.first_frame}"
+    if start in FAMILIES:
+        label, why = FAMILIES[start]
+        yield Vote(label, WEIGHT, f"{seen} (initial {start}, {why}) (+{WEIGHT})", main.grade,
+                   (main.first_frame,))
+    elif start == 64:
+        yield Vote("Unknown", 0, f"{seen} (initial 64, {UNIX_LIKE}: it names none of them) (+0)",
+                   main.grade, (main.first_frame,))

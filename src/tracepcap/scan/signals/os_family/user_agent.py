@@ -1,0 +1,41 @@
+"""The OS a host's HTTP clients name in User-Agent (REPORTED), read by the maintained
+ua-parser (uap-core's expressions): browsers copy the OS into it, but extensions, proxies
+and privacy settings rewrite it, so it weighs less than what was measured."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+
+from ua_parser import parse_os
+
+from ...context import HostFacts
+from ...vote import Vote
+
+WEIGHT = 20
+# ua-parser's OS family -> our label; distributions are Linux
+FAMILIES = {"Windows": "Windows", "Mac OS X": "macOS", "Mac OS": "macOS", "iOS": "iOS",
+            "Android": "Android", "Chrome OS": "ChromeOS", "FreeBSD": "BSD", "OpenBSD": "BSD",
+            "NetBSD": "BSD"}
+LINUX = frozenset(("Linux", "Ubuntu", "Debian", "Fedora", "Red Hat", "CentOS", "SUSE", "openSUSE",
+                   "Mint", "Linux Mint", "Arch Linux", "Gentoo", "Slackware", "Kubuntu", "Mageia"))
+
+
+@lru_cache(maxsize=4096)
+def reported_family(user_agent: str) -> tuple[str, str] | None:
+    """(our label, ua-parser's OS family) for a User-Agent, None if it names no OS we know."""
+    os = parse_os(user_agent)
+    if os is None:
+        return None
+    label = "Linux" if os.family in LINUX else FAMILIES.get(os.family)
+    return (label, os.family) if label else None
+
+
+def vote(host: HostFacts) -> Iterator[Vote]:
+    voted: set[str] = set()
+    for fact in sorted(host.facts("user-agent"), key=lambda f: (f.first_frame, f.value)):
+        if (found := reported_family(fact.value)) and found[0] not in voted:
+            voted.add(found[0])
+            shown = fact.value if len(fact.value) <= 80 else fact.value[:77].rsplit(" ", 1)[0] + "..."
+            yield Vote(found[0], WEIGHT, f"its User-Agent says {found[1]}: {shown}, first in frame "
+                       f"{fact.first_frame} (+{WEIGHT})", fact.grade, (fact.first_frame,))
