@@ -90,6 +90,7 @@ def test_truncated_capture_is_partial_with_what_was_read(run, captures, tmp_path
     assert reader["extractor"] == "reader" and reader["status"] == "partial"
     assert "file ends" in reader["error"]
     assert 0 < doc["capture"]["packets"] < 84 and doc["hosts"]
+    assert all(h["verdicts"]["host-identity"]["candidates"] for h in doc["hosts"])  # what was read is judged
 
 
 def test_pcapng_with_unknown_block_is_complete(run, captures, tmp_path):

@@ -31,7 +31,8 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         sha = s.get(Capture, capture_id).sha256
     try:
         result = extract_capture(db, capture_id, capture_path(settings.capture_dir, sha))
-        complete = result.complete and _scan_and_adjudicate(db, registry, capture_id)
+        adjudicated = _scan_and_adjudicate(db, registry, capture_id)  # on a partial capture too
+        complete = result.complete and adjudicated
     except TracePcapError as err:
         return _finish(db, capture_id, "failed", str(err))
     except Exception as err:  # noqa: BLE001 - the named boundary of one analysis job
