@@ -3,14 +3,16 @@
 
     .venv/bin/python benchmarks/extract_bench.py [--size-gb 1.0] [--out DIR] [--keep]
                                                  [--skip-peers] [--profile]
+                                                 [--stress flows|hosts]
 
 1. Generates (once; reused from --out while it is kept) a synthetic office-LAN pcap of at
    least --size-gb GiB: Ethernet/IPv4 mostly, some 802.1Q-tagged and IPv6 traffic, a few
    thousand hosts, TCP sessions (handshake, data segments of varied sizes, close) carrying
    TLS ClientHellos, HTTP requests, SSH banners and bulk transfers, DNS over UDP, DHCP,
-   ARP, mDNS and NBNS. A pool of session templates is built once with `tracepcap.synth`
-   and replayed, interleaved, with fresh timestamps and a fresh client port per replay
-   (patched in place, so TCP/UDP checksums of replays are wrong: nothing here checks them).
+   ARP, mDNS and NBNS. A pool of session templates is built once (payloads from
+   `tracepcap.synth`, headers packed here) and replayed, 64 sessions interleaved, with
+   fresh timestamps and a fresh client port per replay (patched in place, so TCP/UDP
+   checksums of replays are wrong: nothing here checks them).
 2. Runs, one after another, each in its own process started under /usr/bin/time (peak
    RSS is the measured process's own, see `measure`):
      a. TracePcap extract: `pipeline.extract(path, "bench")`, every extractor, no database;
@@ -22,6 +24,8 @@
 
 `--skip-peers` runs rows a and b only. `--profile` runs extract in this process under
 cProfile instead of the table (use a small --size-gb, e.g. 0.05) and prints the hotspots.
+`--stress flows|hosts` swaps the LAN capture for a small one that stresses one bounded table
+(1M conversations over 1,000 hosts; or 200,000 hosts) and runs TracePcap's rows on it.
 Sizes are binary: 1 GiB = 2^30 bytes, MiB = 2^20 bytes.
 """
 
@@ -523,12 +527,14 @@ def generate(path: Path, target_bytes: int, seed: int = 20240601, clients: int =
                       else "1024-1513" if n < 1514 else "1514-1518")
             sizes[bucket] += count
     total = sum(sizes.values()) or 1
-    hosts = {c.ip for c in built.clients} | {s.ip for s in built.internet}
+    hosts = [*built.clients, *built.internet, *built.resolvers, built.dhcp_server, *built.web,
+             *built.files, *built.ssh]
+    addresses = {h.ip for h in hosts} | {h.ip6 for h in hosts if h.ip6}
     return {"version": GEN_VERSION, "bytes": path.stat().st_size, "packets": packets,
             "target_bytes": target_bytes, "templates": len(frames),
             "template_frames": sum(len(fr) for fr in frames), "sessions": sum(replays),
             "sessions_by_kind": by_kind, "clients": len(built.clients),
-            "addresses_v4": len(hosts) + 1 + len(built.web) + len(built.files) + len(built.ssh) + 2,
+            "addresses": len(addresses),
             "mix_pct": {k: round(100 * v / total, 1) for k, v in mix.items()},
             "frame_sizes_pct": {k: round(100 * v / total, 1) for k, v in sizes.items()},
             "mean_frame": round((path.stat().st_size - 24) / packets - 16, 1),
@@ -539,12 +545,29 @@ def generate(path: Path, target_bytes: int, seed: int = 20240601, clients: int =
 # Workers: each measured row runs one of these in a fresh interpreter
 # =========================================================================================
 
-def worker_extract(path: str) -> dict:
+def _rss_mib() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+    return -1
+
+
+def worker_extract(path: str, max_flows: str | None = None) -> dict:
     from tracepcap.extract.pipeline import extract
+    from tracepcap.extract.settings import Limits
+    limits = Limits() if max_flows is None else Limits(max_flows=int(max_flows))
+    trace: list[tuple[int, int]] = []  # (percent of the file read, RSS MiB), every 1/8
+
+    def progress(done: int, total: int) -> None:
+        if done * 8 >= len(trace) * total and len(trace) <= 8:
+            trace.append((round(100 * done / total), _rss_mib()))
+
     t0 = time.perf_counter()
-    res = extract(Path(path), "bench")
+    res = extract(Path(path), "bench", limits=limits, on_progress=progress)
     walk = time.perf_counter() - t0
-    return {"packets": res.packets, "walk_s": walk, "hosts": len(res.hosts),
+    return {"packets": res.packets, "walk_s": walk, "hosts": len(res.hosts), "rss_trace": trace,
+            "rss_end": _rss_mib(),
             "facts": len(res.observations), "conversations": res.conversations,
             "manifest": [[r.extractor, r.status, r.facts, r.error] for r in res.manifest],
             "extra": res.extra}
@@ -673,8 +696,25 @@ def warm(capture: Path) -> float:
     return time.perf_counter() - t0
 
 
-def fmt_int(n: float) -> str:
-    return f"{n:,.0f}"
+def code_fingerprint() -> str:
+    """Which extract code was measured: git HEAD (read only), whether the tree differs from
+    it, and a hash of the extract package's sources as they are on disk."""
+    import hashlib
+    import importlib.util
+    spec = importlib.util.find_spec("tracepcap")
+    root = Path(next(iter(spec.submodule_search_locations))) / "extract"
+    digest = hashlib.sha256()
+    for source in sorted(root.rglob("*.py")):
+        digest.update(str(source.relative_to(root)).encode() + b"\0" + source.read_bytes())
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True,
+                              capture_output=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=root, text=True,
+                               capture_output=True, check=True).stdout.strip()
+        head += " + uncommitted changes under extract/" if dirty else " (clean)"
+    except (OSError, subprocess.CalledProcessError):
+        head = "no git"
+    return f"git {head}; extract/*.py sha256 {digest.hexdigest()[:12]}"
 
 
 def report(capture: Path, info: dict, rows: list[tuple[str, dict]], base: dict | None) -> None:
@@ -684,7 +724,9 @@ def report(capture: Path, info: dict, rows: list[tuple[str, dict]], base: dict |
     print(f"capture  {capture}  {size:,} bytes ({size / MIB:,.1f} MiB), {packets:,} packets, "
           f"mean frame {info['mean_frame']} bytes")
     print(f"machine  {platform.node()}  {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"{time.strftime('%Y-%m-%d %H:%M %Z')}")
+          f"{time.strftime('%Y-%m-%d %H:%M %Z')}, load average before the rows "
+          f"{info.get('load_before', float('nan')):.2f}")
+    print(f"code     {code_fingerprint()}")
     print()
     head = f"{'row':<34}{'wall s':>9}{'CPU s':>9}{'kpkt/s':>9}{'MiB/s':>8}{'peak RSS MB':>13}"
     print(head)
@@ -708,6 +750,8 @@ def report(capture: Path, info: dict, rows: list[tuple[str, dict]], base: dict |
                 print(f"         {name}: {error}")
         if ex["extra"]:
             print(f"         evicted early: {ex['extra']}")
+        print("rss      extract's RSS as the walk goes (percent read: MB): " + ", ".join(
+            f"{pct}%: {mib}" for pct, mib in ex["rss_trace"]) + f"; after finish(): {ex['rss_end']}")
     if base:
         print(f"fixed    interpreter + `import tracepcap.extract.pipeline` + discover(): "
               f"{base['wall_s']:.2f} s, {base['rss_mib']:.0f} MB peak RSS (inside rows a and b)")
@@ -736,6 +780,15 @@ def report(capture: Path, info: dict, rows: list[tuple[str, dict]], base: dict |
         print(f"ratios   extract takes {ex['wall_s'] / hp['wall_s']:.2f}x the hot path's wall time "
               f"(flows, stream heads and extractors add {cost:.1f} s, "
               f"{cost / packets * 1e6:.1f} us/packet)")
+    no_evict = next((r for k, r in rows if k.startswith("a2.")), None)
+    if ex and no_evict:
+        evicted = ex["extra"].get("flows", 0)
+        extra = ex["wall_s"] - no_evict["wall_s"]
+        cpu = ex["cpu_s"] - no_evict["cpu_s"]
+        print(f"flows    the default max_flows costs {extra:.1f} s wall, {cpu:.1f} s CPU over a "
+              f"table that never evicts ({evicted:,} evictions, {cpu / max(evicted, 1) * 1e6:.0f} "
+              f"us CPU each); peak RSS {ex['rss_mib']:.0f} MB with eviction, "
+              f"{no_evict['rss_mib']:.0f} MB without")
     for ours_label, ours in (("hot path", hp), ("extract", ex)):
         if ours and peers:
             print(f"         {ours_label} is " + ", ".join(
@@ -772,10 +825,61 @@ def ensure_capture(out_dir: Path, size_gb: float, workdir: Path) -> tuple[Path, 
     meta.write_text(json.dumps(info, indent=1))
     print(f"generated in {res['wall_s']:.1f} s (templates {info['build_s']} s; generator peak "
           f"RSS {res['rss_mib']:.0f} MB): {info['packets']:,} packets, {info['templates']:,} "
-          f"templates replayed as {info['sessions']:,} sessions")
+          f"templates replayed as {info['sessions']:,} sessions, {info['addresses']:,} "
+          f"host addresses ({info['clients']:,} clients)")
     print(f"mix      {info['mix_pct']}  frame sizes {info['frame_sizes_pct']}")
     print(f"sessions {info['sessions_by_kind']}")
     return capture, info
+
+
+STRESS = {
+    # 1,000,000 two-packet UDP conversations between 1,000 clients and one resolver: five
+    # times the default Limits.max_flows, so the flow table evicts 800,000 times.
+    "flows": dict(conversations=1_000_000, clients=1_000),
+    # 200,000 clients, one two-packet conversation each: the fact table's size follows the
+    # number of hosts, not the capture's length (this file is about 40 MB).
+    "hosts": dict(conversations=200_000, clients=200_000),
+}
+
+
+def ensure_stress(out_dir: Path, kind: str) -> tuple[Path, dict]:
+    """A small capture of minimal DNS-sized UDP exchanges, shaped to stress one table."""
+    spec = STRESS[kind]
+    capture = out_dir / f"stress-{kind}.pcap"
+    n, clients = spec["conversations"], spec["clients"]
+    frames = 2 * n
+    if not capture.exists():
+        out_dir.mkdir(parents=True, exist_ok=True)
+        print(f"generating {capture} ({n:,} conversations, {clients:,} clients) ...", flush=True)
+        router = bytes.fromhex("00000c9ff001")
+        payload = bytes(40)
+        record, ip4, udp = struct.Struct("<IIII").pack, struct.Struct("!BBHHHBBH4s4s").pack, \
+            struct.Struct("!HHHH").pack
+        server = bytes([10, 0, 0, 53])
+        tmp = capture.with_name(capture.name + ".partial")
+        with open(tmp, "wb") as out:
+            out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+            parts, t_us = [], START_US
+            for i in range(n):
+                c = i % clients
+                client = bytes([10, 1 + (c >> 16), (c >> 8) & 0xFF, c & 0xFF])
+                mac = bytes.fromhex("001422") + c.to_bytes(3, "big")
+                port = 20000 + (i // clients) % 40000  # clear of well-known and 1900 (SSDP)
+                for src, dst, sport, dport, l2 in (
+                        (client, server, port, 53, router + mac + b"\x08\x00"),
+                        (server, client, 53, port, mac + router + b"\x08\x00")):
+                    l4 = udp(sport, dport, 8 + len(payload), 0) + payload
+                    frame = l2 + ip4(0x45, 0, 20 + len(l4), 0, 0x4000, 64, 17, 0, src, dst) + l4
+                    t_us += 50
+                    parts.append(record(t_us // 1_000_000, t_us % 1_000_000, len(frame), len(frame)))
+                    parts.append(frame)
+                if len(parts) > 100_000:
+                    out.write(b"".join(parts))
+                    parts.clear()
+            out.write(b"".join(parts))
+        os.replace(tmp, capture)
+    size = capture.stat().st_size
+    return capture, {"packets": frames, "mean_frame": round((size - 24) / frames - 16, 1)}
 
 
 def profile(capture: Path, top: int = 30) -> None:
@@ -797,7 +901,8 @@ def main() -> None:
         if kind == "generate":
             result = worker_generate(path, int(sys.argv[5]))
         else:
-            result = WORKERS[kind](path)
+            name, _, arg = kind.partition(":")  # "extract:2000000": max_flows override
+            result = WORKERS[name](path, *([arg] if arg else []))
         print(json.dumps(result))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -810,6 +915,9 @@ def main() -> None:
                         help="TracePcap's rows only (no dpkt, no tshark)")
     parser.add_argument("--profile", action="store_true",
                         help="run extract under cProfile in this process instead of the table")
+    parser.add_argument("--stress", choices=sorted(STRESS),
+                        help="instead of the LAN capture, a small one that stresses the flow "
+                             "table (flows) or the fact table (hosts); TracePcap rows only")
     args = parser.parse_args()
     try:
         import tracepcap  # noqa: F401
@@ -819,20 +927,26 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="extract-bench-"))
     capture = None
     try:
-        capture, info = ensure_capture(args.out, args.size_gb, workdir)
+        if args.stress:
+            capture, info = ensure_stress(args.out, args.stress)
+        else:
+            capture, info = ensure_capture(args.out, args.size_gb, workdir)
         if args.profile:
             profile(capture)
             return
         print(f"page cache warmed in {warm(capture):.1f} s; rows run one after another")
+        info["load_before"] = os.getloadavg()[0]
         rows = []
-        for label, kind in (("a. tracepcap extract (all)", "extract"),
-                            ("b. tracepcap hot path", "hotpath"),
-                            ("c. dpkt header walk", "dpkt")):
-            if kind == "dpkt" and args.skip_peers:
+        plan = [("a. tracepcap extract (all)", "extract"), ("b. tracepcap hot path", "hotpath"),
+                ("c. dpkt header walk", "dpkt")]
+        if args.stress == "flows":
+            plan.insert(1, ("a2. extract, max_flows=2,000,000", "extract:2000000"))
+        for label, kind in plan:
+            if kind == "dpkt" and (args.skip_peers or args.stress):
                 continue
             print(f"  {label} ...", flush=True)
             rows.append((label, run_worker(kind, capture, workdir)))
-        if not args.skip_peers:
+        if not (args.skip_peers or args.stress):
             print("  d. tshark -T fields ...", flush=True)
             res = run_tshark(capture, workdir)
             if res is None:
@@ -843,7 +957,7 @@ def main() -> None:
         report(capture, info, rows, base)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-        if capture is not None and not args.keep:
+        if capture is not None and not args.keep and capture.exists():
             capture.unlink(missing_ok=True)
             capture.with_suffix(".json").unlink(missing_ok=True)
             print(f"deleted {capture} (use --keep to keep it)")
