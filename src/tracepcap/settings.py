@@ -1,9 +1,15 @@
-"""Settings, from the environment (prefix TRACEPCAP_), validated at start."""
+"""Settings, from the environment (prefix TRACEPCAP_), validated at start.
+
+Contradictions are refused here, before anything runs: auth "oidc" without an issuer or an
+audience is an error, never a server that silently lets everyone in.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
+from urllib.parse import urlparse
 
 from platformdirs import user_data_dir
 from pydantic import Field, model_validator
@@ -21,10 +27,40 @@ class Settings(BaseSettings):
     #: uploads larger than this are refused while streaming
     max_capture_bytes: int = Field(default=2 * GIB, gt=0)
 
+    #: "off" (default): every request acts as "system" with every role; "oidc": bearer JWTs
+    auth: Literal["off", "oidc"] = "off"
+    #: the issuer URL, e.g. a Keycloak realm: https://sso.example.org/realms/tracepcap
+    oidc_issuer: str | None = None
+    #: the audience tokens must carry (`aud`), e.g. "tracepcap-api"
+    oidc_audience: str | None = None
+    #: dotted path of the roles list in the token (Keycloak realm roles by default)
+    oidc_roles_claim: str = Field(default="realm_access.roles", min_length=1)
+    #: clock skew tolerated on exp / nbf / iat, in seconds
+    oidc_leeway_seconds: int = Field(default=30, ge=0, le=300)
+    #: how long the issuer's JWKS is cached before it is fetched again
+    oidc_jwks_cache_seconds: float = Field(default=300, gt=0)
+    #: at most one refetch of the JWKS per this many seconds for a token with an unknown kid
+    oidc_jwks_min_refresh_seconds: float = Field(default=10, ge=0)
+    #: timeout of each request to the issuer (discovery, JWKS)
+    oidc_http_timeout_seconds: float = Field(default=5, gt=0)
+
     @model_validator(mode="after")
     def _default_database(self) -> Settings:
         if not self.database_url:
             self.database_url = f"sqlite:///{self.data_dir / 'tracepcap.sqlite3'}"
+        return self
+
+    @model_validator(mode="after")
+    def _auth_is_complete(self) -> Settings:
+        if self.auth != "oidc":
+            return self
+        missing = [name for name, value in (("TRACEPCAP_OIDC_ISSUER", self.oidc_issuer),
+                                            ("TRACEPCAP_OIDC_AUDIENCE", self.oidc_audience)) if not value]
+        if missing:
+            raise ValueError(f"TRACEPCAP_AUTH=oidc needs {' and '.join(missing)}")
+        url = urlparse(self.oidc_issuer)
+        if url.scheme not in ("http", "https") or not url.netloc:
+            raise ValueError(f"TRACEPCAP_OIDC_ISSUER must be an http(s) URL (got {self.oidc_issuer!r})")
         return self
 
     @property

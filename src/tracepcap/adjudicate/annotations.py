@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
+from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
 from ..errors import InvalidAnnotation, NotAuthor, NotFound
+from ..ingest import capture_path
 from ..scan.vote import normalize_label
 from ..store.models import (AuditEvent, Capture, Dismissal, Host, HumanOverride, ManualEvidence,
                             ObservationRow, VerdictRow)
@@ -64,6 +66,28 @@ def check_key(session: Session, registry: Registry, key: Key) -> None:
         raise NotFound(f"no capture {key.capture_id!r}")
     if session.get(Host, (key.capture_id, key.entity_key)) is None:
         raise NotFound(f"no host {key.entity_key!r} in capture {key.capture_id}")
+
+
+def _take_turn(session: Session, registry: Registry, key: Key) -> None:
+    """Wait for the other writers of this entity, then check_key. Human actions on one entity
+    run one after another, so each reads what the previous one wrote: no override inserted
+    twice, no verdict computed from annotations another writer is changing.
+
+    PostgreSQL: a row lock on the host (after a key-share lock on the capture, the order a
+    capture deletion takes them in, so the two never deadlock). SQLite: the database write
+    lock, taken before the first read (BEGIN IMMEDIATE), so a writer never has to upgrade a
+    read that went stale, which SQLite refuses with "database is locked" at once.
+    """
+    connection = session.connection()
+    if connection.dialect.name == "sqlite":
+        if not connection.connection.dbapi_connection.in_transaction:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+    else:
+        session.execute(select(Capture.id).where(Capture.id == key.capture_id)
+                        .with_for_update(read=True, key_share=True))
+        session.execute(select(Host.ip).where(Host.capture_id == key.capture_id,
+                                              Host.ip == key.entity_key).with_for_update())
+    check_key(session, registry, key)
 
 
 def _label(label: str) -> str:
@@ -143,7 +167,7 @@ def mark_stale(session: Session, capture_id: str) -> int:
 
 def set_override(session: Session, registry: Registry, key: Key, label: str, rationale: str,
                  *, actor: str) -> Verdict:
-    check_key(session, registry, key)
+    _take_turn(session, registry, key)
     label, rationale = _label(label), _text("rationale", rationale)
     existing = _find_override(session, key)
     before = _override_dict(existing)
@@ -163,7 +187,7 @@ def set_override(session: Session, registry: Registry, key: Key, label: str, rat
 
 
 def clear_override(session: Session, registry: Registry, key: Key, *, actor: str) -> Verdict:
-    check_key(session, registry, key)
+    _take_turn(session, registry, key)
     existing = _find_override(session, key)
     if existing is None:
         raise NotFound(f"no override on {key.question} for {key.entity_key} in capture {key.capture_id}")
@@ -183,7 +207,7 @@ def list_evidence(session: Session, registry: Registry, key: Key) -> list[Manual
 
 def add_evidence(session: Session, registry: Registry, key: Key, label: str, weight: int, reason: str,
                  *, actor: str) -> tuple[ManualEvidence, Verdict]:
-    check_key(session, registry, key)
+    _take_turn(session, registry, key)
     now = _now()
     evidence = ManualEvidence(question=key.question, capture_id=key.capture_id, entity_key=key.entity_key,
                               label=_label(label), weight=_weight(weight), reason=_text("reason", reason),
@@ -208,7 +232,7 @@ def _own_evidence(session: Session, key: Key, evidence_id: int, actor: str) -> M
 def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: int, *, actor: str,
                   label: str | None = None, weight: int | None = None,
                   reason: str | None = None) -> tuple[ManualEvidence, Verdict]:
-    check_key(session, registry, key)
+    _take_turn(session, registry, key)
     evidence = _own_evidence(session, key, evidence_id, actor)
     before = _evidence_dict(evidence)
     if label is not None:
@@ -224,7 +248,7 @@ def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: i
 
 
 def delete_evidence(session: Session, registry: Registry, key: Key, evidence_id: int, *, actor: str) -> Verdict:
-    check_key(session, registry, key)
+    _take_turn(session, registry, key)
     evidence = _own_evidence(session, key, evidence_id, actor)
     before = _evidence_dict(evidence)
     session.delete(evidence)
@@ -234,7 +258,7 @@ def delete_evidence(session: Session, registry: Registry, key: Key, evidence_id:
 
 
 def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: str, *, actor: str) -> Verdict:
-    check_key(session, registry, key)
+    _take_turn(session, registry, key)
     label, reason = _label(label), _text("reason", reason)
     label_key = normalize_label(label)
     existing = session.scalar(select(Dismissal).where(
@@ -252,7 +276,7 @@ def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: 
 
 
 def undismiss(session: Session, registry: Registry, key: Key, label: str, *, actor: str) -> Verdict:
-    check_key(session, registry, key)
+    _take_turn(session, registry, key)
     existing = session.scalar(select(Dismissal).where(
         Dismissal.question == key.question, Dismissal.capture_id == key.capture_id,
         Dismissal.entity_key == key.entity_key, Dismissal.label_key == normalize_label(label)))
@@ -272,6 +296,27 @@ def trail(session: Session, key: Key) -> list[AuditEvent]:
         AuditEvent.entity_key == key.entity_key).order_by(AuditEvent.id)))
 
 
+def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, actor: str) -> None:
+    """Delete a capture and every row derived from it (the database cascades), recording
+    `capture.deleted`; the audit log, which has no foreign key, keeps that and every earlier
+    event. The stored file goes once the deletion is committed, unless another capture still
+    names the same bytes."""
+    capture = session.get(Capture, capture_id)
+    if capture is None:
+        raise NotFound(f"no capture {capture_id!r}")
+    record(session, AuditAction.CAPTURE_DELETED, actor, capture_id=capture.id, before={
+        "name": capture.name, "sha256": capture.sha256, "size": capture.size, "format": capture.format,
+        "status": capture.status, "uploaded_by": capture.uploaded_by,
+        "uploaded_at": capture.uploaded_at.isoformat()})
+    shared = session.scalar(select(func.count()).select_from(Capture).where(
+        Capture.sha256 == capture.sha256, Capture.id != capture.id))
+    session.delete(capture)
+    session.flush()
+    if not shared:
+        stored = capture_path(capture_dir, capture.sha256)
+        event.listen(session, "after_commit", lambda _session: stored.unlink(missing_ok=True), once=True)
+
+
 def dismissals(session: Session, key: Key) -> list[Dismissal]:
     return list(session.scalars(select(Dismissal).where(
         Dismissal.question == key.question, Dismissal.capture_id == key.capture_id,
@@ -284,7 +329,7 @@ ACCEPTED = "accepted suggestion"
 def accept(session: Session, registry: Registry, key: Key, *, actor: str) -> Verdict:
     """Accept the machine's current answer: an override with its label, rationale
     "accepted suggestion" (node-role's "confirm", for any question)."""
-    check_key(session, registry, key)
+    _take_turn(session, registry, key)
     row = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
     document = row.document if row is not None else None
     label = document and document["primary_label"]

@@ -1,7 +1,8 @@
 """Capture storage: content-addressed by SHA-256 in the data directory.
 
 Bytes are streamed to a temporary file while hashed and counted; the size limit is checked
-as they arrive, never after. The same bytes uploaded twice are one capture.
+as they arrive, never after. The same bytes uploaded twice are one capture, even when the two
+uploads race each other.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import os
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import CaptureMissing, CaptureTooLarge, NotFound
@@ -28,10 +31,19 @@ def capture_path(capture_dir: Path, sha256: str) -> Path:
     return capture_dir / sha256[:2] / sha256
 
 
-def store_capture(session: Session, capture_dir: Path, source: BinaryIO, *, name: str,
+def _chunks(source: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
+    if hasattr(source, "read"):
+        while chunk := source.read(CHUNK):
+            yield chunk
+    else:
+        yield from (chunk for chunk in source if chunk)
+
+
+def store_capture(session: Session, capture_dir: Path, source: BinaryIO | Iterable[bytes], *, name: str,
                   uploaded_by: str, max_bytes: int) -> tuple[Capture, bool]:
-    """Stream `source` into the store; return (capture, created). Raises UnusableCapture
-    when the first bytes are not a capture, CaptureTooLarge past `max_bytes`."""
+    """Stream `source` (a binary file, or an iterable of byte chunks such as an HTTP request
+    body) into the store; return (capture, created). Raises UnusableCapture when the first
+    bytes are not a capture, CaptureTooLarge as soon as more than `max_bytes` arrived."""
     capture_dir.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     size = 0
@@ -40,7 +52,7 @@ def store_capture(session: Session, capture_dir: Path, source: BinaryIO, *, name
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as out:
-            while chunk := source.read(CHUNK):
+            for chunk in _chunks(source):
                 size += len(chunk)
                 if size > max_bytes:
                     raise CaptureTooLarge(f"capture is larger than the limit of {max_bytes} bytes")
@@ -64,8 +76,14 @@ def store_capture(session: Session, capture_dir: Path, source: BinaryIO, *, name
     capture = Capture(id=sha[:ID_LENGTH], sha256=sha, name=name, size=size, format=fmt,
                       status="queued", progress_bytes=0, uploaded_at=datetime.now(UTC),
                       uploaded_by=uploaded_by)
-    session.add(capture)
-    session.flush()
+    try:
+        with session.begin_nested():  # a concurrent upload of the same bytes may insert first
+            session.add(capture)
+    except IntegrityError:
+        existing = session.scalar(select(Capture).where(Capture.sha256 == sha))
+        if existing is None:
+            raise
+        return existing, False
     return capture, True
 
 

@@ -162,6 +162,21 @@ def cmd_explain(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
+def cmd_serve(args: argparse.Namespace) -> ExitCode:
+    """Serve the REST API (and its background analysis worker) until interrupted."""
+    import uvicorn
+    from pydantic import ValidationError
+
+    from .api import create_app
+    try:
+        settings = _settings(args)
+    except ValidationError as err:
+        problems = "; ".join(e["msg"].removeprefix("Value error, ") for e in err.errors())
+        raise UsageError(f"invalid settings: {problems}") from err
+    uvicorn.run(create_app(settings), host=args.host, port=args.port)
+    return ExitCode.OK
+
+
 def _headline(verdict: dict) -> str:
     from .report import verdict_headline
     return verdict_headline(verdict)
@@ -231,6 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="verdict, candidates, reasons, annotations and the trail")
     _key_arguments(p)
     p.set_defaults(run=cmd_explain)
+
+    p = sub.add_parser("serve", help="serve the REST API (docs at /api/docs)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--db", help="SQLAlchemy database URL (default: SQLite in the data directory)")
+    p.set_defaults(run=cmd_serve)
 
     p = sub.add_parser("questions", help="list the registered questions and their signals")
     p.set_defaults(run=lambda args: print("\n".join(get_registry().listing())) or ExitCode.OK)

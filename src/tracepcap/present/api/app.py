@@ -1,0 +1,72 @@
+"""The REST API: `create_app(settings, db=None, registry=None)` builds it.
+
+Routers per resource under /api; OpenAPI schema at /api/openapi.json, docs at /api/docs.
+On start-up the background analysis worker starts and every capture an earlier run left
+`queued` or `analyzing` is queued again; on shutdown the worker stops after the capture it
+is on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from ... import __version__
+from ...adjudicate.registry import Registry, get_registry
+from ...analysis import analyze
+from ...settings import Settings, get_settings
+from ...store import Database, open_database
+from .. import queries
+from ..web import mount_web
+from . import errors
+from .auth import TokenVerifier
+from .routes import adjudications, captures, exports, hosts, meta
+from .schemas import ErrorOut
+from .worker import AnalysisWorker
+
+log = logging.getLogger(__name__)
+PREFIX = "/api"
+ERRORS = {status: {"model": ErrorOut} for status in (400, 401, 403, 404, 413, 415, 422, 503)}
+
+
+def create_app(settings: Settings | None = None, db: Database | None = None,
+               registry: Registry | None = None) -> FastAPI:
+    """The app for `settings` (default: from the environment). A `db` passed in stays the
+    caller's to dispose; one opened here is disposed at shutdown."""
+    settings = settings or get_settings()
+    registry = registry or get_registry()
+    owns_db = db is None
+    db = db or open_database(settings.database_url)
+    worker = AnalysisWorker(lambda capture_id: analyze(db, settings, capture_id, registry))
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        worker.start()
+        with db.session() as session:
+            unfinished = queries.unfinished_captures(session)
+        for capture_id in unfinished:
+            worker.submit(capture_id)
+        if unfinished:
+            log.info("re-queued %d captures whose analysis had not finished", len(unfinished))
+        try:
+            yield
+        finally:
+            worker.stop()
+            if owns_db:
+                db.dispose()
+
+    app = FastAPI(title="TracePcap", version=__version__, lifespan=lifespan,
+                  docs_url=f"{PREFIX}/docs", openapi_url=f"{PREFIX}/openapi.json", redoc_url=None,
+                  description="Packet captures in; hosts, verdicts with their reasons, and the "
+                              "human actions on them out.")
+    app.state.settings, app.state.db, app.state.registry, app.state.worker = settings, db, registry, worker
+    app.state.verifier = TokenVerifier(settings) if settings.auth == "oidc" else None
+    app.dependency_overrides[get_settings] = lambda: settings
+    errors.install(app)
+    for module in (meta, captures, hosts, adjudications, exports):
+        app.include_router(module.router, prefix=PREFIX, responses=ERRORS)
+    mount_web(app)
+    return app

@@ -1,0 +1,113 @@
+"""Verdicts and the human actions on them, for any registered question.
+
+Every write calls one function of `adjudicate.annotations` (the CLI calls the same ones) as
+the current actor and returns the verdict as re-adjudicated at once.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response, status
+
+from ....adjudicate import annotations
+from ....adjudicate.runner import verdict_document
+from ... import queries
+from ..deps import ActorDep, Analyst, CaptureDep, KeyDep, QuestionDep, RegistryDep, SessionDep, Viewer
+from ..schemas import (AuditEventOut, DismissalIn, EvidenceEditIn, EvidenceIn, EvidenceOut, EvidenceWithVerdict,
+                       OverrideIn, Verdict)
+
+router = APIRouter(prefix="/captures/{cid}/adjudications/{question}", tags=["adjudications"],
+                   dependencies=[Viewer])
+ENTITY = "/{entity}"
+
+
+@router.get("", response_model=list[Verdict])
+def list_verdicts(capture: CaptureDep, question: QuestionDep, session: SessionDep, response: Response,
+                  offset: Annotated[int, Query(ge=0)] = 0,
+                  limit: Annotated[int | None, Query(ge=1, description="all when absent")] = None) -> list[dict]:
+    """The question's verdict for every host, in address order; `X-Total-Count` holds how many."""
+    total, verdicts = queries.verdict_page(session, capture.id, question.question, offset=offset, limit=limit)
+    response.headers["X-Total-Count"] = str(total)
+    return verdicts
+
+
+@router.get(ENTITY, response_model=Verdict)
+def read_verdict(key: KeyDep, session: SessionDep, registry: RegistryDep) -> dict:
+    """The verdict: answer, basis, confidence, candidates with reasons, override, dismissals."""
+    annotations.check_key(session, registry, key)
+    return queries.stored_verdict(session, key)
+
+
+@router.put(ENTITY + "/override", response_model=Verdict, dependencies=[Analyst])
+def set_override(key: KeyDep, body: OverrideIn, session: SessionDep, registry: RegistryDep,
+                 actor: ActorDep) -> dict:
+    """Set (or replace) the human answer: it outranks the machine until cleared."""
+    return verdict_document(annotations.set_override(session, registry, key, body.label, body.rationale,
+                                                     actor=actor.name))
+
+
+@router.delete(ENTITY + "/override", response_model=Verdict, dependencies=[Analyst])
+def clear_override(key: KeyDep, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
+    """Clear the human answer; the machine's answer returns."""
+    return verdict_document(annotations.clear_override(session, registry, key, actor=actor.name))
+
+
+@router.post(ENTITY + "/accept", response_model=Verdict, dependencies=[Analyst])
+def accept(key: KeyDep, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
+    """Accept the machine's current answer as the human answer (node-role's "confirm")."""
+    return verdict_document(annotations.accept(session, registry, key, actor=actor.name))
+
+
+@router.get(ENTITY + "/evidence", response_model=list[EvidenceOut])
+def list_evidence(key: KeyDep, session: SessionDep, registry: RegistryDep) -> list:
+    """Analyst evidence on this verdict, oldest first."""
+    return annotations.list_evidence(session, registry, key)
+
+
+@router.post(ENTITY + "/evidence", response_model=EvidenceWithVerdict, status_code=status.HTTP_201_CREATED,
+             dependencies=[Analyst])
+def add_evidence(key: KeyDep, body: EvidenceIn, session: SessionDep, registry: RegistryDep,
+                 actor: ActorDep) -> dict:
+    """Add a weighted vote for a label; it enters the machine's race tagged with its author."""
+    evidence, verdict = annotations.add_evidence(session, registry, key, body.label, body.weight, body.reason,
+                                                 actor=actor.name)
+    return {"evidence": EvidenceOut.model_validate(evidence), "verdict": verdict_document(verdict)}
+
+
+@router.put(ENTITY + "/evidence/{evidence_id}", response_model=EvidenceWithVerdict, dependencies=[Analyst],
+            responses={403: {"description": "the evidence is someone else's"}})
+def edit_evidence(key: KeyDep, evidence_id: int, body: EvidenceEditIn, session: SessionDep,
+                  registry: RegistryDep, actor: ActorDep) -> dict:
+    """Change your own evidence (label, weight, reason)."""
+    evidence, verdict = annotations.edit_evidence(session, registry, key, evidence_id, actor=actor.name,
+                                                  label=body.label, weight=body.weight, reason=body.reason)
+    return {"evidence": EvidenceOut.model_validate(evidence), "verdict": verdict_document(verdict)}
+
+
+@router.delete(ENTITY + "/evidence/{evidence_id}", response_model=Verdict, dependencies=[Analyst],
+               responses={403: {"description": "the evidence is someone else's"}})
+def delete_evidence(key: KeyDep, evidence_id: int, session: SessionDep, registry: RegistryDep,
+                    actor: ActorDep) -> dict:
+    """Delete your own evidence."""
+    return verdict_document(annotations.delete_evidence(session, registry, key, evidence_id, actor=actor.name))
+
+
+@router.post(ENTITY + "/dismissals", response_model=Verdict, dependencies=[Analyst])
+def dismiss(key: KeyDep, body: DismissalIn, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
+    """Say "it is NOT this label": the label leaves this entity's race."""
+    return verdict_document(annotations.dismiss(session, registry, key, body.label, body.reason, actor=actor.name))
+
+
+@router.delete(ENTITY + "/dismissals/{label:path}", response_model=Verdict, dependencies=[Analyst])
+def undismiss(key: KeyDep, label: str, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
+    """Take a dismissal back."""
+    return verdict_document(annotations.undismiss(session, registry, key, label, actor=actor.name))
+
+
+@router.get(ENTITY + "/trail", response_model=list[AuditEventOut])
+def trail(key: KeyDep, session: SessionDep, registry: RegistryDep) -> list:
+    """Every human action on this verdict, oldest first; cleared overrides and deleted evidence
+    stay in it."""
+    annotations.check_key(session, registry, key)
+    return annotations.trail(session, key)

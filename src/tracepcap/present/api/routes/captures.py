@@ -1,0 +1,54 @@
+"""Captures: upload (streamed, analyzed in the background), list, read, delete."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response, status
+
+from ....adjudicate import annotations
+from ... import queries
+from ..deps import Admin, ActorDep, Analyst, CaptureDep, DbDep, SessionDep, SettingsDep, Viewer, WorkerDep
+from ..schemas import CaptureCreated, CaptureDetail, CaptureOut
+from ..upload import FIELD, receive_capture
+
+router = APIRouter(prefix="/captures", tags=["captures"])
+
+UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": [FIELD],
+    "properties": {FIELD: {"type": "string", "format": "binary", "description": "pcap or pcapng, gzip'd or not"}},
+}}}}}
+
+
+@router.post("", status_code=status.HTTP_202_ACCEPTED, response_model=CaptureCreated,
+             dependencies=[Analyst], openapi_extra=UPLOAD_BODY,
+             responses={200: {"model": CaptureCreated, "description": "the same bytes were uploaded before"}})
+async def upload(request: Request, response: Response, actor: ActorDep, db: DbDep, settings: SettingsDep,
+                 worker: WorkerDep) -> CaptureCreated:
+    """Store the upload and queue its analysis; 202 at once (poll the capture for its status),
+    or 200 with the existing capture when these bytes were uploaded before."""
+    capture, created = await receive_capture(request, db, settings, actor.name)
+    if created:
+        worker.submit(capture.id)
+    response.status_code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
+    response.headers["Location"] = f"{request.url.path.rstrip('/')}/{capture.id}"
+    return CaptureCreated(id=capture.id, name=capture.name, sha256=capture.sha256, size=capture.size,
+                          status=capture.status)
+
+
+@router.get("", response_model=list[CaptureOut], dependencies=[Viewer])
+def list_captures(session: SessionDep) -> list[dict]:
+    """Every capture, newest first, with its analysis status and progress."""
+    return [queries.capture_fields(c) for c in queries.list_captures(session)]
+
+
+@router.get("/{cid}", response_model=CaptureDetail, dependencies=[Viewer])
+def read_capture(capture: CaptureDep, session: SessionDep) -> dict:
+    """One capture (by id, unique id prefix or sha256) with its manifest and findings."""
+    return queries.capture_fields(capture) | queries.capture_extras(session, capture.id)
+
+
+@router.delete("/{cid}", status_code=status.HTTP_204_NO_CONTENT, dependencies=[Admin])
+def delete_capture(capture: CaptureDep, session: SessionDep, settings: SettingsDep, actor: ActorDep) -> Response:
+    """Delete the capture, everything derived from it and its stored file; the audit log keeps
+    the deletion and every earlier human action."""
+    annotations.delete_capture(session, settings.capture_dir, capture.id, actor=actor.name)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,252 @@
+"""The API's wire shapes. Input models (`...In`) say what a client may send: unknown fields,
+an "actor" among them, are ignored, never trusted. Output models document what comes back;
+a Verdict is exactly the document of `analyze --json` (`runner.verdict_document`)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, model_validator
+
+from ...adjudicate.annotations import MAX_LABEL
+
+
+#: a time in UTC, with its offset (SQLite hands times back without one)
+Time = Annotated[datetime, AfterValidator(lambda t: t if t.tzinfo else t.replace(tzinfo=UTC))]
+
+
+class In(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+
+class OverrideIn(In):
+    label: str = Field(min_length=1, max_length=MAX_LABEL)
+    rationale: str = Field(min_length=1)
+
+
+class EvidenceIn(In):
+    label: str = Field(min_length=1, max_length=MAX_LABEL)
+    # the rule belongs to annotations (which enforces it for every caller); stated here too so
+    # the schema shows it and a violation is reported with its field
+    weight: StrictInt = Field(ge=1, le=100, description="how strongly this evidence votes for the label")
+    reason: str = Field(min_length=1)
+
+
+class EvidenceEditIn(In):
+    """The fields to change; those left out stay as they are."""
+
+    label: str | None = Field(default=None, min_length=1, max_length=MAX_LABEL)
+    weight: StrictInt | None = Field(default=None, ge=1, le=100)
+    reason: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _changes_something(self) -> EvidenceEditIn:
+        if self.label is None and self.weight is None and self.reason is None:
+            raise ValueError("give at least one of label, weight, reason")
+        return self
+
+
+class DismissalIn(In):
+    label: str = Field(min_length=1, max_length=MAX_LABEL)
+    reason: str = Field(min_length=1)
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(examples=["not_found"])
+    message: str
+    details: Any = None
+
+
+class ErrorOut(BaseModel):
+    error: ErrorDetail
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+
+
+class Me(BaseModel):
+    actor: str
+    authenticated: bool
+    roles: list[str]
+
+
+class QuestionOut(BaseModel):
+    question: str
+    title: str
+    tier: str
+    labels: list[str]
+
+
+class CaptureCreated(BaseModel):
+    id: str
+    name: str
+    sha256: str
+    size: int
+    status: str
+
+
+class CaptureOut(BaseModel):
+    id: str
+    name: str
+    size: int
+    sha256: str
+    format: str
+    status: str = Field(description="queued | analyzing | done | partial | failed")
+    progress: int = Field(description="percent of the file the analysis has read")
+    error: str | None
+    packets: int | None
+    conversations: int | None
+    uploaded_at: Time
+    uploaded_by: str
+    analyzed_at: Time | None
+
+
+class ManifestOut(BaseModel):
+    extractor: str
+    version: str
+    status: str
+    facts: int
+    error: str | None
+
+
+class FindingOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    kind: str
+    severity: str
+    entities: list[str]
+    summary: str
+    frames: list[int]
+
+
+class CaptureDetail(CaptureOut):
+    manifest: list[ManifestOut]
+    findings: list[FindingOut]
+
+
+class VerdictSummary(BaseModel):
+    primary_label: str | None
+    basis: str
+    confidence: int
+    contested: bool
+
+
+class HostOut(BaseModel):
+    ip: str
+    macs: list[str]
+    names: list[str] = Field(description="names the host claimed (DHCP, NBNS, mDNS, DNS, TLS, HTTP)")
+    verdicts: dict[str, VerdictSummary]
+
+
+class FactOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    kind: str
+    value: str
+    source: str
+    grade: str
+    first_frame: int
+    last_frame: int
+    count: int
+    first_time: float
+    last_time: float
+    extractor: str
+    extractor_version: str
+
+
+class ConversationOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    proto: str
+    src: str
+    sport: int
+    dst: str
+    dport: int
+    first_time: float
+    last_time: float
+    first_frame: int
+    packets_fwd: int
+    bytes_fwd: int
+    packets_rev: int
+    bytes_rev: int
+    initiator: str | None
+
+
+class VoteOut(BaseModel):
+    """One vote; analyst evidence adds "author"."""
+
+    model_config = ConfigDict(extra="allow")
+    signal: str
+    weight: int
+    grade: str
+    reason: str
+    frames: list[int]
+
+
+class CandidateOut(BaseModel):
+    """A label in the race; a dismissed one adds "dismissed": {"by", "reason", "at"}."""
+
+    model_config = ConfigDict(extra="allow")
+    label: str
+    source: str
+    score: int
+    reasons: list[str]
+    votes: list[VoteOut]
+
+
+class OverrideOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    label: str
+    rationale: str
+    actor: str
+    at: str
+
+
+class Verdict(BaseModel):
+    """One verdict, the shape of `analyze --json`."""
+
+    model_config = ConfigDict(extra="allow")
+    question: str
+    capture_id: str
+    entity_key: str
+    primary_label: str | None
+    basis: str = Field(description="HUMAN | MACHINE | REPORTED")
+    confidence: int
+    contested: bool
+    candidates: list[CandidateOut]
+    override: OverrideOut | None
+    dismissed: list[str]
+    notes: list[str] = []
+    stale_since: str | None = None
+
+
+class EvidenceOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: int
+    question: str
+    capture_id: str
+    entity_key: str
+    label: str
+    weight: int
+    reason: str
+    actor: str
+    created_at: Time
+    updated_at: Time
+
+
+class EvidenceWithVerdict(BaseModel):
+    evidence: EvidenceOut
+    verdict: Verdict
+
+
+class AuditEventOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: int
+    at: Time
+    actor: str
+    action: str
+    question: str | None
+    capture_id: str | None
+    entity_key: str | None
+    before: dict | None
+    after: dict | None

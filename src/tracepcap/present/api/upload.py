@@ -1,0 +1,153 @@
+"""Uploads, streamed: the multipart body is parsed as it arrives and the bytes of its "file"
+part are handed chunk by chunk to `ingest.store_capture`, which hashes, counts and writes
+them and stops at the size limit. The server never holds more than a network chunk of an
+upload in memory, and a request over the limit is answered 413 while it is still sending.
+
+`store_capture` is synchronous (file and database I/O), so it runs in a worker thread and
+pulls each next chunk from the event loop (`anyio.from_thread.run`): the request body is
+read only as fast as it is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import anyio
+import anyio.from_thread
+from fastapi import Request
+from python_multipart.exceptions import MultipartParseError
+from python_multipart.multipart import MultipartParser, parse_options_header
+from starlette.requests import ClientDisconnect
+
+from ...errors import CaptureTooLarge, UsageError
+from ...ingest import store_capture
+from ...settings import Settings
+from ...store import Database
+from ...store.models import Capture
+
+FIELD = "file"
+MAX_OTHER_BYTES = 64 * 1024  # form fields besides "file", part headers and boundaries
+
+
+class MissingFile(UsageError):
+    """The request carries no "file" part: a validation error naming the field."""
+
+    http_status = 422
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.details = {"problems": [{"location": "body", "field": FIELD, "rule": "missing", "message": message}]}
+
+
+class MultipartFile:
+    """A push parser that keeps only the bytes of the "file" part of a multipart/form-data
+    body; `feed` returns those found in each piece of the body."""
+
+    def __init__(self, content_type: str | None) -> None:
+        kind, options = parse_options_header(content_type)
+        if kind != b"multipart/form-data" or not options.get(b"boundary"):
+            raise MissingFile(f'send the capture as multipart/form-data with a "{FIELD}" part '
+                              f"(got content type {content_type or 'none'!r})")
+        self.filename: str | None = None
+        self.seen_file = self.finished = False
+        self._in_file = False
+        self._other = 0
+        self._header_name = bytearray()
+        self._header_value = bytearray()
+        self._headers: dict[bytes, bytes] = {}
+        self._out: list[bytes] = []
+        self._parser = MultipartParser(options[b"boundary"], {
+            "on_part_begin": self._part_begin, "on_header_field": self._header_field,
+            "on_header_value": self._header_value_data, "on_header_end": self._header_end,
+            "on_headers_finished": self._headers_finished, "on_part_data": self._part_data,
+            "on_part_end": self._part_end, "on_end": self._end})
+
+    def feed(self, data: bytes) -> list[bytes]:
+        try:
+            self._parser.write(data)
+        except MultipartParseError as err:
+            raise UsageError(f"malformed multipart body: {err}") from err
+        out, self._out = self._out, []
+        return out
+
+    def _count_other(self, n: int) -> None:
+        self._other += n
+        if self._other > MAX_OTHER_BYTES:
+            raise CaptureTooLarge(f"the form fields besides {FIELD!r} are larger than {MAX_OTHER_BYTES} bytes")
+
+    def _part_begin(self) -> None:
+        self._headers = {}
+
+    def _header_field(self, data: bytes, start: int, end: int) -> None:
+        self._count_other(end - start)
+        self._header_name += data[start:end]
+
+    def _header_value_data(self, data: bytes, start: int, end: int) -> None:
+        self._count_other(end - start)
+        self._header_value += data[start:end]
+
+    def _header_end(self) -> None:
+        self._headers[bytes(self._header_name).lower()] = bytes(self._header_value)
+        self._header_name.clear()
+        self._header_value.clear()
+
+    def _headers_finished(self) -> None:
+        _, options = parse_options_header(self._headers.get(b"content-disposition"))
+        if options.get(b"name") == FIELD.encode() and not self.seen_file:
+            self._in_file = self.seen_file = True
+            raw = options.get(b"filename", b"") or b"upload.pcap"
+            name = raw.decode("utf-8", "replace").replace("\\", "/").rsplit("/", 1)[-1]  # no client paths
+            self.filename = name[:255] or "upload.pcap"
+
+    def _part_data(self, data: bytes, start: int, end: int) -> None:
+        if self._in_file:
+            self._out.append(bytes(data[start:end]))
+        else:
+            self._count_other(end - start)
+
+    def _part_end(self) -> None:
+        self._in_file = False
+
+    def _end(self) -> None:
+        self.finished = True
+
+
+async def receive_capture(request: Request, db: Database, settings: Settings, actor: str) -> tuple[Capture, bool]:
+    """Store the "file" part of the request as a capture; return (capture, created)."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > settings.max_capture_bytes + MAX_OTHER_BYTES:
+        raise CaptureTooLarge(f"capture is larger than the limit of {settings.max_capture_bytes} bytes "
+                              f"(Content-Length {declared})")
+    form = MultipartFile(request.headers.get("content-type"))
+    body = request.stream().__aiter__()
+
+    async def pull() -> list[bytes] | None:
+        """The next file bytes from the body, [] when a piece held none, None at its end."""
+        try:
+            return form.feed(await body.__anext__())
+        except StopAsyncIteration:
+            return None
+        except ClientDisconnect as err:
+            raise UsageError("the client went away before the upload finished") from err
+
+    # read until the file part begins: its filename names the capture
+    pending: list[bytes] = []
+    while not form.seen_file:
+        got = await pull()
+        if got is None:
+            raise MissingFile(f'the request has no "{FIELD}" part')
+        pending += got
+
+    def chunks() -> Iterator[bytes]:
+        yield from pending
+        while (got := anyio.from_thread.run(pull)) is not None:
+            yield from got
+        if not form.finished:  # a body cut short must not become a shorter capture
+            raise UsageError("the upload ended before the multipart body's closing boundary")
+
+    def store() -> tuple[Capture, bool]:
+        with db.session() as session:
+            return store_capture(session, settings.capture_dir, chunks(), name=form.filename,
+                                 uploaded_by=actor, max_bytes=settings.max_capture_bytes)
+
+    return await anyio.to_thread.run_sync(store)

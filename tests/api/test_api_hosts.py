@@ -1,0 +1,86 @@
+"""Hosts, facts and conversations over HTTP: pagination, filters, and their refusals."""
+
+from __future__ import annotations
+
+import pytest
+from api_helpers import assert_error
+
+HTTP_DEMO = "http_demo.pcap"  # five hosts; three web servers claiming api.local, www.local, victim.local
+
+
+@pytest.fixture
+def http_capture(api, client, captures) -> str:
+    return api.analyzed(client, captures / HTTP_DEMO)
+
+
+def test_hosts_page_in_address_order_with_total(client, http_capture):
+    everything = client.get(f"/captures/{http_capture}/hosts")
+    assert everything.status_code == 200 and everything.headers["x-total-count"] == "5"
+    hosts = everything.json()
+    assert len(hosts) == 5
+    victim = next(h for h in hosts if h["ip"] == "10.0.0.70")
+    assert victim["names"] == ["victim.local"] and victim["macs"]
+    assert victim["verdicts"]["host-identity"] == {"primary_label": "Web Server", "basis": victim["verdicts"][
+        "host-identity"]["basis"], "confidence": victim["verdicts"]["host-identity"]["confidence"],
+        "contested": False}
+    page = client.get(f"/captures/{http_capture}/hosts", params={"offset": 1, "limit": 2})
+    assert page.headers["x-total-count"] == "5" and page.json() == hosts[1:3]
+
+
+FILTERS = [
+    ("10.0.0.5", ["10.0.0.50"]),          # address
+    ("VICTIM", ["10.0.0.70"]),            # a claimed name, any case
+    ("web server", ["10.0.0.50", "10.0.0.60", "10.0.0.70"]),  # a verdict's label
+    ("100%_", []),                        # LIKE wildcards are literal
+]
+BAD_PAGES = [
+    ({"limit": 0}, "limit", "greater_than_equal"),
+    ({"limit": 1001}, "limit", "less_than_equal"),
+    ({"offset": -1}, "offset", "greater_than_equal"),
+    ({"limit": "many"}, "limit", "int_parsing"),
+    ({"q": "x" * 201}, "q", "string_too_long"),
+]
+
+
+def test_hosts_filter(client, http_capture):
+    for q, expected in FILTERS:
+        response = client.get(f"/captures/{http_capture}/hosts", params={"q": q})
+        assert [h["ip"] for h in response.json()] == expected, q
+        assert response.headers["x-total-count"] == str(len(expected))
+    page = client.get(f"/captures/{http_capture}/hosts", params={"q": "web server", "offset": 2, "limit": 5})
+    assert [h["ip"] for h in page.json()] == ["10.0.0.70"] and page.headers["x-total-count"] == "3"
+
+
+def test_hosts_paging_is_validated(client, http_capture):
+    for params, field, rule in BAD_PAGES:
+        error = assert_error(client.get(f"/captures/{http_capture}/hosts", params=params), 422,
+                             "validation_error", field)
+        assert {"location": "query", "field": field, "rule": rule}.items() <= error["details"]["problems"][0].items()
+
+
+def test_host_facts(client, http_capture):
+    facts = client.get(f"/captures/{http_capture}/hosts/10.0.0.70/facts").json()
+    kinds = {(f["kind"], f["value"]) for f in facts}
+    assert ("hostname-claim", "victim.local") in kinds and any(k == "mac" for k, _ in kinds)
+    assert facts == sorted(facts, key=lambda f: (f["kind"], f["value"], f["source"]))
+    assert {"grade", "first_frame", "last_frame", "count", "extractor"} <= set(facts[0])
+    assert_error(client.get(f"/captures/{http_capture}/hosts/10.9.9.9/facts"), 404, "not_found",
+                 f"no host '10.9.9.9' in capture {http_capture}")
+    assert_error(client.get("/captures/00000000/hosts/10.0.0.70/facts"), 404, "not_found", "no capture")
+
+
+def test_conversations_paginated_and_filtered(client, http_capture):
+    url = f"/captures/{http_capture}/conversations"
+    everything = client.get(url, params={"limit": 1000})
+    total = int(everything.headers["x-total-count"])
+    rows = everything.json()
+    assert total == len(rows) == 42
+    assert [r["first_frame"] for r in rows] == sorted(r["first_frame"] for r in rows)
+    page = client.get(url, params={"offset": 5, "limit": 5}).json()
+    assert page == rows[5:10]
+    by_ip = client.get(url, params={"ip": "10.0.0.70", "limit": 1000}).json()
+    assert by_ip and all("10.0.0.70" in (r["src"], r["dst"]) for r in by_ip)
+    by_port = client.get(url, params={"port": 80, "proto": "TCP", "limit": 1000}).json()
+    assert by_port and all(80 in (r["sport"], r["dport"]) and r["proto"] == "tcp" for r in by_port)
+    assert client.get(url, params={"proto": "sctp"}).json() == []
+    assert_error(client.get(url, params={"port": 70000}), 422, "validation_error", "port")
