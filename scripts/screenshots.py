@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Screenshots of the web UI at 1366x768, for a reviewer who does not want to run a browser.
+
+Starts the app (API and web UI, auth off) on a loopback port with a fresh SQLite store,
+uploads ../shared/captures/dns_demo.pcap through the API, records a few human actions so the
+pages show each state (a contested answer, analyst evidence, a dismissal; an accepted
+suggestion on the second DNS address), then writes PNGs with Debian's chromium:
+
+    screenshots/captures.png       the captures page
+    screenshots/capture.png        the capture page (first screen) and capture-full.png (whole page)
+    screenshots/host.png           the DNS server's host page (first screen) and host-full.png
+    screenshots/host-forms.png     its first panel with the "I disagree" and "Add evidence" forms open
+    screenshots/host-focus.png     the same page with keyboard focus on a control (Tab)
+
+    .venv/bin/python scripts/screenshots.py [--out screenshots] [--capture FILE]
+
+It also checks what a picture cannot prove: every control has a label, no page scrolls
+sideways at 1366 px, and the focused control draws an outline. It exits 1 when one fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import uvicorn
+from playwright.sync_api import sync_playwright
+
+from tracepcap.present.api import create_app
+from tracepcap.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT.parent / "shared" / "captures" / "dns_demo.pcap"
+HOST = "192.168.1.1"  # the DNS server of dns_demo.pcap
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+VIEWPORT = {"width": 1366, "height": 768}
+
+UNLABELLED = """() => [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
+  .filter(el => el.offsetParent !== null || el.type === 'file')
+  .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
+                && !(el.tagName === 'BUTTON' && el.textContent.trim()))
+  .map(el => el.outerHTML.slice(0, 120))"""
+SIDEWAYS = "() => document.documentElement.scrollWidth - window.innerWidth"
+FOCUS = """() => { const s = getComputedStyle(document.activeElement);
+  return {tag: document.activeElement.tagName, text: document.activeElement.textContent.trim().slice(0, 40),
+          outline: s.outlineStyle + ' ' + s.outlineWidth}; }"""
+
+
+def serve(app) -> tuple[str, uvicorn.Server, threading.Thread]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    return f"http://127.0.0.1:{sock.getsockname()[1]}", server, thread
+
+
+def prepare(api: httpx.Client, capture: Path) -> str:
+    """Upload and analyze the capture; record the human actions the pictures show."""
+    with open(capture, "rb") as f:
+        response = api.post("/captures", files={"file": (capture.name, f)})
+    response.raise_for_status()
+    cid = response.json()["id"]
+    while (status := api.get(f"/captures/{cid}").json()["status"]) not in ("done", "partial", "failed"):
+        time.sleep(0.1)
+    if status == "failed":
+        sys.exit(f"the analysis of {capture} failed")
+    key = f"/captures/{cid}/adjudications"
+    for method, path, body in (
+            ("POST", f"{key}/host-identity/{HOST}/evidence",
+             {"label": "Router", "weight": 45, "reason": "it forwards for the lab VLAN"}),
+            ("POST", f"{key}/host-identity/{HOST}/dismissals",
+             {"label": "Workstation", "reason": "it sits in the server rack"}),
+            ("POST", f"{key}/node-role/192.168.1.53/accept", None)):
+        api.request(method, path, json=body).raise_for_status()
+    return cid
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    parser.add_argument("--capture", type=Path, default=DEMO)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), database_url=f"sqlite:///{Path(tmp) / 'ui.sqlite3'}", auth="off")
+        url, server, thread = serve(create_app(settings))
+        try:
+            with httpx.Client(base_url=f"{url}/api", timeout=60) as api:
+                cid = prepare(api, args.capture)
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                page = browser.new_page(viewport=VIEWPORT, base_url=url)
+                page.on("pageerror", lambda err: problems.append(f"script error: {err}"))
+                for name, path in (("captures", "/"), ("capture", f"/captures/{cid}"),
+                                   ("host", f"/captures/{cid}/hosts/{HOST}")):
+                    page.goto(path)
+                    page.wait_for_load_state("networkidle")
+                    page.wait_for_timeout(300)  # the topology's layout
+                    page.screenshot(path=args.out / f"{name}.png")
+                    if name != "captures":
+                        page.screenshot(path=args.out / f"{name}-full.png", full_page=True)
+                    if unlabelled := page.evaluate(UNLABELLED):
+                        problems.append(f"{name}: controls without a label: {unlabelled}")
+                    if (overflow := page.evaluate(SIDEWAYS)) > 0:
+                        problems.append(f"{name}: scrolls sideways by {overflow} px at 1366")
+                # the first panel with its forms open: every control of them labelled too
+                first = page.locator("section.panel").first
+                for summary in ("I disagree…", "Add evidence…"):
+                    first.get_by_text(summary).click()
+                first.get_by_label("Evidence for").select_option(index=1)
+                first.locator(".actions").scroll_into_view_if_needed()
+                page.screenshot(path=args.out / "host-forms.png")
+                if unlabelled := page.evaluate(UNLABELLED):
+                    problems.append(f"host forms: controls without a label: {unlabelled}")
+                page.goto(f"/captures/{cid}/hosts/{HOST}")
+                for _ in range(60):  # tab through the page to the first "I disagree…"
+                    page.keyboard.press("Tab")
+                    if (focus := page.evaluate(FOCUS))["text"].startswith("I disagree"):
+                        break
+                page.evaluate("() => document.activeElement.scrollIntoView({block: 'center'})")
+                if not focus["outline"].startswith("solid") or focus["outline"].endswith(" 0px"):
+                    problems.append(f"focus is not visible: {focus}")
+                page.screenshot(path=args.out / "host-focus.png")
+                browser.close()
+        finally:
+            server.should_exit = True
+            thread.join(10)
+    for png in sorted(args.out.glob("*.png")):
+        print(png.relative_to(ROOT) if png.is_relative_to(ROOT) else png)
+    for problem in problems:
+        print(f"problem: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
