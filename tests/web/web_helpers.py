@@ -23,6 +23,9 @@ TESTS = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("TRACEPCAP_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 VIEWPORT = {"width": 1366, "height": 768}
+# assertions wait as long as actions do: CI's two cores are shared with the server and the
+# database, and an htmx swap can take seconds there (5 s, Playwright's default, proved flaky)
+expect.set_options(timeout=20_000)
 DNS_DEMO = "dns_demo.pcap"
 DNS_SERVER = "192.168.1.1"  # dns_demo.pcap: answers DNS on 53/udp for three clients, from frame 2
 OTHER_HOST = "192.168.1.20"  # a DNS client
