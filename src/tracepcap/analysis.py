@@ -46,6 +46,10 @@ def _scan_and_adjudicate(db: Database, registry: Registry, capture_id: str) -> b
     with db.session() as s:
         report = scan_capture(s, capture_id, registry.signals(), CaptureContext.load(s, capture_id))
     failures = adjudicate_capture(db, registry, capture_id)
+    if db.engine.dialect.name == "postgresql":  # fresh statistics after bulk inserts, or the
+        with db.engine.connect() as conn:  # planner reads a just-analyzed capture slowly
+            conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
+                "ANALYZE observation, conversation, host, vote, verdict")
     rows = [("scan", "partial", report.votes, "; ".join(f"{k}: {v}" for k, v in report.failures.items()))]
     rows += [(f"adjudicate:{q}", "failed", 0, err) for q, err in failures.items()]
     with db.session() as s:
