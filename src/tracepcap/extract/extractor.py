@@ -6,8 +6,11 @@ it wants to see. The pipeline decodes each packet once and hands it only to the 
 that asked for it; order among extractors never matters because they are independent.
 
 Calling convention:
-- `observe(pkt, flow)` for each packet it asked for (`EVERY_IP`, `UDP_PORTS`, `NON_IP`);
-  `flow` is the conversation the packet belongs to (None for non-IP frames).
+- `observe(pkt, flow)` for each packet it asked for (`EVERY_IP`, `UDP_PORTS`, `IP_PROTOS`,
+  `NON_IP`, `CARRIERS`); `flow` is the conversation the packet belongs to (None for
+  non-IP frames and for carriers).
+  A tunnelled frame is seen as its innermost packet; the packets that carried it (each
+  with `carries` set) go to `EVERY_IP` extractors too, and to those asking for `CARRIERS`.
 - `observe_stream(head)` once per TCP direction with its first bytes in sequence order
   (`TCP_STREAMS`), when the head is complete (limit reached, FIN/RST, or end of capture).
 - `finish()` once at the end: emit what needed the whole capture (joins, lookups).
@@ -47,14 +50,17 @@ class Extractor:
     VERSION: ClassVar[str]
     KINDS: ClassVar[tuple[FactKind, ...]] = ()
     EVERY_IP: ClassVar[bool] = False
-    NON_IP: ClassVar[bool] = False
-    UDP_PORTS: ClassVar[frozenset[int]] = frozenset()
-    TCP_STREAMS: ClassVar[bool] = False
+    NON_IP: ClassVar[bool] = False  #: frames that are not IP (ARP, LLDP, CDP, ...)
+    UDP_PORTS: ClassVar[frozenset[int]] = frozenset()  #: datagrams from or to these ports
+    IP_PROTOS: ClassVar[frozenset[int]] = frozenset()  #: other IP protocols (ICMPv6: 58)
+    TCP_STREAMS: ClassVar[bool] = False  #: the first bytes of each TCP direction
+    CARRIERS: ClassVar[bool] = False  #: packets that carried a tunnel (`pkt.carries`)
 
     def __init__(self, emit: Emitter, limits: Limits) -> None:
         self.emit = emit
         self.limits = limits
         self.evicted = 0  #: entries this extractor dropped from a bounded table (manifest)
+        self.note: str | None = None  #: what it could not do, for its manifest row (set in finish)
 
     def observe(self, pkt: Packet, flow: Flow | None) -> None:
         pass

@@ -1,5 +1,6 @@
-"""Conversations: one row per 5-tuple, with packets and bytes each way and the initiator
-only when it was measured (a SYN without ACK was seen), never guessed from port numbers."""
+"""Conversations: one row per 5-tuple (plus, for a tunnelled packet, the identity of the
+tunnels it came through), with packets and bytes each way and the initiator only when it
+was measured (a SYN without ACK was seen), never guessed from port numbers."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ class FlowTable:
             key = (pkt.proto, src, sport, dst, dport)
         else:
             key = (pkt.proto, dst, dport, src, sport)
+        if pkt.tunnel is not None:  # the same inner addresses in two tunnels: two conversations
+            key += pkt.tunnel_key()
         flow = self.flows.get(key)
         if flow is None:
             if len(self.flows) >= self.limit:

@@ -1,22 +1,46 @@
-"""The per-packet hot path: one frame's link, network and transport headers, decoded once.
+"""The per-packet hot path: one frame's link, network and transport headers, decoded once,
+and the tunnels it travels in taken apart.
 
 `decode_frame` turns a frame into a `Packet` that every extractor reads; nothing here looks
 at application payloads. Link types follow the tcpdump.org LINKTYPE_ registry.
+
+Tunnels. After the transport header, three explicit dispatch tables say whether what
+follows is another packet: `UDP_TUNNELS` (by port: VXLAN, Geneve, GTP-U, Teredo),
+`IP_TUNNELS` (by IP protocol: IP-in-IP, 6in4, GRE with ERSPAN) and, in place of an IP
+ethertype, `LINK_SHIMS` (MPLS label stacks, PPPoE sessions). A frame without tunnels pays
+two dict lookups for a UDP datagram and nothing else. A tunnelled frame comes back as its
+innermost packet: `tunnel` lists the layers it came through (outermost first), `outer` is
+the packet that carried it (whose `carries` names the layer, and whose own `outer` may be
+another carrier). At most `MAX_DEPTH` layers are taken apart; deeper nesting, and a
+tunnel whose inner bytes do not decode, leave the deepest packet that did decode with
+`inner_error` set, so a broken inner layer never costs the outer one.
 """
 
 from __future__ import annotations
 
 import socket
+from typing import NamedTuple
 
-from .decoders import DecodeError, Malformed, ethernet, ipv4, ipv6, sll, tcp, udp
+from .decoders import (DecodeError, Malformed, ethernet, geneve, gre, gtpu, ipv4, ipv6, mpls,
+                       pppoe, sll, tcp, teredo, udp, vxlan)
 
 LINKTYPE_NULL, LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_LOOP = 0, 1, 101, 108
 LINKTYPE_LINUX_SLL, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKTYPE_LINUX_SLL2 = 113, 228, 229, 276
 DLT_RAW_ALIASES = (12, 14)  # DLT_RAW as some BSDs numbered it before LINKTYPE_RAW existed
 ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_ARP = 0x0800, 0x86DD, 0x0806
+ETHERTYPE_TEB = 0x6558  # transparent Ethernet bridging: an Ethernet frame follows
 NULL_FAMILY_INET = 2
 NULL_FAMILY_INET6 = frozenset((10, 24, 28, 30))  # Linux, NetBSD/OpenBSD, FreeBSD, macOS
-PROTO_TCP, PROTO_UDP = 6, 17
+PROTO_IPIP, PROTO_TCP, PROTO_UDP, PROTO_IPV6, PROTO_GRE = 4, 6, 17, 41, 47
+MAX_DEPTH = 8  # encapsulation layers taken apart per frame; deeper is counted, not read
+# Never raised: what `inner_error` holds for a frame nested deeper than MAX_DEPTH.
+DEPTH_EXCEEDED = Malformed("tunnel", f"nested deeper than {MAX_DEPTH} encapsulations")
+# Layers whose identity is the same both ways; GTP-U TEIDs and MPLS labels are chosen by
+# each receiving end, so they differ per direction and cannot key a conversation.
+SYMMETRIC_IDENTITY = frozenset(("vxlan", "geneve", "gre", "erspan-ii", "erspan-iii", "pppoe"))
+IDENT_FORMATS = {"vxlan": "vni {}", "geneve": "vni {}", "gre": "key {}", "erspan-ii": "session {}",
+                 "erspan-iii": "session {}", "gtp-u": "teid {:#010x}", "pppoe": "session {:#06x}",
+                 "mpls": "label {}"}
 
 _ADDR_CACHE: dict[bytes, str] = {}
 _ADDR_CACHE_LIMIT = 1 << 18
@@ -33,13 +57,44 @@ def addr_text(raw: bytes) -> str:
     return text
 
 
+class Encap(NamedTuple):
+    """One encapsulation layer: its kind ("vxlan", "geneve", "gre", "erspan-i", "erspan-ii",
+    "erspan-iii", "gtp-u", "teredo", "ipip", "6in4", "4in6", "ip6ip6", "mpls", "pppoe"),
+    its identity where it has one (VNI, GRE key, ERSPAN session, TEID, bottom MPLS label,
+    PPPoE session), the carrier's addresses (None for MPLS and PPPoE, which sit below IP)
+    and a note (a Teredo origin indication, an MPLS label stack)."""
+
+    kind: str
+    ident: int | None
+    src: str | None
+    dst: str | None
+    note: str = ""
+
+    def text(self) -> str:
+        """How a fact names the layer: "vxlan vni 42", "gtp-u teid 0x00001234", "gre"."""
+        parts = [self.kind]
+        if self.ident is not None:
+            parts.append(IDENT_FORMATS.get(self.kind, "{}").format(self.ident))
+        if self.note:
+            parts.append(self.note)
+        return " ".join(parts)
+
+    def key(self) -> tuple:
+        """The layer's share of a conversation key: the same for both directions."""
+        a, b = self.src or "", self.dst or ""
+        ident = self.ident if self.kind in SYMMETRIC_IDENTITY else None
+        return (self.kind, ident, a, b) if a <= b else (self.kind, ident, b, a)
+
+
 class Packet:
     """One decoded frame. Transport fields are 0/None when absent; `payload` is the transport
-    payload (or the IP payload of a non-first fragment or an unknown protocol)."""
+    payload (or the IP payload of a non-first fragment or an unknown protocol). `tunnel`,
+    `outer`, `carries` and `inner_error` are None unless a tunnel was met (module doc)."""
 
     __slots__ = ("frame", "ts", "wire_len", "src_mac", "dst_mac", "vlans", "ethertype",
                  "src", "dst", "ttl", "proto", "ip_len", "fragment", "sport", "dport",
-                 "flags", "seq", "ack", "window", "tcp_options", "payload", "link")
+                 "flags", "seq", "ack", "window", "tcp_options", "payload", "link",
+                 "tunnel", "outer", "carries", "inner_error")
 
     def __init__(self, frame: int, ts: float, wire_len: int) -> None:
         self.frame = frame
@@ -52,13 +107,16 @@ class Packet:
         self.ttl = self.proto = self.ip_len = 0
         self.fragment = False
         self.sport = self.dport = self.flags = self.seq = self.ack = self.window = 0
-        self.tcp_options = None
-        self.payload = None
-        self.link = None
+        self.tcp_options = self.payload = self.link = None
+        self.tunnel = self.outer = self.carries = self.inner_error = None
 
     @property
     def src_mac_text(self) -> str | None:
         return self.src_mac.hex(":") if self.src_mac else None
+
+    def tunnel_key(self) -> tuple:
+        """The identity of the tunnels it came through, for keying its conversation."""
+        return tuple(layer.key() for layer in self.tunnel)
 
 
 def is_group(pkt: Packet) -> bool:
@@ -72,9 +130,79 @@ def is_group(pkt: Packet) -> bool:
     return int(dst.split(".", 1)[0]) >= 224
 
 
+# --- tunnels: each returns (layer, inner ethertype, inner offset, inner end) or None -------
+
+def _vxlan(pkt: Packet, buf, at: int, end: int):
+    found = vxlan.decode(buf, at)
+    if found is None:
+        return None
+    return Encap("vxlan", found[0], pkt.src, pkt.dst), ETHERTYPE_TEB, found[1], end
+
+
+def _geneve(pkt: Packet, buf, at: int, end: int):
+    found = geneve.decode(buf, at)
+    if found is None:
+        return None
+    vni, protocol, inner = found
+    return Encap("geneve", vni, pkt.src, pkt.dst), protocol, inner, end
+
+
+def _gtpu(pkt: Packet, buf, at: int, end: int):
+    found = gtpu.decode(buf, at)
+    if found is None or found[1] != gtpu.G_PDU or found[2] >= found[3]:
+        return None  # path management (echo, error indication, end marker), no user packet
+    teid, _type, inner, inner_end = found
+    version = buf[inner] >> 4
+    if version != 4 and version != 6:
+        return None  # an Ethernet or unstructured PDU session: no IP packet to read
+    return (Encap("gtp-u", teid, pkt.src, pkt.dst),
+            ETHERTYPE_IPV4 if version == 4 else ETHERTYPE_IPV6, inner, inner_end)
+
+
+def _teredo(pkt: Packet, buf, at: int, end: int):
+    found = teredo.decode(buf, at, end)
+    if found is None:
+        return None
+    origin, inner = found
+    note = f"origin {origin}" if origin else ""
+    return Encap("teredo", None, pkt.src, pkt.dst, note), ETHERTYPE_IPV6, inner, end
+
+
+def _ip_in_ip(pkt: Packet, buf, at: int, end: int):
+    kind = "ipip" if pkt.ethertype == ETHERTYPE_IPV4 else "4in6"
+    return Encap(kind, None, pkt.src, pkt.dst), ETHERTYPE_IPV4, at, end
+
+
+def _ipv6_in_ip(pkt: Packet, buf, at: int, end: int):
+    kind = "6in4" if pkt.ethertype == ETHERTYPE_IPV4 else "ip6ip6"
+    return Encap(kind, None, pkt.src, pkt.dst), ETHERTYPE_IPV6, at, end
+
+
+def _gre(pkt: Packet, buf, at: int, end: int):
+    kind, ident, protocol, inner = gre.decode(buf, at)
+    return Encap(kind, ident, pkt.src, pkt.dst), protocol, inner, end
+
+
+def _mpls(buf, at: int):
+    labels, ethertype, at = mpls.decode(buf, at)
+    note = "labels " + "/".join(map(str, labels)) if len(labels) > 1 else ""
+    return Encap("mpls", labels[-1], None, None, note), ethertype, at, len(buf)
+
+
+def _pppoe(buf, at: int):
+    session, ethertype, at, end = pppoe.decode(buf, at)
+    return Encap("pppoe", session, None, None), ethertype, at, end
+
+
+UDP_TUNNELS = {vxlan.PORT: _vxlan, geneve.PORT: _geneve, gtpu.PORT: _gtpu, teredo.PORT: _teredo}
+IP_TUNNELS = {PROTO_IPIP: _ip_in_ip, PROTO_IPV6: _ipv6_in_ip, PROTO_GRE: _gre}
+LINK_SHIMS = {0x8847: _mpls, 0x8848: _mpls, pppoe.ETHERTYPE_SESSION: _pppoe}
+
+
 def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len: int) -> Packet:
-    """Decode link to transport. Raises DecodeError for what cannot be read; a frame that is
-    not IP (ARP, STP, ...) comes back with `src` None and the link payload in `link`."""
+    """Decode link to transport, through any tunnels. Raises DecodeError for what cannot be
+    read; a frame that is not IP (ARP, LLDP, ...) comes back with `src` None and the link
+    payload in `link`."""
     pkt = Packet(frame, ts, wire_len)
     if linktype == LINKTYPE_ETHERNET:
         dst, src, ethertype, at, vlans = ethernet.decode(buf, 0)
@@ -98,32 +226,105 @@ def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len
         at = 4
     else:
         raise Malformed("link", f"unsupported link type {linktype}")
-    pkt.ethertype = ethertype
-    if ethertype == ETHERTYPE_IPV4:
-        src, dst, ttl, proto, at, end, _ident, first, _more = ipv4.decode(buf, at)
-    elif ethertype == ETHERTYPE_IPV6:
-        src, dst, ttl, proto, at, end, first = ipv6.decode(buf, at)
-    else:
+    try:
+        while True:  # once per packet: the outer one, then each inner one
+            pkt.ethertype = ethertype
+            if ethertype == ETHERTYPE_IPV4:
+                src, dst, ttl, proto, at, end, _ident, first, _more = ipv4.decode(buf, at)
+            elif ethertype == ETHERTYPE_IPV6:
+                src, dst, ttl, proto, at, end, first = ipv6.decode(buf, at)
+            else:
+                found = _below_ip(pkt, buf, ethertype, at)
+                if found is None:
+                    return pkt
+                ethertype, at, buf = found
+                continue
+            pkt.src, pkt.dst, pkt.ttl, pkt.proto = addr_text(src), addr_text(dst), ttl, proto
+            pkt.ip_len = end - at
+            if not first:
+                pkt.fragment = True
+                pkt.payload = buf[at:end]
+                return pkt
+            if proto == PROTO_TCP:
+                sport, dport, seq, ack, flags, window, opt_at, data_at = tcp.decode(buf, at)
+                pkt.sport, pkt.dport, pkt.seq, pkt.ack, pkt.flags, pkt.window = sport, dport, seq, ack, flags, window
+                if flags & tcp.SYN and data_at > opt_at:
+                    pkt.tcp_options = bytes(buf[opt_at:data_at])
+                pkt.payload = buf[data_at:end] if data_at < end else b""
+                return pkt
+            if proto == PROTO_UDP:
+                sport, dport, at, end = udp.decode(buf, at, end)
+                pkt.sport, pkt.dport, pkt.payload = sport, dport, buf[at:end]
+                tunnel = UDP_TUNNELS.get(dport) or UDP_TUNNELS.get(sport)
+            else:
+                pkt.payload = buf[at:end]
+                tunnel = IP_TUNNELS.get(proto)
+            if tunnel is None:
+                return pkt
+            found = _enter(pkt, tunnel, buf, at, end)
+            if found is None:
+                return pkt
+            pkt, ethertype, at, buf = found
+    except DecodeError as err:
+        carrier = pkt.outer
+        if carrier is None:
+            raise
+        carrier.inner_error = err  # the inner packet is lost, its carrier is not
+        return carrier
+
+
+def _enter(pkt: Packet, tunnel, buf, at: int, end: int):
+    """Open the tunnel `pkt` carries: (the inner packet, its ethertype, offset and buffer),
+    or None when `pkt` carries none or may not be opened (its `inner_error` then says why)."""
+    if at >= end:
+        return None  # an empty datagram on a tunnel's port carries nothing
+    try:
+        found = tunnel(pkt, buf, at, end)
+    except DecodeError as err:
+        pkt.inner_error = err
+        return None
+    if found is None:
+        return None
+    layer, ethertype, at, end = found
+    pkt.carries = layer
+    chain = pkt.tunnel or ()
+    if len(chain) >= MAX_DEPTH:
+        pkt.inner_error = DEPTH_EXCEEDED
+        return None
+    inner = Packet(pkt.frame, pkt.ts, pkt.wire_len)
+    inner.outer = pkt
+    inner.tunnel = chain + (layer,)
+    return inner, ethertype, at, buf[:end]
+
+
+def _below_ip(pkt: Packet, buf, ethertype: int, at: int):
+    """An inner Ethernet header or a link-layer shim (MPLS, PPPoE) where an IP ethertype
+    was expected: (next ethertype, offset, buffer), or None when `pkt` ends here as a
+    non-IP frame (its link payload in `link`)."""
+    shim = LINK_SHIMS.get(ethertype)
+    if shim is None and ethertype != ETHERTYPE_TEB:
         pkt.link = buf[at:]
-        return pkt
-    pkt.src, pkt.dst, pkt.ttl, pkt.proto = addr_text(src), addr_text(dst), ttl, proto
-    pkt.ip_len = end - at
-    if not first:
-        pkt.fragment = True
-        pkt.payload = buf[at:end]
-        return pkt
-    if proto == PROTO_TCP:
-        sport, dport, seq, ack, flags, window, opt_at, data_at = tcp.decode(buf, at)
-        pkt.sport, pkt.dport, pkt.seq, pkt.ack, pkt.flags, pkt.window = sport, dport, seq, ack, flags, window
-        if flags & tcp.SYN and data_at > opt_at:
-            pkt.tcp_options = bytes(buf[opt_at:data_at])
-        pkt.payload = buf[data_at:end] if data_at < end else b""
-    elif proto == PROTO_UDP:
-        pkt.sport, pkt.dport, data_at, data_end = udp.decode(buf, at, end)
-        pkt.payload = buf[data_at:data_end]
-    else:
-        pkt.payload = buf[at:end]
-    return pkt
+        return None
+    chain = pkt.tunnel or ()
+    if shim is not None and len(chain) >= MAX_DEPTH:
+        pkt.inner_error = DEPTH_EXCEEDED
+        pkt.link = buf[at:]
+        return None
+    try:
+        if shim is None:  # an inner frame's own link header, inside the layer that carried it
+            pkt.dst_mac, pkt.src_mac, ethertype, inner_at, pkt.vlans = ethernet.decode(buf, at)
+            if ethertype == ETHERTYPE_TEB:
+                raise Malformed("ethernet", "a bridged frame directly inside another")
+            return ethertype, inner_at, buf
+        layer, ethertype, inner_at, end = shim(buf, at)
+    except DecodeError as err:
+        if pkt.outer is not None:
+            raise
+        pkt.inner_error = err  # the frame's own link layer decoded; keep it
+        pkt.link = buf[at:]
+        return None
+    pkt.tunnel = chain + (layer,)
+    return ethertype, inner_at, buf[:end]
 
 
-__all__ = ["DecodeError", "Packet", "addr_text", "decode_frame", "is_group"]
+__all__ = ["DecodeError", "Encap", "Packet", "addr_text", "decode_frame", "is_group"]

@@ -2,7 +2,11 @@
 manifest. Deterministic: the same bytes give the same result.
 
 The per-packet loop decodes headers once (`packet.decode_frame`), accounts the flow, feeds
-the TCP stream heads, and hands the packet to the extractors that asked for it. A broad
+the TCP stream heads, and hands the packet to the extractors that asked for it. A tunnelled
+frame is handled as its innermost packet; the packets that carried it are accounted too
+(their own conversations and endpoints, the EVERY_IP and CARRIERS extractors), and a
+"decapsulation" manifest row counts tunnelled frames, nesting past the depth bound and
+inner packets that did not decode. A broad
 `except Exception` lives here and only here: one extractor failing on one packet is
 recorded (count, first frame, message) and the walk goes on.
 """
@@ -22,7 +26,7 @@ from .decoders import DecodeError
 from .extractor import Extractor, StreamHead
 from .facts import Emitter, FactTable, Observation
 from .flows import Flow, FlowTable
-from .packet import PROTO_TCP, PROTO_UDP, decode_frame
+from .packet import DEPTH_EXCEEDED, MAX_DEPTH, PROTO_TCP, PROTO_UDP, Packet, decode_frame
 from .reader import CaptureReader
 from .settings import Limits
 from .streams import StreamHeads
@@ -109,10 +113,14 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     every_ip = [(ex, tallies[ex.NAME]) for ex in instances if ex.EVERY_IP]
     non_ip = [(ex, tallies[ex.NAME]) for ex in instances if ex.NON_IP]
     streams_to = [(ex, tallies[ex.NAME]) for ex in instances if ex.TCP_STREAMS]
+    carriers_to = [(ex, tallies[ex.NAME]) for ex in instances if ex.CARRIERS]
     by_udp_port: dict[int, list] = {}
+    by_proto: dict[int, list] = {}
     for ex in instances:
         for port in ex.UDP_PORTS:
             by_udp_port.setdefault(port, []).append((ex, tallies[ex.NAME]))
+        for proto in ex.IP_PROTOS:
+            by_proto.setdefault(proto, []).append((ex, tallies[ex.NAME]))
 
     endpoints: dict[str, bool] = {}  # ip -> ever seen sending (or addressed by unicast MAC)
     conversations = 0
@@ -129,9 +137,49 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             except Exception as err:  # noqa: BLE001 - the named per-packet boundary
                 tally.record(head.first_frame, err)
 
+    def see(pkt: Packet) -> None:
+        if pkt.src not in endpoints or not endpoints[pkt.src]:
+            endpoints[pkt.src] = True
+        if pkt.dst not in endpoints:
+            endpoints[pkt.dst] = pkt.dst_mac != BROADCAST_MAC
+        elif not endpoints[pkt.dst] and pkt.dst_mac != BROADCAST_MAC:
+            endpoints[pkt.dst] = True
+
+    def carried(pkt: Packet) -> None:
+        """Account a tunnelled frame's carriers: their conversations, their endpoints as
+        hosts, and the extractors that read every IP packet or carriers."""
+        nonlocal tunnelled
+        if pkt.inner_error is not None:
+            (too_deep if pkt.inner_error is DEPTH_EXCEEDED else inner_lost).record(pkt.frame, pkt.inner_error)
+        if pkt.tunnel is not None or pkt.carries is not None:
+            tunnelled += 1
+        if pkt.carries is not None:  # a carrier whose inner packet was not read
+            for ex, tally in carriers_to:
+                try:
+                    ex.observe(pkt, None)
+                except Exception as err:  # noqa: BLE001
+                    tally.record(pkt.frame, err)
+        carrier = pkt.outer
+        while carrier is not None:
+            carrier_flow, _ = flows.update(carrier)
+            see(carrier)
+            for ex, tally in every_ip:
+                try:
+                    ex.observe(carrier, carrier_flow)
+                except Exception as err:  # noqa: BLE001
+                    tally.record(pkt.frame, err)
+            for ex, tally in carriers_to:
+                try:
+                    ex.observe(carrier, None)
+                except Exception as err:  # noqa: BLE001
+                    tally.record(pkt.frame, err)
+            carrier = carrier.outer
+
     flows = FlowTable(limits.max_flows, spill)
     heads = StreamHeads(limits.stream_head_bytes, limits.max_open_stream_heads, deliver)
     undecodable = _Tally()
+    too_deep, inner_lost = _Tally(), _Tally()
+    tunnelled = 0
     first_time = last_time = None
     frame = 0
     with CaptureReader(path) as reader:
@@ -148,6 +196,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             except DecodeError as err:
                 undecodable.record(frame, err)
                 continue
+            if pkt.tunnel is not None or pkt.inner_error is not None:
+                carried(pkt)
             if pkt.src is None:
                 for ex, tally in non_ip:
                     try:
@@ -176,8 +226,15 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                             ex.observe(pkt, flow)
                         except Exception as err:  # noqa: BLE001
                             tally.record(frame, err)
-            elif pkt.proto == PROTO_TCP and streams_to and not pkt.fragment:
-                heads.feed(pkt, flow, forward)
+            elif pkt.proto == PROTO_TCP:
+                if streams_to and not pkt.fragment:
+                    heads.feed(pkt, flow, forward)
+            elif by_proto and not pkt.fragment:
+                for ex, tally in by_proto.get(pkt.proto, ()):
+                    try:
+                        ex.observe(pkt, flow)
+                    except Exception as err:  # noqa: BLE001
+                        tally.record(frame, err)
         on_progress(reader.bytes_read, total)
         heads.drain()
         flows.drain()
@@ -195,6 +252,16 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
         decode_error = f"{undecodable.count} frames not decodable; first {undecodable.first}"
     manifest.append(ManifestRow("decoder", "1", "partial" if undecodable.count else "completed",
                                 packets - undecodable.count, decode_error))
+    if tunnelled or too_deep.count or inner_lost.count:
+        parts = []
+        if too_deep.count:
+            parts.append(f"{too_deep.count} frames nested deeper than {MAX_DEPTH} encapsulations "
+                         f"(inner layers not read); first {too_deep.first}")
+        if inner_lost.count:
+            parts.append(f"{inner_lost.count} tunnelled frames whose inner packet did not decode "
+                         f"(their carrier was kept); first {inner_lost.first}")
+        manifest.append(ManifestRow("decapsulation", "1", "partial" if parts else "completed",
+                                    tunnelled, "; ".join(parts) or None))
     notes = {"flows": flows.evicted, "stream heads": heads.evicted}
     for ex in instances:
         tally = tallies[ex.NAME]
@@ -203,6 +270,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             parts.append(f"{tally.count} failures; first {tally.first}")
         if ex.evicted:
             parts.append(f"{ex.evicted} entries evicted from a bounded table")
+        if ex.note:
+            parts.append(ex.note)
         status = "partial" if tally.count else "completed"
         manifest.append(ManifestRow(ex.NAME, ex.VERSION, status, counts.get(ex.NAME, 0),
                                     "; ".join(parts) or None))

@@ -12,4 +12,9 @@ class Limits:
     stream_head_bytes: int = 16 * 1024  #: bytes reassembled per TCP direction
     max_open_stream_heads: int = 4096  #: directions reassembling at once (x head bytes = memory)
     max_facts: int = 2_000_000  #: distinct (entity, kind, value, source) rows per capture
-    max_pending: int = 65_536  #: per-extractor join tables (DHCP transactions, HTTP requests)
+    #: per-extractor join tables (DHCP transactions, HTTP requests, LLDP/CDP senders waiting
+    #: for the address their MAC claims in ARP, and those MAC-to-address bindings)
+    max_pending: int = 65_536
+    #: distinct ClientHello shapes whose JA3/JA4 are remembered; a cache (past it a new
+    #: shape is fingerprinted each time it is seen), so nothing is lost or counted
+    max_fingerprint_shapes: int = 4096

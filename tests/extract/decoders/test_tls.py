@@ -113,3 +113,32 @@ def test_mutated_hello_raises_only_decode_errors(payload):
                 names_in(bytes(mutated))
             except DecodeError:
                 pass
+
+
+def test_client_hello_offer(payload):
+    # discord.pcap frame 3, as tshark reads it (ja3_full): version 771, twelve suites, nine
+    # extensions in this order, ALPN h2 then http/1.1
+    (msg,) = tls.handshake_messages(payload("discord.pcap", 3))
+    hello = tls.client_hello(msg.body)
+    assert hello.version == 0x0303
+    assert hello.ciphers == (49195, 49196, 52393, 49199, 49200, 52392, 49171, 49172, 156, 157, 47, 53)
+    assert [t for t, _ in hello.extensions] == [65281, 0, 23, 35, 13, 5, 16, 11, 10]
+    assert tls.alpn_protocols(hello.extension(16)) == [b"h2", b"http/1.1"]
+    assert tls.u16_list(hello.extension(10), 2) == [29, 23, 24]
+    assert tls.byte_list(hello.extension(11)) == [0]
+    assert hello.extension(43) is None
+
+
+def test_client_hello_sweep(payload):
+    (msg,) = tls.handshake_messages(payload("discord.pcap", 3))
+    for n in range(len(msg.body) + 1):
+        try:
+            tls.client_hello(msg.body[:n])
+        except (Truncated, Malformed):
+            pass
+
+
+def test_odd_cipher_suite_vector_is_malformed():
+    body = bytes(34) + b"\x00" + b"\x00\x03\x13\x01\x13" + b"\x01\x00"
+    with pytest.raises(Malformed, match="cipher suites of 3 bytes"):
+        tls.client_hello(body)

@@ -135,3 +135,55 @@ def test_broken_dns_is_recorded_not_hidden(run, manifest):
     row = manifest(run(net, Dns), "dns")
     assert row.status == "partial" and "frame 1: Malformed" in row.error
 
+
+
+def test_device_info_model(run, rows, captures):
+    # demo_all_rules.pcap: Luca's iMac (192.168.1.77) answers with a "Luca’s
+    # iMac._device-info._tcp.local" TXT record holding model=iMac11,3 in 10 responses
+    # (tshark: dns.txt contains "model="), first frame 11, last 1512
+    found = {r for r in rows(run(captures / "demo_all_rules.pcap", Dns), "mdns-service")
+             if r[2].startswith("model=")}
+    assert found == {("192.168.1.77", "mdns-service", "model=iMac11,3", "dns", 11, 1512, 10)}
+
+
+def test_dns_over_tcp(run, rows, manifest):
+    from tracepcap.synth.dns_update import dns_tcp
+    net, client, _, resolver = hosts()
+    questions = dns_tcp(app.dns_query(1, "a.example"), app.dns_query(2, "b.example"))  # one segment
+    answers = dns_tcp(app.dns_response(1, "a.example", [("a.example", "A", "192.0.2.1", 60)]),
+                      app.dns_response(2, "b.example", [("b.example", "AAAA", "2001:db8::b", 60)]))
+    net.tcp_session(client, resolver, 41000, 53, client=[questions], server=[answers], segment=20)
+    result = run(net, Dns)
+    # frames 1-3 handshake, 4-6 the questions (58 bytes cut at 20), 7 ACK, 8.. the answers
+    assert rows(result) == {
+        ("10.0.0.5", "dns-query", "a.example", "dns", 4, 4, 1),
+        ("10.0.0.5", "dns-query", "b.example", "dns", 4, 4, 1),
+        ("192.0.2.1", "hostname-claim", "a.example", "dns-a", 8, 8, 1),
+        ("2001:db8::b", "hostname-claim", "b.example", "dns-a", 8, 8, 1)}
+    assert manifest(result, "dns").status == "completed"
+
+
+def test_dns_over_tcp_cut_by_the_end_of_the_head(run, rows, manifest):
+    from tracepcap.extract.settings import Limits
+    from tracepcap.synth.dns_update import dns_tcp
+    net, client, _, resolver = hosts()
+    answer = app.dns_response(1, "a.example", [("a.example", "A", "192.0.2.1", 60)] * 30)
+    net.tcp_session(client, resolver, 41001, 53, client=[dns_tcp(app.dns_query(1, "a.example"))],
+                    server=[dns_tcp(answer)])
+    result = run(net, Dns, limits=Limits(stream_head_bytes=64))
+    assert {r[1] for r in rows(result)} == {"dns-query"} and manifest(result, "dns").status == "completed"
+
+
+def test_dynamic_updates(run, rows):
+    from tracepcap.synth.dns_update import dns_update
+    net, client, owner, server = hosts()
+    zone = "corp.example"
+    net.udp(client, server, 50001, 53, dns_update(1, zone, adds=[("ws05.corp.example", "A", "10.0.0.5", 1200)],
+                                                  deletes=[("ws05.corp.example", "A")]))  # 1: for itself
+    net.udp(server, client, 53, 50001, dns_update(1, zone, response=True))  # 2: the answer
+    net.udp(owner, server, 50002, 53, dns_update(2, "0.0.10.in-addr.arpa",
+                                                 adds=[("6.0.0.10.in-addr.arpa", "PTR", "ws06.corp.example", 1200)]))
+    net.udp(owner, server, 50003, 53, dns_update(3, zone, adds=[("ws99.corp.example", "A", "10.0.0.99", 1200)]))
+    assert rows(run(net, Dns)) == {  # frame 4: a name for another's address is not a self-claim
+        ("10.0.0.5", "hostname-claim", "ws05.corp.example", "dns-update", 1, 1, 1),
+        ("10.0.0.6", "hostname-claim", "ws06.corp.example", "dns-update", 3, 3, 1)}

@@ -1,5 +1,6 @@
-"""DNS messages (RFC 1035; AAAA RFC 3596), as also carried by mDNS (RFC 6762), LLMNR
-(RFC 4795) and, with its own name encoding, NBNS (RFC 1002).
+"""DNS messages (RFC 1035; AAAA RFC 3596; UPDATE RFC 2136), as also carried by mDNS
+(RFC 6762), LLMNR (RFC 4795) and, with its own name encoding, NBNS (RFC 1002); over TCP,
+each message follows a 2-byte length (`tcp_messages`).
 
 `decode` reads the header and every section; names follow compression pointers (RFC 1035
 4.1.4), which must point strictly backwards, so a pointer loop is Malformed, never a hang.
@@ -17,7 +18,10 @@ from . import Malformed, need
 HEADER = struct.Struct("!HHHHHH")  # id, flags, qdcount, ancount, nscount, arcount
 QUESTION = struct.Struct("!HH")  # qtype, qclass
 RR = struct.Struct("!HHIH")  # type, class, ttl, rdlength
-A, NS, CNAME, PTR, AAAA = 1, 2, 5, 12, 28
+A, NS, CNAME, PTR, TXT, AAAA = 1, 2, 5, 12, 16, 28
+OPCODE_QUERY, OPCODE_UPDATE = 0, 5
+CLASS_IN = 1
+TCP_LENGTH = struct.Struct("!H")  # RFC 1035 4.2.2: each message over TCP follows its length
 NAME_TYPES = frozenset((NS, CNAME, PTR))  # rdata is one (compressible) domain name
 QR = 0x8000
 MAX_NAME = 255  # RFC 1035 2.3.4: octets in a name, length bytes included
@@ -106,7 +110,7 @@ def _record(buf, at: int) -> tuple[Record, int]:
     need("dns-rdata", buf, at, rdlength)
     rdata = bytes(buf[at:at + rdlength])
     value = None
-    if rtype == A or rtype == AAAA:
+    if (rtype == A or rtype == AAAA) and rdlength:  # empty: an update's "delete" (RFC 2136 2.5)
         if rdlength != (4 if rtype == A else 16):
             raise Malformed("dns-rr", f"type {rtype} rdata of {rdlength} bytes")
         value = socket.inet_ntop(socket.AF_INET if rtype == A else socket.AF_INET6, rdata)
@@ -134,6 +138,30 @@ def decode(buf) -> Message:
             records.append(record)
         sections.append(tuple(records))
     return Message(ident, flags, tuple(questions), *sections)
+
+
+def tcp_messages(data) -> list[bytes]:
+    """The complete length-prefixed messages at the start of a TCP stream head (several may
+    share a segment; the last may be cut off by the end of the head, and is left out)."""
+    out, at = [], 0
+    while len(data) - at >= TCP_LENGTH.size:
+        length = TCP_LENGTH.unpack_from(data, at)[0]
+        if len(data) - at - TCP_LENGTH.size < length:
+            break
+        out.append(bytes(data[at + TCP_LENGTH.size:at + TCP_LENGTH.size + length]))
+        at += TCP_LENGTH.size + length
+    return out
+
+
+def txt_strings(rdata: bytes) -> list[str]:
+    """The character-strings of TXT rdata (RFC 1035 3.3.14; DNS-SD key=value pairs)."""
+    out, at = [], 0
+    while at < len(rdata):
+        length = rdata[at]
+        need("dns-txt", rdata, at + 1, length)
+        out.append(rdata[at + 1:at + 1 + length].decode("utf-8", "replace"))
+        at += 1 + length
+    return out
 
 
 def reverse_address(name: str) -> str | None:

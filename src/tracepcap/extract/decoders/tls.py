@@ -1,5 +1,6 @@
 """TLS handshake in the clear (RFC 5246; TLS 1.3 RFC 8446): records, handshake messages,
-the ClientHello's server_name extension (RFC 6066 3) and the Certificate message's chain.
+the ClientHello's offer (version, cipher suites, extensions; its server_name extension,
+RFC 6066 3) and the Certificate message's chain.
 
 A handshake message may span several records and a record several segments; the caller
 hands in the first bytes of one direction in order. `handshake_messages` joins the leading
@@ -16,7 +17,7 @@ from typing import NamedTuple
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
-from . import Malformed, need
+from . import Malformed, Truncated, need
 
 RECORD = struct.Struct("!BHH")  # content type, legacy version, length
 U24 = struct.Struct("!BH")  # a 24-bit length as high byte, low 16 bits
@@ -94,6 +95,78 @@ def server_names(body: bytes) -> list[str]:
                 names.append(name.decode("utf-8", "replace").rstrip("."))
             pos = pos2
     return names
+
+
+class ClientHello(NamedTuple):
+    """What a ClientHello offers, in wire order (RFC 8446 4.1.2), GREASE values included."""
+
+    version: int  # legacy_version
+    ciphers: tuple[int, ...]
+    extensions: tuple[tuple[int, bytes], ...]  # (type, data)
+
+    def extension(self, ext_type: int) -> bytes | None:
+        return next((data for t, data in self.extensions if t == ext_type), None)
+
+
+def client_hello(body: bytes) -> ClientHello:
+    """The version, cipher suites and extensions of a complete ClientHello body. (Read with
+    inline length checks rather than `_vector`: every TLS client's hello passes here.)"""
+    n = len(body)
+    at = 2 + RANDOM
+    need("tls-client-hello", body, 0, at + 1)
+    version = body[0] << 8 | body[1]
+    at += 1 + body[at]  # legacy_session_id
+    need("tls-client-hello", body, at, 2)
+    size = body[at] << 8 | body[at + 1]
+    at += 2
+    need("tls-client-hello", body, at, size)
+    if size % 2:
+        raise Malformed("tls-client-hello", f"cipher suites of {size} bytes")
+    ciphers = struct.unpack_from(f"!{size // 2}H", body, at)
+    at += size
+    need("tls-client-hello", body, at, 1)
+    at += 1 + body[at]  # legacy_compression_methods
+    need("tls-client-hello", body, at, 0)
+    extensions = []
+    if at < n:
+        need("tls-extensions", body, at, 2)
+        end = at + 2 + (body[at] << 8 | body[at + 1])
+        need("tls-extensions", body, at + 2, end - at - 2)
+        at += 2
+        while at < end:
+            if end - at < 4:
+                raise Truncated("tls-extension", need=4, have=end - at)
+            size = body[at + 2] << 8 | body[at + 3]
+            if end - at - 4 < size:
+                raise Truncated("tls-extension", need=size, have=end - at - 4)
+            extensions.append((body[at] << 8 | body[at + 1], body[at + 4:at + 4 + size]))
+            at += 4 + size
+    return ClientHello(version, ciphers, tuple(extensions))
+
+
+def u16_list(data: bytes, width: int) -> list[int]:
+    """A vector (length of `width` bytes) of 16-bit values: supported groups, signature
+    algorithms, supported versions."""
+    values, _ = _vector(data, 0, width, "tls-extension-list")
+    if len(values) % 2:
+        raise Malformed("tls-extension-list", f"{len(values)} bytes of 16-bit values")
+    return list(struct.unpack(f"!{len(values) // 2}H", values))
+
+
+def byte_list(data: bytes) -> list[int]:
+    """A vector of single bytes with a 1-byte length (EC point formats)."""
+    values, _ = _vector(data, 0, 1, "tls-extension-list")
+    return list(values)
+
+
+def alpn_protocols(data: bytes) -> list[bytes]:
+    """The protocol names of an ALPN extension (RFC 7301 3.1)."""
+    names, _ = _vector(data, 0, 2, "tls-alpn")
+    out, at = [], 0
+    while at < len(names):
+        name, at = _vector(names, at, 1, "tls-alpn")
+        out.append(bytes(name))
+    return out
 
 
 def certificate_chain(body: bytes) -> list[bytes]:
