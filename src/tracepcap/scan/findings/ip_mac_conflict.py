@@ -9,11 +9,7 @@ from collections.abc import Iterator
 from ..context import CaptureContext
 from . import Finding
 
-BINDING_KINDS = ("mac", "arp-binding", "nd-binding")
-
-
-def _mac_of(kind: str, value: str) -> str:
-    return value if kind == "mac" else value.rsplit(" ", 1)[-1]  # "10.0.0.5 is-at aa:bb:..."
+BINDING_KINDS = ("mac", "ip-mac-binding")  # frames it sent; ARP/ND bindings claimed for it
 
 
 def find(context: CaptureContext) -> Iterator[Finding]:
@@ -22,7 +18,7 @@ def find(context: CaptureContext) -> Iterator[Finding]:
         macs: dict[str, int] = {}
         for fact in host.all_facts:
             if fact.kind in BINDING_KINDS:
-                mac = _mac_of(fact.kind, fact.value).lower()
+                mac = fact.value.lower()
                 macs[mac] = min(macs.get(mac, fact.first_frame), fact.first_frame)
         if len(macs) < 2:
             continue

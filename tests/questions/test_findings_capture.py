@@ -1,0 +1,22 @@
+"""Findings through the whole pipeline: the ARP spoofing shape on a synthetic LAN."""
+
+from __future__ import annotations
+
+from tracepcap.synth import frames
+from tracepcap.synth.scenario import Scenario
+
+
+def test_arp_spoofing_shape_is_an_ip_mac_conflict(analyze, tmp_path):
+    net = Scenario()
+    gateway = net.host("10.0.0.1", "00:00:0c:9f:f0:01", ttl=255)
+    victim = net.host("10.0.0.21", "00:1b:21:4a:7e:21", ttl=128)
+    net.ping(victim, gateway)  # frames 1-2: the gateway answers from its own MAC
+    attacker = "02:de:ad:be:ef:01"
+    reply = frames.arp(2, attacker, "10.0.0.1", victim.mac, victim.ip)  # "10.0.0.1 is-at" the attacker
+    net.emit(frames.ethernet(attacker, victim.mac, 0x0806, reply))  # frame 3
+    _, _, doc = analyze(net.write_pcap(tmp_path / "spoof.pcap"))
+    conflicts = [f for f in doc["findings"] if f["kind"] == "ip-mac-conflict"]
+    assert conflicts == [{
+        "kind": "ip-mac-conflict", "severity": "high", "entities": ["10.0.0.1"],
+        "summary": "10.0.0.1 was claimed by 2 MACs: 00:00:0c:9f:f0:01 (frame 2), 02:de:ad:be:ef:01 (frame 3)",
+        "frames": [2, 3]}]
