@@ -108,3 +108,19 @@ def test_every_prefix_decodes_or_raises_decode_error(linktype, frame):
 def test_unsupported_link_type_is_a_decode_error():
     with pytest.raises(DecodeError, match="unsupported link type 147"):
         decode(147, b"\x00" * 40)
+
+
+def test_flow_table_evicts_the_least_recently_active():
+    from tracepcap.extract.flows import FlowTable
+    spilled = []
+    table = FlowTable(2, lambda flow: spilled.append((flow.aport, flow.pkts_ab)))
+
+    def packet(sport):
+        return decode(101, frames.ipv4(A, B, 17, frames.udp(A, B, sport, 53, b"q")))
+    table.update(packet(1000))
+    table.update(packet(2000))
+    table.update(packet(1000))  # 1000 is active again: 2000 is now the idle one
+    table.update(packet(3000))
+    assert spilled == [(2000, 1)] and table.evicted == 1
+    table.drain()
+    assert sorted(spilled) == [(1000, 2), (2000, 1), (3000, 1)]

@@ -4,6 +4,7 @@ was measured (a SYN without ACK was seen), never guessed from port numbers."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 
 from .decoders.tcp import ACK, SYN
@@ -41,14 +42,14 @@ class Flow:
 
 
 class FlowTable:
-    """Holds at most `limit` flows; past it the oldest is handed to `spill` and forgotten
-    (a later packet of it starts a new row), counted in `evicted`."""
+    """Holds at most `limit` flows; past it the least recently active one is handed to `spill`
+    and forgotten (a later packet of it starts a new row), counted in `evicted`."""
 
     def __init__(self, limit: int, spill: Callable[[Flow], None]) -> None:
         self.limit = limit
         self.spill = spill
         self.evicted = 0
-        self.flows: dict[tuple, Flow] = {}
+        self.flows: OrderedDict[tuple, Flow] = OrderedDict()  # least recently active first
 
     def update(self, pkt: Packet) -> tuple[Flow, bool]:
         """Account the packet; return its flow and whether it travels a -> b."""
@@ -61,11 +62,12 @@ class FlowTable:
             key += pkt.tunnel_key()
         flow = self.flows.get(key)
         if flow is None:
-            if len(self.flows) >= self.limit:
-                oldest = next(iter(self.flows))
-                self.spill(self.flows.pop(oldest))
+            if len(self.flows) >= self.limit:  # the least recently active goes: O(1)
+                self.spill(self.flows.popitem(last=False)[1])
                 self.evicted += 1
             flow = self.flows[key] = Flow(pkt.proto, src, sport, dst, dport, pkt.ts, pkt.frame)
+        else:
+            self.flows.move_to_end(key)
         forward = flow.a == src and flow.aport == sport
         if forward:
             flow.pkts_ab += 1

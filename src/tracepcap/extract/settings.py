@@ -11,7 +11,9 @@ class Limits:
     max_flows: int = 200_000  #: conversations held at once; older ones are written out early
     stream_head_bytes: int = 16 * 1024  #: bytes reassembled per TCP direction
     max_open_stream_heads: int = 4096  #: directions reassembling at once (x head bytes = memory)
-    max_facts: int = 2_000_000  #: distinct (entity, kind, value, source) rows per capture
+    #: distinct (entity, kind, value, source) rows per capture; at about 400 bytes a row this
+    #: keeps the fact table near 250 MB, within the 500 MB budget of an analysis
+    max_facts: int = 600_000
     #: per-extractor join tables (DHCP transactions, HTTP requests, LLDP/CDP senders waiting
     #: for the address their MAC claims in ARP, and those MAC-to-address bindings)
     max_pending: int = 65_536
