@@ -1,9 +1,8 @@
 """Builders for tunnels, link discovery and Windows, SNMP and DNS-update messages, judged by
-tshark's dissectors (the test is skipped where tshark is not installed)."""
+tshark's dissectors."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
@@ -16,7 +15,6 @@ from tracepcap.synth import tunnels as t
 from tracepcap.synth import windows as w
 from tracepcap.synth.writers import PcapWriter
 
-pytestmark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
 
 A, B = "00:1b:21:00:00:01", "00:00:0c:00:00:02"
 INNER_ETH = f.ethernet("02:00:00:00:00:0a", "02:00:00:00:00:0b", f.ETH_IPV4,

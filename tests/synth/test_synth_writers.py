@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import shutil
 import struct
 import subprocess
 
@@ -122,7 +121,6 @@ def test_pcapng_sections_interfaces_unknown_and_simple_blocks():
     assert spb[12:12 + len(FRAME_B)] == FRAME_B
 
 
-@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
 def test_tshark_reads_multi_section_pcapng(tmp_path):
     path = tmp_path / "multi.pcapng"
     with open(path, "wb") as out:

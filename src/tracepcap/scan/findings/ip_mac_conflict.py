@@ -18,6 +18,8 @@ def find(context: CaptureContext) -> Iterator[Finding]:
         macs: dict[str, int] = {}
         for fact in host.all_facts:
             if fact.kind in BINDING_KINDS:
+                if fact.kind == "mac" and context.mac_owners.get(fact.value) != ip:
+                    continue  # a router's MAC its packets arrived with says nothing of its own
                 mac = fact.value.lower()
                 macs[mac] = min(macs.get(mac, fact.first_frame), fact.first_frame)
         if len(macs) < 2:
