@@ -2,28 +2,10 @@
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
-from tracepcap.present.cli import ExitCode, main
 from tracepcap.synth.demo import DEMO_TRUTH, build_demo_office
-
-
-@pytest.fixture(scope="module")
-def analyze_json(tmp_path_factory):
-    data = tmp_path_factory.mktemp("data")
-
-    def run(path):
-        import contextlib
-        import io
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            code = main(["analyze", str(path), "--json", "--db", f"sqlite:///{data / 'db.sqlite3'}"])
-        assert code == ExitCode.OK
-        doc = json.loads(out.getvalue())
-        return {h["ip"]: h for h in doc["hosts"]}
-    return run
 
 
 def identity(hosts, ip):

@@ -4,32 +4,14 @@ tshark (what each test asserts is what those packets support, no more)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-
 import pytest
 
-from tracepcap.present.cli import ExitCode, main
 from tracepcap.synth import app
 from tracepcap.synth.demo import DEMO_TRUTH, build_demo_office
 from tracepcap.synth.scenario import LINUX_SYN, WINDOWS_SYN, Scenario
 
 LINUX_SHARED = "is the Linux kernel's, which Linux, Android and ChromeOS share (+40)"
 APPLE_SHARED = "is the Apple (XNU) stack's, which macOS and iOS share (+40)"
-
-
-@pytest.fixture(scope="module")
-def analyze_json(tmp_path_factory):
-    data = tmp_path_factory.mktemp("data")
-
-    def run(path):
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            code = main(["analyze", str(path), "--json", "--db", f"sqlite:///{data / 'db.sqlite3'}"])
-        assert code == ExitCode.OK
-        return {h["ip"]: h for h in json.loads(out.getvalue())["hosts"]}
-    return run
 
 
 @pytest.fixture(scope="module")
