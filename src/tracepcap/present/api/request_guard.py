@@ -103,7 +103,7 @@ def cross_site(headers: Headers, host: str) -> str | None:
     """Why a credential-less write may have come from another site's page; None when it did not."""
     source = headers.get("origin") or headers.get("referer")
     if source is not None and urlsplit(source).netloc.lower() != host.lower():
-        which = "Origin" if "origin" in headers else "Referer"
+        which = "Origin" if headers.get("origin") else "Referer"
         return f"it comes from another site ({which} {source!r}, this server is {host!r})"
     fetch_site = headers.get("sec-fetch-site")
     if fetch_site is not None and fetch_site != "same-origin":
