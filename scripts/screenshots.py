@@ -33,6 +33,7 @@ import uvicorn
 from playwright.sync_api import sync_playwright
 
 from tracepcap.present.api import create_app
+from tracepcap.present.api.request_guard import CLIENT_HEADER
 from tracepcap.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,7 +97,7 @@ def main() -> int:
         settings = Settings(data_dir=Path(tmp), database_url=f"sqlite:///{Path(tmp) / 'ui.sqlite3'}", auth="off")
         url, server, thread = serve(create_app(settings))
         try:
-            with httpx.Client(base_url=f"{url}/api", timeout=60) as api:
+            with httpx.Client(base_url=f"{url}/api", timeout=60, headers={CLIENT_HEADER: "1"}) as api:
                 cid = prepare(api, args.capture)
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

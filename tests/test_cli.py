@@ -120,3 +120,18 @@ def test_every_shared_capture_analyzes(run, captures):
             code, out, err = run(path, "--json")
             assert code in (ExitCode.OK, ExitCode.PARTIAL), (path.name, err)
             assert json.loads(out)["hosts"], path.name
+
+
+@pytest.mark.parametrize("host, allowed", [
+    ("192.168.7.2", ["localhost", "127.0.0.1", "::1", "192.168.7.2"]),  # the bound address is answered to
+    ("0.0.0.0", ["localhost", "127.0.0.1", "::1"]),  # every interface: the names come from the setting
+    ("[::1]", ["localhost", "127.0.0.1", "::1"]),
+])
+def test_serve_answers_to_its_bound_host_and_closes_idle_connections(settings, monkeypatch, host, allowed):
+    import uvicorn
+    served = {}
+    monkeypatch.setenv("TRACEPCAP_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.update(app=app, **options))
+    assert main(["serve", "--host", host, "--db", settings.database_url]) == ExitCode.OK
+    assert served["app"].state.settings.allowed_hosts == allowed
+    assert served["timeout_keep_alive"] == 5

@@ -10,7 +10,8 @@
     * InvalidAnnotation               exit 2, HTTP 422  evidence weight out of range, empty reason
     * NotAuthor                       exit 2, HTTP 403  editing someone else's evidence
     * present/api/auth.py: Unauthenticated (401, with WWW-Authenticate), Forbidden (403);
-      present/api/upload.py: MissingFile (422) — HTTP-only, defined beside their one user
+      present/api/upload.py: MissingFile (422), UploadTimeout (408), UploadsBusy (503, with
+      Retry-After) — HTTP-only, defined beside their one user
   * present/api/auth.py: AuthUnavailable  HTTP 503  the issuer's keys cannot be fetched
 
 Decoders have their own small tree (`extract.decoders.DecodeError`): a packet that does not

@@ -2,20 +2,24 @@
 
 Contradictions are refused here, before anything runs: auth "oidc" without an issuer or an
 audience is an error, never a server that silently lets everyone in.
+
+List settings (TRACEPCAP_ALLOWED_HOSTS) are comma-separated in the environment.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 from urllib.parse import urlparse
 
 from platformdirs import user_data_dir
-from pydantic import Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 GIB = 1 << 30
+#: the names a browser may use for a server on this machine; `tracepcap serve` adds its --host
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 
 
 class Settings(BaseSettings):
@@ -26,6 +30,16 @@ class Settings(BaseSettings):
     database_url: str | None = None
     #: uploads larger than this are refused while streaming
     max_capture_bytes: int = Field(default=2 * GIB, gt=0)
+
+    #: an upload waits at most this long for its next bytes before it is cut (408)
+    upload_idle_timeout_seconds: float = Field(default=30, gt=0)
+    #: past its first idle timeout, an upload averaging fewer bytes per second is cut (408)
+    upload_min_bytes_per_second: int = Field(default=4096, ge=0)
+    #: uploads received at once; one more is answered 503 with Retry-After
+    max_concurrent_uploads: int = Field(default=4, ge=1)
+    #: the Host names this server answers to (others: 400), so a DNS-rebinding page cannot
+    #: reach it; add the public name when serving beyond this machine
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=lambda: list(LOCAL_HOSTS), min_length=1)
 
     #: "off" (default): every request acts as "system" with every role; "oidc": bearer JWTs
     auth: Literal["off", "oidc"] = "off"
@@ -43,6 +57,16 @@ class Settings(BaseSettings):
     oidc_jwks_min_refresh_seconds: float = Field(default=10, ge=0)
     #: timeout of each request to the issuer (discovery, JWKS)
     oidc_http_timeout_seconds: float = Field(default=5, gt=0)
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _host_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.split(",")
+        if isinstance(value, (list, tuple)):
+            value = [str(h).strip().lower().removeprefix("[").removesuffix("]") for h in value]
+            value = [h for h in value if h]
+        return value
 
     @model_validator(mode="after")
     def _default_database(self) -> Settings:

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import uvicorn
 
+from tracepcap.present.api.request_guard import CLIENT_HEADER
 from tracepcap.settings import Settings
 from tracepcap.store import Database
 
@@ -50,6 +51,9 @@ class Api:
     db: Database
 
     def client(self, token: str | None = None, **headers: str) -> httpx.Client:
+        """A client of the API that says it is no browser page (X-TracePcap-Request), as a
+        script must for its writes to pass the CSRF check when auth is off."""
+        headers = {CLIENT_HEADER: "1", **headers}
         if token:
             headers["Authorization"] = f"Bearer {token}"
         return httpx.Client(base_url=f"{self.url}/api", headers=headers, timeout=30)

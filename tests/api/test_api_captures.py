@@ -96,7 +96,8 @@ def test_over_the_limit_is_413_while_the_upload_is_still_streaming(serve, captur
     head = (captures / DNS_DEMO).read_bytes()[:24]
     host, port = api.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port))) as sock:
-        sock.sendall(b"POST /api/captures HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        sock.sendall(b"POST /api/captures HTTP/1.1\r\nHost: 127.0.0.1\r\nX-TracePcap-Request: 1\r\n"
+                     b"Transfer-Encoding: chunked\r\n"
                      b"Content-Type: multipart/form-data; boundary=XyZ\r\n\r\n")
 
         def chunk(data: bytes) -> None:

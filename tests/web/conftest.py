@@ -59,5 +59,8 @@ def oidc_web(tmp_path, settings, db, browser):
             url = stack.enter_context(serving(create_app(configured, db=db)))
             pages = Pages(browser, url)
             stack.callback(pages.close)
+            started.append(pages)
             return Api(url, configured, db), pages, issuer
+        started: list[Pages] = []
         yield start
+        assert not [e for p in started for e in p.errors], "script errors in the page"

@@ -51,7 +51,7 @@ install_plugin = adjudicate_fixtures.install_plugin
 
 class Pages:
     """Browser pages on one server: `open(path)` gives a fresh page (own session storage)
-    that fails the test on any uncaught script error."""
+    that fails the test on any uncaught script error or anything the CSP blocked."""
 
     def __init__(self, browser: Browser, url: str) -> None:
         self.browser, self.url = browser, url
@@ -64,7 +64,14 @@ class Pages:
         self._contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda err: self.errors.append(str(err)))
+        page.on("console", self._policy_violation)
         return page
+
+    def _policy_violation(self, message) -> None:
+        """Chromium reports what the Content-Security-Policy blocked on the console; each is a
+        broken part of the page."""
+        if "Content Security Policy" in message.text:
+            self.errors.append(message.text)
 
     def open(self, path: str = "/") -> Page:
         page = self.new()

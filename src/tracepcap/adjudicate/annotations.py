@@ -324,6 +324,7 @@ def dismissals(session: Session, key: Key) -> list[Dismissal]:
 
 
 ACCEPTED = "accepted suggestion"
+RESOLVED = "chose {label} among the contested candidates"
 
 
 def accept(session: Session, registry: Registry, key: Key, *, actor: str) -> Verdict:
@@ -338,3 +339,21 @@ def accept(session: Session, registry: Registry, key: Key, *, actor: str) -> Ver
         raise InvalidAnnotation(f"nothing to accept on {key.question} for {key.entity_key}: "
                                 "the machine suggests no single label")
     return set_override(session, registry, key, label, ACCEPTED, actor=actor)
+
+
+def resolve(session: Session, registry: Registry, key: Key, label: str, *, actor: str) -> Verdict:
+    """Settle a contested verdict with one of its candidates (not one a human dismissed): an
+    override with that label and the rationale saying so. Any other label, or a verdict that
+    is not contested, is refused: the rationale would misstate what the human chose among."""
+    _take_turn(session, registry, key)
+    row = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
+    document = row.document if row is not None else None
+    if not document or not document["contested"]:
+        raise InvalidAnnotation(f"{key.question} for {key.entity_key} is not contested: nothing to "
+                                "choose among (set an override to give another answer)")
+    candidates = [c["label"] for c in document["candidates"] if not c.get("dismissed")]
+    if label not in candidates:
+        raise InvalidAnnotation(f"{label!r} is not one of the contested candidates of {key.question} for "
+                                f"{key.entity_key} ({', '.join(candidates)}); set an override to give "
+                                "another answer")
+    return set_override(session, registry, key, label, RESOLVED.format(label=label), actor=actor)

@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import FastAPI
 
 from ... import __version__
@@ -23,13 +24,14 @@ from .. import queries
 from ..web import mount_web
 from . import errors
 from .auth import TokenVerifier
+from .request_guard import RequestGuard
 from .routes import adjudications, captures, exports, hosts, meta
 from .schemas import ErrorOut
 from .worker import AnalysisWorker
 
 log = logging.getLogger(__name__)
 PREFIX = "/api"
-ERRORS = {status: {"model": ErrorOut} for status in (400, 401, 403, 404, 413, 415, 422, 503)}
+ERRORS = {status: {"model": ErrorOut} for status in (400, 401, 403, 404, 408, 413, 415, 422, 503)}
 
 
 def create_app(settings: Settings | None = None, db: Database | None = None,
@@ -64,9 +66,12 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
                               "human actions on them out.")
     app.state.settings, app.state.db, app.state.registry, app.state.worker = settings, db, registry, worker
     app.state.verifier = TokenVerifier(settings) if settings.auth == "oidc" else None
+    app.state.upload_slots = anyio.CapacityLimiter(settings.max_concurrent_uploads)
     app.dependency_overrides[get_settings] = lambda: settings
     errors.install(app)
     for module in (meta, captures, hosts, adjudications, exports):
         app.include_router(module.router, prefix=PREFIX, responses=ERRORS)
     mount_web(app)
+    app.add_middleware(RequestGuard, settings=settings,  # outermost: its headers go on every answer
+                       docs_paths=(app.docs_url, app.swagger_ui_oauth2_redirect_url))
     return app

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ...errors import TracePcapError
+from ...errors import TracePcapError, UsageError
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def error_code(err: TracePcapError) -> str:
 
 
 async def _domain(_request: Request, err: TracePcapError) -> JSONResponse:
-    if err.http_status >= 500:
+    if err.http_status >= 500 and not isinstance(err, UsageError):  # a busy refusal is no failure
         log.error("request failed: %s: %s", type(err).__name__, err)
     return error_response(err.http_status, error_code(err), str(err), getattr(err, "details", None),
                           getattr(err, "headers", None))

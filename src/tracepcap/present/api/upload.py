@@ -6,11 +6,21 @@ upload in memory, and a request over the limit is answered 413 while it is still
 `store_capture` is synchronous (file and database I/O), so it runs in a worker thread and
 pulls each next chunk from the event loop (`anyio.from_thread.run`): the request body is
 read only as fast as it is stored.
+
+A client that sends slowly must not hold a thread for ever (slowloris): each wait for the
+next piece of the body is bounded (`upload_idle_timeout_seconds`), and past that first
+interval the upload must average `upload_min_bytes_per_second`; otherwise it is cut with 408
+and its temporary file removed. At most `max_concurrent_uploads` are received at once (one
+more is answered 503 with Retry-After), and their threads are counted by a limiter of their
+own, never against the thread pool the synchronous read routes share.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 
 import anyio
 import anyio.from_thread
@@ -37,6 +47,38 @@ class MissingFile(UsageError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.details = {"problems": [{"location": "body", "field": FIELD, "rule": "missing", "message": message}]}
+
+
+class UploadTimeout(UsageError):
+    """An upload that stalled or crawled, cut so that it frees its thread."""
+
+    http_status = 408
+    headers = {"Connection": "close"}  # the rest of its body is not wanted
+
+
+class UploadsBusy(UsageError):
+    """Every upload slot is taken; the client should come back later."""
+
+    http_status = 503
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.headers = {"Retry-After": str(retry_after)}
+
+
+@asynccontextmanager
+async def upload_slot(slots: anyio.CapacityLimiter, settings: Settings) -> AsyncIterator[None]:
+    """Hold one of `slots` (the app's, `max_concurrent_uploads` of them) while an upload is
+    received, or raise UploadsBusy at once: a waiting upload would hold its connection anyway."""
+    try:
+        slots.acquire_nowait()
+    except anyio.WouldBlock:
+        raise UploadsBusy(f"{slots.total_tokens} uploads are being received already; try again shortly",
+                          retry_after=math.ceil(settings.upload_idle_timeout_seconds)) from None
+    try:
+        yield
+    finally:
+        slots.release()
 
 
 class MultipartFile:
@@ -119,16 +161,28 @@ async def receive_capture(request: Request, db: Database, settings: Settings, ac
         raise CaptureTooLarge(f"capture is larger than the limit of {settings.max_capture_bytes} bytes "
                               f"(Content-Length {declared})")
     form = MultipartFile(request.headers.get("content-type"))
+    idle, min_rate = settings.upload_idle_timeout_seconds, settings.upload_min_bytes_per_second
     body = request.stream().__aiter__()
+    started, received = time.monotonic(), 0
 
     async def pull() -> list[bytes] | None:
         """The next file bytes from the body, [] when a piece held none, None at its end."""
+        nonlocal received
         try:
-            return form.feed(await body.__anext__())
+            with anyio.fail_after(idle):
+                piece = await body.__anext__()
+        except TimeoutError:
+            raise UploadTimeout(f"the upload was cut: it sent nothing for {idle:g} seconds") from None
         except StopAsyncIteration:
             return None
         except ClientDisconnect as err:
             raise UsageError("the client went away before the upload finished") from err
+        received += len(piece)
+        elapsed = time.monotonic() - started
+        if elapsed > idle and received < min_rate * elapsed:
+            raise UploadTimeout(f"the upload was cut: it averaged {received / elapsed:.0f} bytes/s over "
+                                f"{elapsed:.0f} seconds, under the minimum of {min_rate} bytes/s")
+        return form.feed(piece)
 
     # read until the file part begins: its filename names the capture
     pending: list[bytes] = []
@@ -150,4 +204,6 @@ async def receive_capture(request: Request, db: Database, settings: Settings, ac
             return store_capture(session, settings.capture_dir, chunks(), name=form.filename,
                                  uploaded_by=actor, max_bytes=settings.max_capture_bytes)
 
-    return await anyio.to_thread.run_sync(store)
+    # a limiter of its own: this thread, idle while the client sends, is not one of the shared
+    # pool's; the upload slots bound how many there are
+    return await anyio.to_thread.run_sync(store, limiter=anyio.CapacityLimiter(1))

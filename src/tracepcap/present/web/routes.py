@@ -269,9 +269,8 @@ def set_override(request: Request, key: KeyDep, db: DbDep, registry: RegistryDep
 def resolve(request: Request, key: KeyDep, db: DbDep, registry: RegistryDep, actor: AnalystActor,
             label: FormText = "") -> HTMLResponse:
     """One click on a contested verdict's candidate: an override with that label."""
-    rationale = f"chose {label} among the contested candidates"
     return _act(request, db, registry, key, actor, {"action": "resolve", "label": label},
-                lambda s: annotations.set_override(s, registry, key, label, rationale, actor=actor.name))
+                lambda s: annotations.resolve(s, registry, key, label, actor=actor.name))
 
 
 @router.delete(PANEL + "/override", response_class=HTMLResponse)

@@ -8,7 +8,7 @@ from ....adjudicate import annotations
 from ... import queries
 from ..deps import Admin, ActorDep, Analyst, CaptureDep, DbDep, SessionDep, SettingsDep, Viewer, WorkerDep
 from ..schemas import CaptureCreated, CaptureDetail, CaptureOut
-from ..upload import FIELD, receive_capture
+from ..upload import FIELD, receive_capture, upload_slot
 
 router = APIRouter(prefix="/captures", tags=["captures"])
 
@@ -24,8 +24,10 @@ UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-dat
 async def upload(request: Request, response: Response, actor: ActorDep, db: DbDep, settings: SettingsDep,
                  worker: WorkerDep) -> CaptureCreated:
     """Store the upload and queue its analysis; 202 at once (poll the capture for its status),
-    or 200 with the existing capture when these bytes were uploaded before."""
-    capture, created = await receive_capture(request, db, settings, actor.name)
+    or 200 with the existing capture when these bytes were uploaded before. 408 when the
+    client sends too slowly, 503 with Retry-After when every upload slot is taken."""
+    async with upload_slot(request.app.state.upload_slots, settings):
+        capture, created = await receive_capture(request, db, settings, actor.name)
     if created:
         worker.submit(capture.id)
     response.status_code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK

@@ -95,6 +95,15 @@
     if (box) { box.hidden = true; }
   });
 
+  // --- a change in one panel reloads the host's other panels (it answered with its own) ----
+  // (here, not in an hx-trigger filter: htmx evaluates those as code, which the CSP forbids)
+  document.addEventListener("tp-verdicts-changed", function (evt) {
+    var changed = evt.detail && evt.detail.question;
+    document.querySelectorAll("section.panel[data-question]").forEach(function (panel) {
+      if (panel.getAttribute("data-question") !== changed) { window.htmx.trigger(panel, "tp-panel-stale"); }
+    });
+  });
+
   // --- label dropdowns ("Other…" reveals a text field) and weight sliders ------------------
   document.addEventListener("change", function (evt) {
     var select = evt.target;

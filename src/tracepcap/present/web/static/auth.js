@@ -3,7 +3,7 @@
    sessionStorage and goes out as "Authorization: Bearer" on htmx requests, uploads and
    fetches. Who is logged in comes from /api/me; the server decides what they may do and
    leaves write controls out of the pages for viewers (and refuses the writes regardless).
-   With auth off this file does nothing but say the page is ready. */
+   With auth off this file only marks requests as the page's own (X-TracePcap-Request). */
 (function () {
   "use strict";
 
@@ -115,9 +115,13 @@
   function ready() { body.dispatchEvent(new CustomEvent("tp:ready")); }
 
   window.TracePcapAuth = {
+    // every request of ours says so: the server refuses a write without this header (or a
+    // token), which a page on another site cannot send
     headers: function () {
       var s = mode === "oidc" ? stored() : null;
-      return s ? { Authorization: "Bearer " + s.access_token } : {};
+      var headers = { "X-TracePcap-Request": "1" };
+      if (s) { headers.Authorization = "Bearer " + s.access_token; }
+      return headers;
     },
     expired: function () {
       if (mode !== "oidc") { return; }
