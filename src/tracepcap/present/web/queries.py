@@ -14,19 +14,21 @@ from sqlalchemy import case, exists, func, literal, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from ...adjudicate.registry import Registry
+from ...extract import kinds
 from ..queries import capture_fields, list_captures
 from ...store.models import (Conversation, Finding, Host, HumanOverride, ManifestEntry,
                              ObservationRow, VerdictRow)
 
 #: fact kinds matched by the inventory's text filter (besides the address and the verdict labels)
-SEARCHED_KINDS = ("mac", "oui-vendor", "hostname-claim")
+SEARCHED_KINDS = (kinds.MAC.name, kinds.OUI_VENDOR.name, kinds.HOSTNAME_CLAIM.name)
 PER_PAGE_CHOICES = (25, 50, 100, 200)
 MARKS = ("contested", "human", "stale")
 #: the fact kinds shown first on a host page, in this order; other kinds follow by name
-FACT_ORDER = ("mac", "oui-vendor", "ttl", "served", "initiated", "hostname-claim", "user-agent",
-              "tcp-syn-signature", "dhcp-parameter-list", "dhcp-vendor-class", "ssh-banner",
-              "http-server", "tls-sni", "mdns-service", "ssdp-server", "ssdp-nt", "ssdp-usn",
-              "dns-query")
+FACT_ORDER = tuple(kind.name for kind in (
+    kinds.MAC, kinds.OUI_VENDOR, kinds.TTL, kinds.SERVED, kinds.INITIATED, kinds.HOSTNAME_CLAIM,
+    kinds.USER_AGENT, kinds.TCP_SYN_SIGNATURE, kinds.DHCP_PARAMETER_LIST, kinds.DHCP_VENDOR_CLASS,
+    kinds.SSH_BANNER, kinds.HTTP_SERVER, kinds.TLS_SNI, kinds.MDNS_SERVICE, kinds.SSDP_SERVER,
+    kinds.SSDP_NT, kinds.SSDP_USN, kinds.DNS_QUERY))
 FACTS_PER_KIND = 50
 TOPOLOGY_NODES = 250
 #: node colours of the topology, assigned to labels in vocabulary order (server side)
@@ -210,7 +212,7 @@ def host_page(session: Session, registry: Registry, capture_id: str, query: Host
     elif query.sort == "mac":
         first_mac = (select(func.min(ObservationRow.value))
                      .where(ObservationRow.capture_id == capture_id, ObservationRow.entity == Host.ip,
-                            ObservationRow.kind == "mac").scalar_subquery())
+                            ObservationRow.kind == kinds.MAC.name).scalar_subquery())
         has_mac = case((first_mac.is_(None), literal(1)), else_=literal(0))
         order = [has_mac, first_mac.desc() if query.desc else first_mac]
     position = Host.position.desc() if query.desc and query.sort == "ip" else Host.position
@@ -229,9 +231,9 @@ def _rows(session: Session, registry: Registry, capture_id: str, ips: list[str])
     for entity, kind, value in session.execute(
             select(ObservationRow.entity, ObservationRow.kind, ObservationRow.value)
             .where(ObservationRow.capture_id == capture_id, ObservationRow.entity.in_(ips),
-                   ObservationRow.kind.in_(("mac", "oui-vendor")))
+                   ObservationRow.kind.in_((kinds.MAC.name, kinds.OUI_VENDOR.name)))
             .order_by(ObservationRow.value)):
-        target = macs if kind == "mac" else vendors
+        target = macs if kind == kinds.MAC.name else vendors
         if value not in target[entity]:
             target[entity].append(value)
     verdicts: dict[str, dict[str, dict]] = defaultdict(dict)
