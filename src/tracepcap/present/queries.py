@@ -15,13 +15,13 @@ from ..adjudicate.registry import Registry
 from ..adjudicate.runner import Key
 from ..errors import NotFound
 from ..extract.kinds import HOSTNAME_CLAIM, MAC
-from ..store.models import (AuditEvent, Capture, Conversation, Dismissal, Host, HumanOverride, ManifestEntry,
+from ..store.models import (AuditEvent, Capture, CaptureStatus, Conversation, Dismissal, Host, HumanOverride, ManifestEntry,
                             ManualEvidence, ObservationRow, VerdictRow)
 from .report import capture_document, findings_of
 
 NAME_KIND = HOSTNAME_CLAIM.name
-UNFINISHED = ("queued", "analyzing")
-FINISHED = ("done", "partial")
+UNFINISHED = (CaptureStatus.QUEUED, CaptureStatus.ANALYZING)
+FINISHED = (CaptureStatus.DONE, CaptureStatus.PARTIAL)  # facts and verdicts can be read
 
 
 def progress(capture: Capture) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import case, exists, func, literal, or_, select
 from sqlalchemy.orm import Session, aliased
 
+from ...adjudicate.contract import Basis
 from ...adjudicate.registry import Registry
 from ...extract import kinds
 from ..queries import capture_fields, list_captures
@@ -48,7 +49,7 @@ def capture_rows(session: Session) -> list[dict]:
                                      .where(VerdictRow.contested.is_(True))
                                      .group_by(VerdictRow.capture_id)).all())
     human = dict(session.execute(select(VerdictRow.capture_id, func.count())
-                                 .where(VerdictRow.basis == "HUMAN")
+                                 .where(VerdictRow.basis == Basis.HUMAN)
                                  .group_by(VerdictRow.capture_id)).all())
     return [capture_fields(c) | {"hosts": hosts.get(c.id, 0), "contested": contested.get(c.id, 0),
                                  "human": human.get(c.id, 0)} for c in list_captures(session)]
@@ -101,7 +102,7 @@ def label_counts(session: Session, registry: Registry, capture_id: str) -> list[
             counts.contested += n
         elif label is not None:
             labels[question][label] += n
-        if basis == "HUMAN":
+        if basis == Basis.HUMAN:
             counts.human += n
     for question, n in session.execute(select(HumanOverride.question, func.count())
                                        .where(HumanOverride.capture_id == capture_id,
@@ -175,7 +176,7 @@ def host_page(session: Session, registry: Registry, capture_id: str, query: Host
         if query.mark == "contested":
             stmt = stmt.where(_verdict_exists(capture_id, lambda v: v.question == q, lambda v: v.contested.is_(True)))
         elif query.mark == "human":
-            stmt = stmt.where(_verdict_exists(capture_id, lambda v: v.question == q, lambda v: v.basis == "HUMAN"))
+            stmt = stmt.where(_verdict_exists(capture_id, lambda v: v.question == q, lambda v: v.basis == Basis.HUMAN))
         elif query.mark == "stale":
             stmt = stmt.where(exists().where(HumanOverride.capture_id == capture_id, HumanOverride.question == q,
                                              HumanOverride.entity_key == Host.ip,
@@ -190,7 +191,7 @@ def host_page(session: Session, registry: Registry, capture_id: str, query: Host
                                               lambda v: v.contested.is_(True)))
         elif query.mark == "human":
             stmt = stmt.where(_verdict_exists(capture_id, lambda v: v.question.in_(questions),
-                                              lambda v: v.basis == "HUMAN"))
+                                              lambda v: v.basis == Basis.HUMAN))
         else:
             stmt = stmt.where(exists().where(HumanOverride.capture_id == capture_id,
                                              HumanOverride.entity_key == Host.ip,
@@ -314,7 +315,7 @@ def topology(session: Session, registry: Registry, capture_id: str, colour_by: s
         label, contested, basis = answer.get(ip, (None, False, None))
         nodes.append({"data": {"id": ip, "name": ip, "answer": "⚠ contested" if contested else (label or "—"),
                                "colour": CONTESTED_COLOUR if contested else colours.get(label, UNKNOWN_COLOUR),
-                               "contested": bool(contested), "human": basis == "HUMAN",
+                               "contested": bool(contested), "human": basis == Basis.HUMAN,
                                "bytes": traffic.get(ip, 0)}})
     edges = [{"data": {"id": f"{a}|{z}", "source": a, "target": z, "conversations": n, "bytes": b}}
              for (a, z), (n, b) in sorted(pairs.items())]

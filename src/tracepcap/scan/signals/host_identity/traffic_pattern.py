@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.facts import Grade
 from ....extract.kinds import INITIATED, SERVED
 from ...context import HostFacts, is_local
 from ...vote import Vote
@@ -27,13 +28,13 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     if len(t.peers_out) >= MANY_DESTINATIONS and not t.peers_in:
         yield Vote("Workstation", CLIENT_WEIGHT, f"opened conversations to {len(t.peers_out)} peers "
                    f"({external} outside private ranges) and answered none (+{CLIENT_WEIGHT})",
-                   "MEASURED", frames)
+                   Grade.MEASURED, frames)
     elif t.peers_in and not t.peers_out and not any(v in SERVICES for v in host.values(SERVED)):
         # a named service already says which server; this speaks only for unnamed ones
         yield Vote("Server", SERVER_WEIGHT, f"answered {len(t.peers_in)} peers and opened no "
-                   f"conversation itself (+{SERVER_WEIGHT})", "MEASURED",
+                   f"conversation itself (+{SERVER_WEIGHT})", Grade.MEASURED,
                    tuple(f.first_frame for f in host.facts(SERVED)[:3]))
     elif 0 < len(t.peers_out | t.peers_in) <= FEW_PEERS and t.bytes_sent + t.bytes_received < LOW_VOLUME \
             and not host.facts(SERVED) and set(host.values(INITIATED)) - INFRASTRUCTURE:
         yield Vote("IoT Device", IOT_WEIGHT, f"talked to only {len(t.peers_out | t.peers_in)} peer(s), "
-                   f"{t.bytes_sent + t.bytes_received} bytes in all (+{IOT_WEIGHT})", "MEASURED", frames)
+                   f"{t.bytes_sent + t.bytes_received} bytes in all (+{IOT_WEIGHT})", Grade.MEASURED, frames)
