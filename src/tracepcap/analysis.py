@@ -24,7 +24,8 @@ from .store.models import Capture, CaptureStatus, ManifestEntry
 log = logging.getLogger(__name__)
 
 
-def analyze(db: Database, settings: Settings, capture_id: str, registry: Registry | None = None) -> CaptureStatus:
+def analyze(db: Database, settings: Settings, capture_id: str,
+            registry: Registry | None = None) -> CaptureStatus:
     """Analyze the capture (extract, scan, adjudicate); return its final status."""
     registry = registry or get_registry()
     with db.session() as s:

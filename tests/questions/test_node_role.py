@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from tracepcap.extract.kinds import INITIATED, MAC, SERVED, TTL
 from tracepcap.extract import pipeline
 from tracepcap.extract.extractors.services import Services
+from tracepcap.extract.kinds import INITIATED, MAC, SERVED, TTL
 from tracepcap.scan.context import CaptureContext, Fact, Traffic
 from tracepcap.scan.signals.node_role import domain_controller, gateway, jump_host, served_roles
 from tracepcap.synth.scenario import Scenario

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tracepcap.extract.kinds import DHCP_VENDOR_CLASS, INITIATED, MAC, MDNS_SERVICE, OUI_VENDOR, SERVED, SSDP_NT, TTL, USER_AGENT
+from tracepcap.extract.kinds import (DHCP_VENDOR_CLASS, INITIATED, MAC, MDNS_SERVICE, OUI_VENDOR, SERVED, SSDP_NT, TTL,
+                                     USER_AGENT)
 from tracepcap.scan.context import CaptureContext, Fact, Traffic
 from tracepcap.scan.signals.host_identity import (announcements, client_software, oui_vendor, router,
                                                   services_answered, traffic_pattern, ttl_class)

@@ -3,10 +3,11 @@ runner weighs what they say together."""
 
 from __future__ import annotations
 
-from tracepcap.extract.facts import Grade
-from tracepcap.extract.kinds import DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, HTTP_SERVER, OS_VERSION, SNMP_SYSDESCR, SSH_BANNER, TCP_SYN_SIGNATURE, TTL, USER_AGENT
 from tracepcap.adjudicate.questions.os_family import ADJUDICATOR
 from tracepcap.adjudicate.runner import Annotations, Key, decide
+from tracepcap.extract.facts import Grade
+from tracepcap.extract.kinds import (DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, HTTP_SERVER, OS_VERSION, SNMP_SYSDESCR,
+                                     SSH_BANNER, TCP_SYN_SIGNATURE, TTL, USER_AGENT)
 from tracepcap.scan.context import CaptureContext, Fact
 from tracepcap.scan.signals.os_family import (dhcp_parameters, dhcp_vendor_class, http_server,
                                               os_version, ssh_banner, syn_signature, syn_vs_user_agent,

@@ -15,8 +15,8 @@ from ..adjudicate.registry import Registry
 from ..adjudicate.runner import Key
 from ..errors import NotFound
 from ..extract.kinds import HOSTNAME_CLAIM, MAC
-from ..store.models import (AuditEvent, Capture, CaptureStatus, Conversation, Dismissal, Host, HumanOverride, ManifestEntry,
-                            ManualEvidence, ObservationRow, VerdictRow)
+from ..store.models import (AuditEvent, Capture, CaptureStatus, Conversation, Dismissal, Host, HumanOverride,
+                            ManifestEntry, ManualEvidence, ObservationRow, VerdictRow)
 from .report import capture_document, findings_of
 
 NAME_KIND = HOSTNAME_CLAIM.name
