@@ -19,12 +19,13 @@ from .ingest import capture_path
 from .scan import CaptureContext, scan_capture
 from .settings import Settings
 from .store import Database
-from .store.models import Capture, ManifestEntry
+from .store.models import Capture, CaptureStatus, ManifestEntry
 
 log = logging.getLogger(__name__)
 
 
-def analyze(db: Database, settings: Settings, capture_id: str, registry: Registry | None = None) -> str:
+def analyze(db: Database, settings: Settings, capture_id: str,
+            registry: Registry | None = None) -> CaptureStatus:
     """Analyze the capture (extract, scan, adjudicate); return its final status."""
     registry = registry or get_registry()
     with db.session() as s:
@@ -34,11 +35,11 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         adjudicated = _scan_and_adjudicate(db, registry, capture_id)  # on a partial capture too
         complete = result.complete and adjudicated
     except TracePcapError as err:
-        return _finish(db, capture_id, "failed", str(err))
+        return _finish(db, capture_id, CaptureStatus.FAILED, str(err))
     except Exception as err:  # noqa: BLE001 - the named boundary of one analysis job
         log.exception("analysis of capture %s failed", capture_id)
-        return _finish(db, capture_id, "failed", f"internal error: {type(err).__name__}: {err}")
-    return _finish(db, capture_id, "done" if complete else "partial", result.partial)
+        return _finish(db, capture_id, CaptureStatus.FAILED, f"internal error: {type(err).__name__}: {err}")
+    return _finish(db, capture_id, CaptureStatus.DONE if complete else CaptureStatus.PARTIAL, result.partial)
 
 
 def _scan_and_adjudicate(db: Database, registry: Registry, capture_id: str) -> bool:
@@ -63,10 +64,10 @@ def _scan_and_adjudicate(db: Database, registry: Registry, capture_id: str) -> b
     return not report.failures and not failures
 
 
-def _finish(db: Database, capture_id: str, status: str, error: str | None) -> str:
+def _finish(db: Database, capture_id: str, status: CaptureStatus, error: str | None) -> CaptureStatus:
     with db.session() as s:
         capture = s.get(Capture, capture_id)
         capture.status, capture.error = status, error
-        if status != "failed":
+        if status != CaptureStatus.FAILED:
             capture.progress_bytes = capture.size
     return status

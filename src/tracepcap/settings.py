@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     oidc_issuer: str | None = None
     #: the audience tokens must carry (`aud`), e.g. "tracepcap-api"
     oidc_audience: str | None = None
+    #: the public client the web UI logs in as (deploy/keycloak/realm-tracepcap.json)
+    oidc_client_id: str = Field(default="tracepcap-web", min_length=1)
     #: dotted path of the roles list in the token (Keycloak realm roles by default)
     oidc_roles_claim: str = Field(default="realm_access.roles", min_length=1)
     #: clock skew tolerated on exp / nbf / iat, in seconds

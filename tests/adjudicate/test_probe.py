@@ -10,8 +10,8 @@ import logging
 import pytest
 
 from tracepcap.adjudicate.registry import get_registry
-from tracepcap.errors import DuplicateQuestion
-from tracepcap.present.cli import ExitCode, main
+from tracepcap.errors import DuplicateQuestion, NotFound
+from tracepcap.present.cli import ExitCode, build_parser, cmd_explain, main
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def test_two_modules_claiming_one_question_stop_start_up(plugins, cli, captures)
     assert "claimed by probe_parity and probe_twin" in err
 
 
-def test_verdict_without_reasons_is_refused_and_costs_no_other_question(plugins, cli, captures, caplog):
+def test_verdict_without_reasons_is_refused_and_costs_no_other_question(plugins, cli, captures, caplog, settings):
     plugins(mute="probe_mute")
     with caplog.at_level(logging.ERROR):
         code, out, _ = cli("analyze", captures / "dns_demo.pcap", "--json")
@@ -78,3 +78,11 @@ def test_verdict_without_reasons_is_refused_and_costs_no_other_question(plugins,
     assert all("probe-mute" not in h["verdicts"] for h in doc["hosts"])
     assert all(h["verdicts"]["host-identity"]["candidates"] for h in doc["hosts"])
     assert any("probe-mute" in r.getMessage() for r in caplog.records)
+
+    # explaining the verdict that was never stored: not found (the capture itself is fine)
+    cid = doc["capture"]["id"]
+    code, out, err = cli("explain", cid, "probe-mute", "192.168.1.21")
+    assert code == ExitCode.UNUSABLE_INPUT and err == f"tracepcap: capture {cid} has no probe-mute verdicts yet\n"
+    args = build_parser().parse_args(["explain", cid, "probe-mute", "192.168.1.21", "--db", settings.database_url])
+    with pytest.raises(NotFound):
+        cmd_explain(args)

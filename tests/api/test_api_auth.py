@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import time
 
+import httpx
 import pytest
 from api_helpers import DNS_DEMO, DNS_SERVER, assert_error
 from oidc_issuer import AUDIENCE, CERTS, Issuer
 from sqlalchemy import select
 
+from tracepcap.settings import Settings
 from tracepcap.store.models import AuditEvent
 
 
@@ -179,3 +181,14 @@ def test_roles_claim_path_is_configurable(serve, issuer):
         assert client.get("/me").json()["roles"] == ["analyst", "viewer"]
     with api.client(issuer.token("dave", ("admin",))) as client:  # realm roles no longer count
         assert client.get("/me").json()["roles"] == []
+
+
+def test_the_web_login_client_comes_from_settings(serve, issuer, monkeypatch):
+    def login_page(**overrides) -> str:
+        url = serve(auth="oidc", oidc_issuer=issuer.url, oidc_audience=AUDIENCE, **overrides).url
+        with httpx.Client() as http:
+            return http.get(f"{url}/").text
+    assert 'data-client-id="tracepcap-web"' in login_page()  # the shipped realm's public client
+    monkeypatch.setenv("TRACEPCAP_OIDC_CLIENT_ID", "inventory-ui")
+    assert Settings().oidc_client_id == "inventory-ui"  # no longer ignored
+    assert 'data-client-id="inventory-ui"' in login_page(oidc_client_id="inventory-ui")

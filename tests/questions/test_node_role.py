@@ -8,13 +8,14 @@ import json
 
 from tracepcap.extract import pipeline
 from tracepcap.extract.extractors.services import Services
+from tracepcap.extract.kinds import INITIATED, MAC, SERVED, TTL
 from tracepcap.scan.context import CaptureContext, Fact, Traffic
 from tracepcap.scan.signals.node_role import domain_controller, gateway, jump_host, served_roles
 from tracepcap.synth.scenario import Scenario
 
 
 def fact(kind, value, frame=1, count=1):
-    return Fact(kind, value, "services", "MEASURED", frame, frame, count)
+    return Fact(kind.name, value, "services", kind.grade, frame, frame, count)
 
 
 def votes(signal, facts, ip, traffic=None):
@@ -23,19 +24,19 @@ def votes(signal, facts, ip, traffic=None):
 
 
 def test_role_signals():
-    dc = {"10.0.0.10": [fact("served", "tcp/88", 40), fact("served", "tcp/389", 44), fact("served", "udp/53", 9)]}
+    dc = {"10.0.0.10": [fact(SERVED, "tcp/88", 40), fact(SERVED, "tcp/389", 44), fact(SERVED, "udp/53", 9)]}
     assert votes(domain_controller, dc, "10.0.0.10") == [
         ("Domain Controller", 70, "answers Kerberos on tcp/88 (frame 40) and LDAP on tcp/389 (frame 44) (+70)")]
     assert votes(served_roles, dc, "10.0.0.10") == [
         ("DNS Resolver", 40, "answers DNS on udp/53, first in frame 9 (+40)")]
-    admin = {"10.0.0.99": [fact("initiated", "tcp/22", 7)]}
+    admin = {"10.0.0.99": [fact(INITIATED, "tcp/22", 7)]}
     traffic = {"10.0.0.99": Traffic(admin_targets={"10.0.0.1", "10.0.0.2", "10.0.0.3"})}
     assert votes(jump_host, admin, "10.0.0.99", traffic) == [
         ("Jump Host", 40, "opened SSH sessions to 3 hosts (+40)")]
     mac = "00:00:0c:9f:f0:01"
-    routed = {"10.0.0.1": [fact("mac", mac, 2, 30), fact("ttl", "255", 2, 30)],
-              "203.0.113.1": [fact("mac", mac, 5, 9), fact("ttl", "50", 5, 9)],
-              "203.0.113.2": [fact("mac", mac, 6, 9), fact("ttl", "51", 6, 9)]}
+    routed = {"10.0.0.1": [fact(MAC, mac, 2, 30), fact(TTL, "255", 2, 30)],
+              "203.0.113.1": [fact(MAC, mac, 5, 9), fact(TTL, "50", 5, 9)],
+              "203.0.113.2": [fact(MAC, mac, 6, 9), fact(TTL, "51", 6, 9)]}
     assert votes(gateway, routed, "10.0.0.1") == [
         ("Default Gateway", 60, "its MAC 00:00:0c:9f:f0:01 carries 2 addresses that arrive hops away (+60)")]
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from tracepcap.extract.kinds import HOSTNAME_CLAIM, MAC, TTL
 from tracepcap.scan.context import CaptureContext, Fact
 from tracepcap.scan.findings import ip_mac_conflict, name_conflict
 
 
-def fact(kind, value, frame=1, count=1, source=None, grade="MEASURED"):
-    return Fact(kind, value, source or kind, grade, frame, frame, count)
+def fact(kind, value, frame=1, count=1, source=None):
+    """A fact of a catalogue kind, with the kind's grade."""
+    return Fact(kind.name, value, source or kind.name, kind.grade, frame, frame, count)
 
 
 def found(module, facts):
@@ -16,8 +18,8 @@ def found(module, facts):
 
 
 def test_two_self_announced_claims_are_low():
-    facts = {"10.0.0.5": [fact("hostname-claim", "PRINTER-2", 4, source="nbns")],
-             "10.0.0.6": [fact("hostname-claim", "printer-2.corp.example", 9, source="dhcp")]}
+    facts = {"10.0.0.5": [fact(HOSTNAME_CLAIM, "PRINTER-2", 4, source="nbns")],
+             "10.0.0.6": [fact(HOSTNAME_CLAIM, "printer-2.corp.example", 9, source="dhcp")]}
     assert found(name_conflict, facts) == [
         ("name-conflict", "low", ("10.0.0.5", "10.0.0.6"),
          "2 hosts claim the name printer-2.corp.example: 10.0.0.5 by nbns; 10.0.0.6 by dhcp", (4, 9))]
@@ -25,21 +27,21 @@ def test_two_self_announced_claims_are_low():
 
 def test_third_party_claims_and_dual_stack_are_no_conflict():
     mac = "8c:fe:57:23:37:e4"
-    facts = {"192.168.1.75": [fact("mac", mac, 5), fact("hostname-claim", "Gabrieles-iPad.local", 29, source="mdns")],
-             "fe80::4ba:91a:7817:e318": [fact("mac", mac, 6),
-                                         fact("hostname-claim", "Gabrieles-iPad.local", 29, source="mdns")],
-             "142.250.1.1": [fact("hostname-claim", "google.com", 2, source="dns-a")],
-             "142.250.1.2": [fact("hostname-claim", "google.com", 3, source="dns-a")]}
+    facts = {"192.168.1.75": [fact(MAC, mac, 5), fact(HOSTNAME_CLAIM, "Gabrieles-iPad.local", 29, source="mdns")],
+             "fe80::4ba:91a:7817:e318": [fact(MAC, mac, 6),
+                                         fact(HOSTNAME_CLAIM, "Gabrieles-iPad.local", 29, source="mdns")],
+             "142.250.1.1": [fact(HOSTNAME_CLAIM, "google.com", 2, source="dns-a")],
+             "142.250.1.2": [fact(HOSTNAME_CLAIM, "google.com", 3, source="dns-a")]}
     assert found(name_conflict, facts) == []
 
 
 def test_ip_claimed_by_two_macs():
-    local = {"10.2.0.10": [fact("mac", "aa:bb:cc:dd:ee:01", 1622), fact("mac", "aa:bb:cc:dd:ee:02", 1633),
-                           fact("ttl", "64", 1622, 9)]}
+    local = {"10.2.0.10": [fact(MAC, "aa:bb:cc:dd:ee:01", 1622), fact(MAC, "aa:bb:cc:dd:ee:02", 1633),
+                           fact(TTL, "64", 1622, 9)]}
     assert found(ip_mac_conflict, local) == [
         ("ip-mac-conflict", "high", ("10.2.0.10",),
          "10.2.0.10 was claimed by 2 MACs: aa:bb:cc:dd:ee:01 (frame 1622), aa:bb:cc:dd:ee:02 (frame 1633)",
          (1622, 1633))]
-    routed = {"203.0.113.9": [fact("mac", "00:00:0c:00:00:01", 10), fact("mac", "00:00:0c:00:00:02", 500),
-                              fact("ttl", "52", 10, 40)]}
+    routed = {"203.0.113.9": [fact(MAC, "00:00:0c:00:00:01", 10), fact(MAC, "00:00:0c:00:00:02", 500),
+                              fact(TTL, "52", 10, 40)]}
     assert found(ip_mac_conflict, routed)[0][1] == "low"  # a routed address through two gateways

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import pytest
 
+from tracepcap.extract.kinds import LLDP_CAPABILITIES, LLDP_PLATFORM, SNMP_SYSDESCR
 from tracepcap.scan.context import CaptureContext, Fact
 from tracepcap.scan.signals import discover
 from tracepcap.scan.signals.host_identity import link_discovery, snmp_sysdescr
 
 
-def fact(kind, value, frame=1, source=None, grade="REPORTED"):
-    return Fact(kind, value, source or kind, grade, frame, frame, 1)
+def fact(kind, value, frame=1, source=None):
+    """A fact of a catalogue kind, with the kind's grade."""
+    return Fact(kind.name, value, source or kind.name, kind.grade, frame, frame, 1)
 
 
 def votes(signal, facts):
@@ -29,32 +31,32 @@ def test_both_signals_are_discovered():
     ("bridge", "Switch"), ("router", "Router"), ("repeater,router", "Router"),
 ])
 def test_capabilities(capabilities, label):
-    assert votes(link_discovery, [fact("lldp-capabilities", capabilities, 7, "lldp")]) == [
+    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, capabilities, 7, "lldp")]) == [
         (label, 70, f"announces capabilities {capabilities} over LLDP, frame 7 (+70)", "REPORTED", (7,))]
 
 
 def test_a_routing_bridge_is_a_switch_that_also_routes():
-    assert votes(link_discovery, [fact("lldp-capabilities", "bridge,router,igmp", 12, "cdp")]) == [
+    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, "bridge,router,igmp", 12, "cdp")]) == [
         ("Switch", 70, "announces capabilities bridge,router,igmp over CDP, frame 12 (+70)", "REPORTED", (12,)),
         ("Router", 35, "also routes (router capability over CDP), frame 12 (+35)", "REPORTED", (12,))]
 
 
 def test_an_aironet_is_an_access_point_whatever_it_bridges():
-    facts = [fact("lldp-capabilities", "bridge,router", 3, "cdp"),
-             fact("lldp-platform", "cisco AIR-CAP3702I-E-K9", 3, "cdp")]
+    facts = [fact(LLDP_CAPABILITIES, "bridge,router", 3, "cdp"),
+             fact(LLDP_PLATFORM, "cisco AIR-CAP3702I-E-K9", 3, "cdp")]
     assert votes(link_discovery, facts) == [
         ("Access Point", 70, "announces capabilities bridge,router over CDP and its platform is cisco "
          "AIR-CAP3702I-E-K9, frame 3 (+70)", "REPORTED", (3,))]
 
 
 def test_lldp_and_cdp_saying_the_same_vote_once():
-    facts = [fact("lldp-capabilities", "bridge", 9, "cdp"), fact("lldp-capabilities", "bridge", 4, "lldp")]
+    facts = [fact(LLDP_CAPABILITIES, "bridge", 9, "cdp"), fact(LLDP_CAPABILITIES, "bridge", 4, "lldp")]
     assert [v[:2] for v in votes(link_discovery, facts)] == [("Switch", 70)]
 
 
 def test_station_and_other_capabilities_say_nothing():
-    assert votes(link_discovery, [fact("lldp-capabilities", "station", 1, "lldp"),
-                                  fact("lldp-capabilities", "other", 2, "lldp")]) == []
+    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, "station", 1, "lldp"),
+                                  fact(LLDP_CAPABILITIES, "other", 2, "lldp")]) == []
 
 
 @pytest.mark.parametrize("descr, label", [
@@ -67,14 +69,14 @@ def test_station_and_other_capabilities_say_nothing():
 ])
 def test_sysdescr(descr, label):
     shown = descr if len(descr) <= 80 else descr[:77] + "..."
-    assert votes(snmp_sysdescr, [fact("snmp-sysdescr", descr, 5, "snmp")]) == [
+    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, descr, 5, "snmp")]) == [
         (label, 45, f"its SNMP sysDescr reads \"{shown}\", frame 5 (+45)", "REPORTED", (5,))]
 
 
 def test_sysdescr_that_names_no_device_type():
-    assert votes(snmp_sysdescr, [fact("snmp-sysdescr", "Linux nas 5.10.0 #1 SMP x86_64", 5, "snmp")]) == []
+    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, "Linux nas 5.10.0 #1 SMP x86_64", 5, "snmp")]) == []
     long = "Hardware: Intel64 Family 6 Model 85 Stepping 7 AT/AT COMPATIBLE - Software: Windows Version 6.3"
-    assert votes(snmp_sysdescr, [fact("snmp-sysdescr", long, 5, "snmp")]) == []
+    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, long, 5, "snmp")]) == []
 
 
 def test_whole_capture_switch_phone_and_printer(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.synth import app
+from tracepcap.synth import discovery as d
 from tracepcap.synth.demo import DEMO_TRUTH, build_demo_office
 from tracepcap.synth.scenario import LINUX_SYN, WINDOWS_SYN, Scenario
 
@@ -25,6 +26,32 @@ def os_family(hosts, ip):
 
 def top(verdict, n):
     return [(c["label"], c["score"]) for c in verdict["candidates"][:n]]
+
+
+def test_lldp_and_cdp_descriptions_reach_os_family(analyze_json, tmp_path):
+    """What the LLDP and CDP extractors really emit (lldp-software, lldp-platform, source
+    lldp or cdp) is what the system_description signal reads."""
+    linux = "Linux db1 5.15.0-88-generic #98-Ubuntu SMP Mon Oct 2 15:18:56 UTC 2023 x86_64"
+    ios = "Cisco IOS Software, C2960 Software (C2960-LANBASEK9-M), Version 15.0(2)SE11\nTechnical Support"
+    net = Scenario(start=1_700_000_000.0)
+    net.emit(d.lldp_frame("00:25:90:00:00:05", system_name="db1", description=linux,
+                          management=["10.0.0.5"]))  # frame 1
+    net.emit(d.cdp_frame("00:00:0c:aa:bb:01", device_id="sw-access-3", software=ios,
+                         addresses=["10.0.0.2"]))  # 2: no platform TLV
+    net.emit(d.cdp_frame("00:1b:21:0a:0b:0c", device_id="SEP001B210A0B0C", software="sip88xx.14-1-1",
+                         platform="Cisco IP Phone 8841", addresses=["10.0.5.21"]))  # 3
+    gateway = net.host("10.0.0.1", "00:00:0c:00:00:01")
+    for ip, mac in (("10.0.0.5", "00:25:90:00:00:05"), ("10.0.0.2", "00:00:0c:aa:bb:01"),
+                    ("10.0.5.21", "00:1b:21:0a:0b:0c")):
+        net.ping(net.host(ip, mac), gateway)  # an address seen in IP traffic is a host
+    hosts = analyze_json(net.write_pcap(tmp_path / "discovery.pcap"))
+    reasons = {ip: [(c["label"], c["reasons"]) for c in os_family(hosts, ip)["candidates"][:1]]
+               for ip in ("10.0.0.5", "10.0.0.2", "10.0.5.21")}
+    assert reasons == {
+        "10.0.0.5": [("Linux", [f"its LLDP system description is {linux}, first in frame 1 (+30)"])],
+        "10.0.0.2": [("Network OS", ["its CDP software version is Cisco IOS Software, C2960 Software "
+                                     "(C2960-LANBASEK9-M), Version 15.0(2)SE11, first in frame 2 (+30)"])],
+        "10.0.5.21": [("Embedded", ["its CDP platform is Cisco IP Phone 8841, first in frame 3 (+30)"])]}
 
 
 def test_demo_office_os_families_match_the_truth(demo):

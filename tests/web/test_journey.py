@@ -7,9 +7,10 @@ in one click, and failed actions showing the server's message."""
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 
 from web_helpers import DNS_DEMO, DNS_SERVER, OTHER_HOST, expect_time, panel
-from playwright.sync_api import expect
+from playwright.sync_api import Error, expect
 
 from tracepcap.store.models import AuditEvent
 
@@ -218,6 +219,41 @@ def test_drop_files_on_the_upload_zone(web, captures):
     expect(refused.locator(".upload-result")).to_contain_text("The upload was refused: not a capture: first bytes")
     expect(refused.locator(".upload-result")).to_have_attribute("role", "alert")
     expect(page.locator("#capture-list tbody tr")).to_have_count(1)
+
+
+def test_a_write_wins_over_a_refresh_in_flight(analyzed):
+    """A panel refreshes when another panel's write changes verdicts. If the analyst acts
+    on it while that refresh is still in flight, the refresh must give way: before, its
+    stale answer could replace the panel first, and the write's answer then went to the
+    panel it had replaced, so the badge never showed the accepted answer."""
+    _api, pages, cid = analyzed
+    page = pages.open(f"/captures/{cid}/hosts/{DNS_SERVER}")
+    identity, role = panel(page, "host-identity"), panel(page, "node-role")
+    held = []  # the node-role refresh and accept requests, let through when the test says
+    page.route(re.compile(r"/panels/node-role(/accept)?$"), lambda route: held.append(route))
+
+    identity.get_by_text("Add evidence…").click()
+    identity.get_by_label("Evidence for").select_option("Server")
+    identity.get_by_label("Reason (required)").fill("the rack diagram")
+    identity.get_by_role("button", name="Add evidence").click()  # node-role refreshes
+    expect(identity.locator(".evidence-item")).to_have_count(1)
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    role.get_by_role("button", name="Accept “DNS Resolver”").click()
+    for _ in range(100):
+        if len(held) == 2:
+            break
+        page.wait_for_timeout(50)
+    refresh, accept = held
+    assert refresh.request.method == "GET" and accept.request.method == "POST"
+    with suppress(Error):  # a refresh the page already gave up on cannot be answered
+        refresh.fulfill(response=refresh.fetch())  # the answer from before the accept
+    accept.continue_()
+    expect(role.locator(".badge")).to_have_class(re.compile(r"\bbadge-human\b"))
+    expect(role.locator(".badge-line .pill-human")).to_have_text("human")
+    page.unroute(re.compile(r"/panels/node-role(/accept)?$"))
 
 
 def test_edit_delete_restore_and_accept(analyzed):

@@ -17,6 +17,7 @@ from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
 from ..errors import InvalidAnnotation, NotAuthor, NotFound
+from ..extract.kinds import MAC, SERVED
 from ..ingest import capture_path
 from ..scan.vote import normalize_label
 from ..store.models import (AuditEvent, Capture, Dismissal, Host, HumanOverride, ManualEvidence,
@@ -40,7 +41,7 @@ class AuditAction(StrEnum):
     ACCESS_DENIED = "access.denied"
     OVERRIDE_STALE = "override.stale"
 
-IDENTITY_KINDS = ("mac", "served")  # the facts a human answer about a host rests on
+IDENTITY_KINDS = (MAC.name, SERVED.name)  # the facts a human answer about a host rests on
 
 
 def _now() -> datetime:

@@ -17,6 +17,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from ..errors import TracePcapError
+from ..extract.facts import Grade
 from ..scan.vote import ScoreBoard, Tally, Vote, normalize_label
 from ..store.models import Dismissal, Host, HumanOverride, ManualEvidence, VerdictRow, VoteRow
 from .contract import Adjudicator, Basis, Candidate, Tier, Verdict, VoteView
@@ -47,7 +48,7 @@ class Annotations:
 
 def analyst_vote(e: ManualEvidence) -> Vote:
     reason = f"[analyst-provided by {e.actor}] {e.reason} ({e.weight:+d})"
-    return Vote(e.label, e.weight, reason, "ANALYST", (), ANALYST_SIGNAL, e.actor)
+    return Vote(e.label, e.weight, reason, Grade.ANALYST, (), ANALYST_SIGNAL, e.actor)
 
 
 def _candidate(tally: Tally, dismissed: dict | None = None) -> Candidate:
@@ -88,7 +89,7 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
         contested = disputed or (second is not None and second.score > 0 and confidence < adj.contest_below)
         primary = None if contested else best.label
         strongest = max(best.votes, key=lambda v: v.weight)
-        basis = Basis.REPORTED if strongest.grade == "REPORTED" else Basis.MACHINE
+        basis = Basis.REPORTED if strongest.grade == Grade.REPORTED else Basis.MACHINE
     override, remarks, stale_since = None, [], None
     deferred = _deferred_label(adj, notes.deferred)
     if notes.override is not None:

@@ -16,6 +16,7 @@ class Grade(StrEnum):
     MEASURED = "MEASURED"  #: a property of the traffic itself
     REPORTED = "REPORTED"  #: content a party on the network asserted; hosts lie
     INFERRED = "INFERRED"  #: a judgment of reference data or a heuristic
+    ANALYST = "ANALYST"  #: evidence an analyst added (a vote's grade; no observed fact has it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy import delete, insert
 
 from ..store import Database
-from ..store.models import Capture, Conversation, Host, ManifestEntry, ObservationRow
+from ..store.models import Capture, CaptureStatus, Conversation, Host, ManifestEntry, ObservationRow
 from .pipeline import ExtractResult, extract
 from .settings import Limits
 
@@ -28,7 +28,7 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
         for table in (ObservationRow, Conversation, Host, ManifestEntry):
             s.execute(delete(table).where(table.capture_id == capture_id))
         capture = s.get(Capture, capture_id)
-        capture.status, capture.progress_bytes, capture.error = "analyzing", 0, None
+        capture.status, capture.progress_bytes, capture.error = CaptureStatus.ANALYZING, 0, None
 
     batch: list[dict] = []
     last_progress = [0.0]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import extractors as extractors_pkg
 from .decoders import DecodeError
-from .extractor import Extractor, StreamHead
+from .extractor import Extractor
 from .facts import Emitter, FactTable, Observation
 from .flows import Flow, FlowTable
 from .packet import DEPTH_EXCEEDED, MAX_DEPTH, PROTO_TCP, PROTO_UDP, Packet, decode_frame
@@ -94,6 +94,20 @@ class _Tally:
         self.count += 1
 
 
+Hook = tuple[Callable[..., None], _Tally]  # an extractor's bound observe/observe_stream/finish
+
+
+def deliver(hooks: Iterable[Hook], frame: int, *args) -> None:
+    """Call each hook with `args`. This is the named boundary where a broad except lives:
+    one extractor failing on one packet is counted against it (first failure kept) and the
+    others, and the walk, go on."""
+    for hook, tally in hooks:
+        try:
+            hook(*args)
+        except Exception as err:  # noqa: BLE001 - the named per-packet boundary
+            tally.record(frame, err)
+
+
 def is_host_address(ip: str) -> bool:
     """Hosts are unicast addresses; broadcast, multicast and unspecified ones are not."""
     addr = ipaddress.ip_address(ip)
@@ -110,17 +124,18 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     table = FactTable(limits.max_facts)
     instances = [cls(Emitter(cls.NAME, cls.VERSION, table), limits) for cls in (classes or discover())]
     tallies = {ex.NAME: _Tally() for ex in instances}
-    every_ip = [(ex, tallies[ex.NAME]) for ex in instances if ex.EVERY_IP]
-    non_ip = [(ex, tallies[ex.NAME]) for ex in instances if ex.NON_IP]
-    streams_to = [(ex, tallies[ex.NAME]) for ex in instances if ex.TCP_STREAMS]
-    carriers_to = [(ex, tallies[ex.NAME]) for ex in instances if ex.CARRIERS]
-    by_udp_port: dict[int, list] = {}
-    by_proto: dict[int, list] = {}
+    every_ip = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_IP]
+    non_ip = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.NON_IP]
+    streams_to = [(ex.observe_stream, tallies[ex.NAME]) for ex in instances if ex.TCP_STREAMS]
+    carriers_to = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.CARRIERS]
+    by_udp_port: dict[int, list[Hook]] = {}
+    by_proto: dict[int, list[Hook]] = {}
     for ex in instances:
+        hook = (ex.observe, tallies[ex.NAME])
         for port in ex.UDP_PORTS:
-            by_udp_port.setdefault(port, []).append((ex, tallies[ex.NAME]))
+            by_udp_port.setdefault(port, []).append(hook)
         for proto in ex.IP_PROTOS:
-            by_proto.setdefault(proto, []).append((ex, tallies[ex.NAME]))
+            by_proto.setdefault(proto, []).append(hook)
 
     endpoints: dict[str, bool] = {}  # ip -> ever seen sending (or addressed by unicast MAC)
     conversations = 0
@@ -130,20 +145,12 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
         conversations += 1
         on_conversation(flow.row())
 
-    def deliver(head: StreamHead) -> None:
-        for ex, tally in streams_to:
-            try:
-                ex.observe_stream(head)
-            except Exception as err:  # noqa: BLE001 - the named per-packet boundary
-                tally.record(head.first_frame, err)
-
     def see(pkt: Packet) -> None:
-        if pkt.src not in endpoints or not endpoints[pkt.src]:
-            endpoints[pkt.src] = True
-        if pkt.dst not in endpoints:
-            endpoints[pkt.dst] = pkt.dst_mac != BROADCAST_MAC
-        elif not endpoints[pkt.dst] and pkt.dst_mac != BROADCAST_MAC:
+        endpoints[pkt.src] = True
+        if pkt.dst_mac != BROADCAST_MAC:
             endpoints[pkt.dst] = True
+        else:  # a broadcast frame's IP destination is no evidence of a host
+            endpoints.setdefault(pkt.dst, False)
 
     def carried(pkt: Packet) -> None:
         """Account a tunnelled frame's carriers: their conversations, their endpoints as
@@ -154,29 +161,18 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
         if pkt.tunnel is not None or pkt.carries is not None:
             tunnelled += 1
         if pkt.carries is not None:  # a carrier whose inner packet was not read
-            for ex, tally in carriers_to:
-                try:
-                    ex.observe(pkt, None)
-                except Exception as err:  # noqa: BLE001
-                    tally.record(pkt.frame, err)
+            deliver(carriers_to, pkt.frame, pkt, None)
         carrier = pkt.outer
         while carrier is not None:
             carrier_flow, _ = flows.update(carrier)
             see(carrier)
-            for ex, tally in every_ip:
-                try:
-                    ex.observe(carrier, carrier_flow)
-                except Exception as err:  # noqa: BLE001
-                    tally.record(pkt.frame, err)
-            for ex, tally in carriers_to:
-                try:
-                    ex.observe(carrier, None)
-                except Exception as err:  # noqa: BLE001
-                    tally.record(pkt.frame, err)
+            deliver(every_ip, pkt.frame, carrier, carrier_flow)
+            deliver(carriers_to, pkt.frame, carrier, None)
             carrier = carrier.outer
 
     flows = FlowTable(limits.max_flows, spill)
-    heads = StreamHeads(limits.stream_head_bytes, limits.max_open_stream_heads, deliver)
+    heads = StreamHeads(limits.stream_head_bytes, limits.max_open_stream_heads,
+                        lambda head: deliver(streams_to, head.first_frame, head))
     undecodable = _Tally()
     too_deep, inner_lost = _Tally(), _Tally()
     tunnelled = 0
@@ -199,59 +195,54 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             if pkt.tunnel is not None or pkt.inner_error is not None:
                 carried(pkt)
             if pkt.src is None:
-                for ex, tally in non_ip:
-                    try:
-                        ex.observe(pkt, None)
-                    except Exception as err:  # noqa: BLE001
-                        tally.record(frame, err)
+                deliver(non_ip, frame, pkt, None)
                 continue
             flow, forward = flows.update(pkt)
-            if pkt.src not in endpoints or not endpoints[pkt.src]:
-                endpoints[pkt.src] = True
-            if pkt.dst not in endpoints:
-                endpoints[pkt.dst] = pkt.dst_mac != BROADCAST_MAC
-            elif not endpoints[pkt.dst] and pkt.dst_mac != BROADCAST_MAC:
-                endpoints[pkt.dst] = True
-            for ex, tally in every_ip:
-                try:
-                    ex.observe(pkt, flow)
-                except Exception as err:  # noqa: BLE001
-                    tally.record(frame, err)
+            see(pkt)
+            deliver(every_ip, frame, pkt, flow)
             if pkt.proto == PROTO_UDP and not pkt.fragment:
-                for port in (pkt.sport, pkt.dport) if pkt.sport != pkt.dport else (pkt.sport,):
-                    for ex, tally in by_udp_port.get(port, ()):
-                        if port != pkt.sport and pkt.sport in ex.UDP_PORTS:
-                            continue  # asked for both ports (DHCP 67/68): once per packet
-                        try:
-                            ex.observe(pkt, flow)
-                        except Exception as err:  # noqa: BLE001
-                            tally.record(frame, err)
+                senders = by_udp_port.get(pkt.sport)
+                receivers = by_udp_port.get(pkt.dport) if pkt.dport != pkt.sport else None
+                if senders:
+                    deliver(senders, frame, pkt, flow)
+                if receivers:
+                    if senders:  # asked for both ports (DHCP 67/68): once per packet
+                        receivers = [hook for hook in receivers if hook not in senders]
+                    deliver(receivers, frame, pkt, flow)
             elif pkt.proto == PROTO_TCP:
                 if streams_to and not pkt.fragment:
                     heads.feed(pkt, flow, forward)
             elif by_proto and not pkt.fragment:
-                for ex, tally in by_proto.get(pkt.proto, ()):
-                    try:
-                        ex.observe(pkt, flow)
-                    except Exception as err:  # noqa: BLE001
-                        tally.record(frame, err)
+                deliver(by_proto.get(pkt.proto, ()), frame, pkt, flow)
         on_progress(reader.bytes_read, total)
         heads.drain()
         flows.drain()
-        for ex in instances:
-            try:
-                ex.finish()
-            except Exception as err:  # noqa: BLE001 - one extractor's end never costs the others
-                tallies[ex.NAME].record(frame, err)
+        # one extractor's end never costs the others
+        deliver([(ex.finish, tallies[ex.NAME]) for ex in instances], frame)
         fmt, packets, partial = reader.format, reader.packets, reader.partial
 
+    manifest = manifest_rows(packets, partial, undecodable, tunnelled, too_deep, inner_lost,
+                             instances, tallies, table)
+    hosts = sorted((ip for ip, seen in endpoints.items() if seen and is_host_address(ip)), key=ip_sort_key)
+    notes = {"flows": flows.evicted, "stream heads": heads.evicted}
+    return ExtractResult(fmt, packets, partial, manifest, table.observations(capture_id), hosts,
+                         conversations, first_time, last_time,
+                         {k: v for k, v in notes.items() if v})
+
+
+def manifest_rows(packets: int, partial: str | None, undecodable: _Tally, tunnelled: int,
+                  too_deep: _Tally, inner_lost: _Tally, instances: list[Extractor],
+                  tallies: dict[str, _Tally], table: FactTable) -> list[ManifestRow]:
+    """The manifest: `reader`, `decoder`, `decapsulation` (when tunnels were seen), one row
+    per extractor (partial when it failed on some packet), `fact-table` when facts were
+    dropped past its limit."""
     counts = table.count_by_extractor()
-    manifest = [ManifestRow("reader", "1", "partial" if partial else "completed", packets, partial)]
+    rows = [ManifestRow("reader", "1", "partial" if partial else "completed", packets, partial)]
     decode_error = None
     if undecodable.count:
         decode_error = f"{undecodable.count} frames not decodable; first {undecodable.first}"
-    manifest.append(ManifestRow("decoder", "1", "partial" if undecodable.count else "completed",
-                                packets - undecodable.count, decode_error))
+    rows.append(ManifestRow("decoder", "1", "partial" if undecodable.count else "completed",
+                            packets - undecodable.count, decode_error))
     if tunnelled or too_deep.count or inner_lost.count:
         parts = []
         if too_deep.count:
@@ -260,9 +251,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
         if inner_lost.count:
             parts.append(f"{inner_lost.count} tunnelled frames whose inner packet did not decode "
                          f"(their carrier was kept); first {inner_lost.first}")
-        manifest.append(ManifestRow("decapsulation", "1", "partial" if parts else "completed",
-                                    tunnelled, "; ".join(parts) or None))
-    notes = {"flows": flows.evicted, "stream heads": heads.evicted}
+        rows.append(ManifestRow("decapsulation", "1", "partial" if parts else "completed",
+                                tunnelled, "; ".join(parts) or None))
     for ex in instances:
         tally = tallies[ex.NAME]
         parts = []
@@ -273,15 +263,12 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
         if ex.note:
             parts.append(ex.note)
         status = "partial" if tally.count else "completed"
-        manifest.append(ManifestRow(ex.NAME, ex.VERSION, status, counts.get(ex.NAME, 0),
-                                    "; ".join(parts) or None))
+        rows.append(ManifestRow(ex.NAME, ex.VERSION, status, counts.get(ex.NAME, 0),
+                                "; ".join(parts) or None))
     if table.dropped:
-        manifest.append(ManifestRow("fact-table", "1", "partial", len(counts),
-                                    f"{table.dropped} facts dropped past the limit of {table.limit}"))
-    hosts = sorted((ip for ip, seen in endpoints.items() if seen and is_host_address(ip)), key=ip_sort_key)
-    return ExtractResult(fmt, packets, partial, manifest, table.observations(capture_id), hosts,
-                         conversations, first_time, last_time,
-                         {k: v for k, v in notes.items() if v})
+        rows.append(ManifestRow("fact-table", "1", "partial", len(counts),
+                                f"{table.dropped} facts dropped past the limit of {table.limit}"))
+    return rows
 
 
 def ip_sort_key(ip: str) -> tuple[int, int]:

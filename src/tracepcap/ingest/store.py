@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import CaptureMissing, CaptureTooLarge, NotFound
-from ..store.models import Capture
+from ..store.models import Capture, CaptureStatus
 from .sniff import HEAD_BYTES, sniff, sniff_file
 
 CHUNK = 1 << 20
@@ -74,7 +74,7 @@ def store_capture(session: Session, capture_dir: Path, source: BinaryIO | Iterab
     finally:
         tmp.unlink(missing_ok=True)
     capture = Capture(id=sha[:ID_LENGTH], sha256=sha, name=name, size=size, format=fmt,
-                      status="queued", progress_bytes=0, uploaded_at=datetime.now(UTC),
+                      status=CaptureStatus.QUEUED, progress_bytes=0, uploaded_at=datetime.now(UTC),
                       uploaded_by=uploaded_by)
     try:
         with session.begin_nested():  # a concurrent upload of the same bytes may insert first

@@ -13,10 +13,11 @@ from ..adjudicate.actor import SYSTEM_ACTOR
 from ..adjudicate.registry import get_registry
 from ..adjudicate.runner import Key, stored_verdicts, verdict_document
 from ..analysis import analyze
-from ..errors import TracePcapError, UnusableCapture, UsageError
+from ..errors import NotFound, TracePcapError, UnusableCapture, UsageError
 from ..ingest import find_capture, store_file
 from ..settings import Settings
 from ..store import open_database
+from ..store.models import CaptureStatus
 from .report import capture_document, host_table, verdict_lines
 
 
@@ -52,7 +53,7 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
         with db.session() as s:
             from ..store.models import Capture
             capture = s.get(Capture, capture_id)
-            if status == "failed":
+            if status == CaptureStatus.FAILED:
                 raise UnusableCapture(capture.error or "analysis failed")
             document = capture_document(s, capture, get_registry())
     finally:
@@ -61,7 +62,7 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
         print(json.dumps(document, indent=2, sort_keys=False))
     else:
         print(host_table(document))
-    return ExitCode.OK if status == "done" else ExitCode.PARTIAL
+    return ExitCode.OK if status == CaptureStatus.DONE else ExitCode.PARTIAL
 
 
 def _annotate(args: argparse.Namespace, action) -> ExitCode:
@@ -128,7 +129,7 @@ def cmd_explain(args: argparse.Namespace) -> ExitCode:
             annotations.check_key(s, registry, key)
             verdict = stored_verdicts(s, registry, key.capture_id, key.entity_key)[key.entity_key].get(key.question)
             if verdict is None:
-                raise UnusableCapture(f"capture {key.capture_id} has no {key.question} verdicts yet")
+                raise NotFound(f"capture {key.capture_id} has no {key.question} verdicts yet")
             evidence = [{"id": e.id, "label": e.label, "weight": e.weight, "reason": e.reason,
                          "actor": e.actor, "at": e.updated_at.isoformat()}
                         for e in annotations.list_evidence(s, registry, key)]

@@ -14,13 +14,14 @@ from sqlalchemy.orm import Session
 from ..adjudicate.registry import Registry
 from ..adjudicate.runner import Key
 from ..errors import NotFound
-from ..store.models import (AuditEvent, Capture, Conversation, Dismissal, Host, HumanOverride, ManifestEntry,
-                            ManualEvidence, ObservationRow, VerdictRow)
+from ..extract.kinds import HOSTNAME_CLAIM, MAC
+from ..store.models import (AuditEvent, Capture, CaptureStatus, Conversation, Dismissal, Host, HumanOverride,
+                            ManifestEntry, ManualEvidence, ObservationRow, VerdictRow)
 from .report import capture_document, findings_of
 
-NAME_KIND = "hostname-claim"
-UNFINISHED = ("queued", "analyzing")
-FINISHED = ("done", "partial")
+NAME_KIND = HOSTNAME_CLAIM.name
+UNFINISHED = (CaptureStatus.QUEUED, CaptureStatus.ANALYZING)
+FINISHED = (CaptureStatus.DONE, CaptureStatus.PARTIAL)  # facts and verdicts can be read
 
 
 def progress(capture: Capture) -> int:
@@ -96,7 +97,7 @@ def host_page(session: Session, registry: Registry, capture_id: str, *, q: str |
     for entity, kind, value in session.execute(select(
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value).where(
             ObservationRow.capture_id == capture_id, ObservationRow.entity.in_(ips),
-            ObservationRow.kind.in_(("mac", NAME_KIND)))):
+            ObservationRow.kind.in_((MAC.name, NAME_KIND)))):
         facts[entity, kind].add(value)
     order = {a.question: i for i, a in enumerate(registry)}
     verdicts: dict[str, dict[str, dict]] = defaultdict(dict)
@@ -106,7 +107,7 @@ def host_page(session: Session, registry: Registry, capture_id: str, *, q: str |
         if v.question in order:
             verdicts[v.entity_key][v.question] = {"primary_label": v.primary_label, "basis": v.basis,
                                                   "confidence": v.confidence, "contested": v.contested}
-    return total, [{"ip": ip, "macs": sorted(facts[ip, "mac"]), "names": sorted(facts[ip, NAME_KIND]),
+    return total, [{"ip": ip, "macs": sorted(facts[ip, MAC.name]), "names": sorted(facts[ip, NAME_KIND]),
                     "verdicts": verdicts.get(ip, {})} for ip in ips]
 
 

@@ -10,6 +10,8 @@ from sqlalchemy.orm import Session
 
 from ..adjudicate.registry import Registry
 from ..adjudicate.runner import stored_verdicts
+from ..extract.facts import FactKind
+from ..extract.kinds import HOSTNAME_CLAIM, MAC, OUI_VENDOR, SERVED, TTL
 from ..store.models import Capture, Finding, Host, ManifestEntry, ObservationRow
 
 TOP_REASONS = 3
@@ -29,7 +31,7 @@ def capture_document(session: Session, capture: Capture, registry: Registry) -> 
     for host in session.scalars(select(Host).where(Host.capture_id == capture.id).order_by(Host.position)):
         host_facts = sorted(facts.get(host.ip, ()), key=lambda f: (f["kind"], f["value"], f["source"]))
         hosts.append({"ip": host.ip,
-                      "macs": sorted({f["value"] for f in host_facts if f["kind"] == "mac"}),
+                      "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
                       "facts": host_facts,
                       "verdicts": verdicts.get(host.ip, {})})
     return {
@@ -51,10 +53,10 @@ def findings_of(session: Session, capture_id: str) -> list[dict]:
     return sorted(out, key=lambda f: (f["kind"], f["entities"], f["summary"]))
 
 
-def _values(host: dict, kind: str, *, with_source: bool = False) -> list[str]:
+def _values(host: dict, kind: FactKind, *, with_source: bool = False) -> list[str]:
     out: list[str] = []
     for fact in host["facts"]:
-        if fact["kind"] == kind:
+        if fact["kind"] == kind.name:
             text = f"{fact['value']} ({fact['source']})" if with_source else fact["value"]
             if text not in out:
                 out.append(text)
@@ -78,15 +80,15 @@ def host_table(document: dict) -> str:
     lines += [header, "-" * len(header)]
     for host in document["hosts"]:
         macs = host["macs"] or ["-"]
-        vendor = ", ".join(_values(host, "oui-vendor")) or "-"
-        ttl = ",".join(sorted(_values(host, "ttl"), key=int)) or "-"
+        vendor = ", ".join(_values(host, OUI_VENDOR)) or "-"
+        ttl = ",".join(sorted(_values(host, TTL), key=int)) or "-"
         lines.append(f"{host['ip']:<40} {macs[0]:<18} {ttl:<8} {vendor}")
         for mac in macs[1:]:
             lines.append(f"{'':<40} {mac}")
-        names = _values(host, "hostname-claim", with_source=True)
+        names = _values(host, HOSTNAME_CLAIM, with_source=True)
         if names:
             lines.append(f"{'':<4}names: {', '.join(names)}")
-        served = _values(host, "served")
+        served = _values(host, SERVED)
         if served:
             lines.append(f"{'':<4}serves: {', '.join(sorted(served))}")
         for question, verdict in host["verdicts"].items():

@@ -11,6 +11,8 @@ from functools import cached_property
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..extract.facts import FactKind
+from ..extract.kinds import HOSTNAME_CLAIM, MAC, SERVED, TTL
 from ..store.models import Conversation, Host, ObservationRow
 from .names import name_key
 
@@ -122,7 +124,7 @@ class CaptureContext:
         out: dict[str, list[tuple[str, int]]] = defaultdict(list)
         for ip in self.hosts:
             for fact in self.facts_of(ip):
-                if fact.kind == "mac":
+                if fact.kind == MAC.name:
                     out[fact.value].append((ip, fact.count))
         for ips in out.values():
             ips.sort(key=lambda pair: (-pair[1], pair[0]))
@@ -145,7 +147,7 @@ class CaptureContext:
         out: dict[str, list[tuple[str, Fact]]] = defaultdict(list)
         for entity, facts in sorted(self._facts.items()):
             for fact in facts:
-                if fact.kind == "hostname-claim":
+                if fact.kind == HOSTNAME_CLAIM.name:
                     out[name_key(fact.value)].append((entity, fact))
         return dict(out)
 
@@ -157,10 +159,11 @@ class HostFacts:
     ip: str
     capture: CaptureContext
 
-    def facts(self, kind: str) -> list[Fact]:
-        return [f for f in self.capture.facts_of(self.ip) if f.kind == kind]
+    def facts(self, kind: FactKind) -> list[Fact]:
+        name = kind.name  # a bare string fails here: kinds come from extract.kinds
+        return [f for f in self.capture.facts_of(self.ip) if f.kind == name]
 
-    def values(self, kind: str) -> list[str]:
+    def values(self, kind: FactKind) -> list[str]:
         return [f.value for f in self.facts(kind)]
 
     @property
@@ -174,7 +177,7 @@ class HostFacts:
     @property
     def main_ttl(self) -> Fact | None:
         """The TTL most of its packets carried."""
-        facts = self.facts("ttl")
+        facts = self.facts(TTL)
         return max(facts, key=lambda f: (f.count, -int(f.value))) if facts else None
 
     @property
@@ -187,7 +190,7 @@ class HostFacts:
         """Ports it answered on, one fact each: the same port measured by several extractors
         (handshake, HTTP response) merged to the earliest frame and the largest count."""
         out: dict[str, Fact] = {}
-        for fact in self.facts("served"):
+        for fact in self.facts(SERVED):
             have = out.get(fact.value)
             if have is None or (fact.first_frame, -fact.count) < (have.first_frame, -have.count):
                 out[fact.value] = Fact(fact.kind, fact.value, fact.source, fact.grade,
@@ -198,4 +201,4 @@ class HostFacts:
     def owned_macs(self) -> list[Fact]:
         """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with)."""
         owners = self.capture.mac_owners
-        return [f for f in self.facts("mac") if owners.get(f.value) == self.ip]
+        return [f for f in self.facts(MAC) if owners.get(f.value) == self.ip]

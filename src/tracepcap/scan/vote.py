@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..extract.facts import Grade
+
 
 def normalize_label(label: str) -> str:
     """The comparison key of a label: trimmed, inner whitespace collapsed, case-folded."""
@@ -24,7 +26,7 @@ class Vote:
     label: str
     weight: int
     reason: str
-    grade: str = "MEASURED"  # grade of the facts used; "ANALYST" for analyst evidence
+    grade: str = Grade.MEASURED  # grade of the facts used; Grade.ANALYST for analyst evidence
     frames: tuple[int, ...] = ()
     signal: str = ""
     author: str | None = None  # set for analyst evidence
@@ -33,7 +35,7 @@ class Vote:
         return Vote(self.label, self.weight, self.reason, self.grade, self.frames, signal, self.author)
 
 
-GRADE_ORDER = {"MEASURED": 0, "INFERRED": 1, "REPORTED": 2, "ANALYST": 3}  # ties: measured first
+GRADE_ORDER = {Grade.MEASURED: 0, Grade.INFERRED: 1, Grade.REPORTED: 2, Grade.ANALYST: 3}  # ties: measured first
 
 
 @dataclass(slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String,
                         Text, UniqueConstraint)
@@ -13,6 +14,16 @@ class Base(DeclarativeBase):
     pass
 
 
+class CaptureStatus(StrEnum):
+    """Where a capture's analysis is. `analysis.analyze` alone sets the final three."""
+
+    QUEUED = "queued"  #: stored, waiting for a worker
+    ANALYZING = "analyzing"  #: being read, scanned and adjudicated
+    DONE = "done"  #: every stage completed
+    PARTIAL = "partial"  #: finished, but something could not be read (the manifest says what)
+    FAILED = "failed"  #: unusable, with the error
+
+
 class Capture(Base):
     __tablename__ = "capture"
 
@@ -21,7 +32,7 @@ class Capture(Base):
     name: Mapped[str] = mapped_column(String(255))
     size: Mapped[int] = mapped_column(BigInteger)
     format: Mapped[str] = mapped_column(String(16))
-    status: Mapped[str] = mapped_column(String(16))  # queued | analyzing | done | partial | failed
+    status: Mapped[str] = mapped_column(String(16))  # a CaptureStatus
     progress_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     error: Mapped[str | None] = mapped_column(Text)
     packets: Mapped[int | None] = mapped_column(BigInteger)

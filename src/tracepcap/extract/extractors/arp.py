@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from ..decoders import arp
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
+from ..kinds import GRATUITOUS_ANNOUNCEMENT, IP_MAC_BINDING
 
 NAME, VERSION = "arp", "1"
-IP_MAC_BINDING = FactKind("ip-mac-binding", Grade.REPORTED)
-GRATUITOUS_ANNOUNCEMENT = FactKind("gratuitous-announcement", Grade.MEASURED)
 UNSPECIFIED = "0.0.0.0"
 
 

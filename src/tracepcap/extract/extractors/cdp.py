@@ -10,7 +10,8 @@ from __future__ import annotations
 from ..attribution import LinkAttribution
 from ..decoders import cdp
 from ..extractor import Extractor
-from .lldp import HOSTNAME_CLAIM, LLDP_CAPABILITIES, LLDP_PLATFORM, LLDP_SOFTWARE, one_line
+from ..kinds import HOSTNAME_CLAIM, LLDP_CAPABILITIES, LLDP_PLATFORM, LLDP_SOFTWARE
+from .lldp import one_line
 
 NAME, VERSION = "cdp", "1"
 LENGTH_FIELD_MAX = 0x05DC  # an "ethertype" up to 1500 is an 802.3 length (IEEE 802.3 3.2.6)

@@ -15,13 +15,10 @@ from __future__ import annotations
 
 from ..decoders import dhcp
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
-from .services import SERVED
+from ..facts import FactKind
+from ..kinds import DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, HOSTNAME_CLAIM, SERVED
 
 NAME, VERSION = "dhcp", "1"
-HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
-PARAMETER_LIST = FactKind("dhcp-parameter-list", Grade.REPORTED)
-VENDOR_CLASS = FactKind("dhcp-vendor-class", Grade.REPORTED)
 SERVER_PORT, CLIENT_PORT = 67, 68
 UNSPECIFIED = "0.0.0.0"
 NAK = object()  # the server refused: the requested address is not the client's
@@ -37,9 +34,9 @@ def claims(msg: dhcp.Dhcp) -> list[tuple[FactKind, str, str | None]]:
         if name := dhcp.client_fqdn(options[dhcp.OPT_CLIENT_FQDN]).rstrip("."):
             out.append((HOSTNAME_CLAIM, name, "dhcp"))
     if params := options.get(dhcp.OPT_PARAM_LIST):
-        out.append((PARAMETER_LIST, ",".join(str(code) for code in params), None))
+        out.append((DHCP_PARAMETER_LIST, ",".join(str(code) for code in params), None))
     if vendor := dhcp.text(options.get(dhcp.OPT_VENDOR_CLASS, b"")):
-        out.append((VENDOR_CLASS, vendor, None))
+        out.append((DHCP_VENDOR_CLASS, vendor, None))
     return out
 
 
@@ -55,7 +52,7 @@ class _Pending:
 
 class Dhcp(Extractor):
     NAME, VERSION = NAME, VERSION
-    KINDS = (HOSTNAME_CLAIM, PARAMETER_LIST, VENDOR_CLASS, SERVED)
+    KINDS = (HOSTNAME_CLAIM, DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, SERVED)
     UDP_PORTS = frozenset((SERVER_PORT, CLIENT_PORT))
 
     def __init__(self, emit, limits) -> None:

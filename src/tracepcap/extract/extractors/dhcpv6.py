@@ -7,17 +7,15 @@ from __future__ import annotations
 
 from ..decoders import dhcpv6
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
+from ..kinds import DHCP_VENDOR_CLASS, HOSTNAME_CLAIM
 
 NAME, VERSION = "dhcpv6", "1"
-HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
-VENDOR_CLASS = FactKind("dhcp-vendor-class", Grade.REPORTED)
 CLIENT_PORT, SERVER_PORT = 546, 547
 
 
 class Dhcpv6(Extractor):
     NAME, VERSION = NAME, VERSION
-    KINDS = (HOSTNAME_CLAIM, VENDOR_CLASS)
+    KINDS = (HOSTNAME_CLAIM, DHCP_VENDOR_CLASS)
     UDP_PORTS = frozenset((CLIENT_PORT, SERVER_PORT))
 
     def observe(self, pkt, flow) -> None:
@@ -36,4 +34,4 @@ class Dhcpv6(Extractor):
             if code == dhcpv6.OPT_VENDOR_CLASS:
                 _enterprise, items = dhcpv6.vendor_class(data)
                 if value := ",".join(item for item in items if item):
-                    self.emit.fact(client, VENDOR_CLASS, value, pkt.frame, pkt.ts)
+                    self.emit.fact(client, DHCP_VENDOR_CLASS, value, pkt.frame, pkt.ts)

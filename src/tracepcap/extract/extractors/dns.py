@@ -17,12 +17,9 @@ from __future__ import annotations
 
 from ..decoders import Truncated, dns
 from ..extractor import Extractor, StreamHead
-from ..facts import FactKind, Grade
+from ..kinds import DNS_QUERY, HOSTNAME_CLAIM, MDNS_SERVICE
 
 NAME, VERSION = "dns", "2"
-HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
-DNS_QUERY = FactKind("dns-query", Grade.MEASURED)
-MDNS_SERVICE = FactKind("mdns-service", Grade.REPORTED)
 DNS_PORT, MDNS_PORT, LLMNR_PORT = 53, 5353, 5355
 ADDRESS_TYPES = (dns.A, dns.AAAA)
 UNSPECIFIED = ("0.0.0.0", "::")  # a sinkhole's "no such host", not a host's name

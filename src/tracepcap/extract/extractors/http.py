@@ -15,13 +15,9 @@ from collections import deque
 
 from ..decoders import http
 from ..extractor import Extractor, StreamHead
-from ..facts import FactKind, Grade
-from .services import SERVED
+from ..kinds import HOSTNAME_CLAIM, HTTP_SERVER, SERVED, USER_AGENT
 
 NAME, VERSION = "http", "1"
-HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
-USER_AGENT = FactKind("user-agent", Grade.REPORTED)
-HTTP_SERVER = FactKind("http-server", Grade.REPORTED)
 
 
 def host_name(header: str | None) -> str | None:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from ..decoders import kerberos
 from ..extractor import Extractor, StreamHead
-from ..facts import FactKind, Grade
+from ..kinds import KRB_PRINCIPAL
 
 NAME, VERSION = "kerberos", "1"
-KRB_PRINCIPAL = FactKind("krb-principal", Grade.REPORTED)
 
 
 class Kerberos(Extractor):

@@ -6,11 +6,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
+from ..kinds import MAC, OUI_VENDOR
 
 NAME, VERSION = "link-identity", "1"
-MAC = FactKind("mac", Grade.MEASURED)
-OUI_VENDOR = FactKind("oui-vendor", Grade.INFERRED)
 LOCALLY_ADMINISTERED = "locally administered (no registry vendor)"
 
 

@@ -15,13 +15,9 @@ from __future__ import annotations
 from ..attribution import LinkAttribution
 from ..decoders import lldp
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
+from ..kinds import HOSTNAME_CLAIM, LLDP_CAPABILITIES, LLDP_PLATFORM, LLDP_SOFTWARE
 
 NAME, VERSION = "lldp", "1"
-HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
-LLDP_SOFTWARE = FactKind("lldp-software", Grade.REPORTED)
-LLDP_PLATFORM = FactKind("lldp-platform", Grade.REPORTED)
-LLDP_CAPABILITIES = FactKind("lldp-capabilities", Grade.REPORTED)
 MAX_TEXT = 256  # a system description is free text; a longer one is cut, not refused
 
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from ..decoders import nbns
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
+from ..kinds import HOSTNAME_CLAIM
 
 NAME, VERSION = "nbns", "1"
-HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
 NBNS_PORT = 137
 HOST_SUFFIXES = frozenset((0x00, 0x20))  # workstation service, file server service
 REGISTERING = frozenset((nbns.REGISTRATION, nbns.REFRESH, nbns.REFRESH_ALT, nbns.MULTIHOMED))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..decoders import ndp
 from ..extractor import Extractor
 from ..packet import ETHERTYPE_IPV6
-from .arp import GRATUITOUS_ANNOUNCEMENT, IP_MAC_BINDING
+from ..kinds import GRATUITOUS_ANNOUNCEMENT, IP_MAC_BINDING
 
 NAME, VERSION = "ndp", "1"
 PROTO_ICMPV6 = 58

@@ -18,11 +18,9 @@ import re
 
 from ..decoders import Truncated, ntlmssp
 from ..extractor import Extractor, StreamHead
-from ..facts import FactKind, Grade
+from ..kinds import HOSTNAME_CLAIM, OS_VERSION
 
 NAME, VERSION = "ntlmssp", "1"
-HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
-OS_VERSION = FactKind("os-version", Grade.REPORTED)
 HTTP_TOKEN = re.compile(rb"(?:NTLM|Negotiate) ([A-Za-z0-9+/]{16,}={0,2})")
 BASE64_SIGNATURE = b"TlRMTVNTUA"  # base64 of "NTLMSSP\0" at the start of a token
 RAW_TOKEN = re.compile(rb"TlRMTVNTUA[A-Za-z0-9+/]*={0,2}")  # SMTP/IMAP/POP "334 ..." lines

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 from ..decoders.tcp import ACK, SYN
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
+from ..kinds import INITIATED, SERVED
 from ..packet import PROTO_TCP, PROTO_UDP
-
-SERVED = FactKind("served", Grade.MEASURED)
-INITIATED = FactKind("initiated", Grade.MEASURED)
 
 
 class Services(Extractor):

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from ..decoders import smb
 from ..extractor import Extractor, StreamHead
-from ..facts import FactKind, Grade
-from .ntlmssp import OS_VERSION
+from ..kinds import OS_VERSION, SMB_LANMAN
 
 NAME, VERSION = "smb", "1"
-SMB_LANMAN = FactKind("smb-lanman", Grade.REPORTED)
 PORTS = frozenset((139, 445))
 
 

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 from ..decoders import ber, snmp
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
+from ..kinds import HOSTNAME_CLAIM, SNMP_SYSDESCR, SNMP_SYSOBJECTID
 from .lldp import one_line
 
 NAME, VERSION = "snmp", "1"
-HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
-SNMP_SYSDESCR = FactKind("snmp-sysdescr", Grade.REPORTED)
-SNMP_SYSOBJECTID = FactKind("snmp-sysobjectid", Grade.REPORTED)
 AGENT_PORT, TRAP_PORT = 161, 162
 FROM_AGENT = frozenset((snmp.RESPONSE, snmp.TRAP_V1, snmp.TRAP_V2, snmp.INFORM))
 

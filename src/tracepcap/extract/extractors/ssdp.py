@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from ..decoders import ssdp
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
-
-SSDP_NT = FactKind("ssdp-nt", Grade.REPORTED)
-SSDP_USN = FactKind("ssdp-usn", Grade.REPORTED)
-SSDP_SERVER = FactKind("ssdp-server", Grade.REPORTED)
+from ..kinds import SSDP_NT, SSDP_SERVER, SSDP_USN
 
 
 class Ssdp(Extractor):

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from ..decoders import ssh
 from ..extractor import Extractor, StreamHead
-from ..facts import FactKind, Grade
+from ..kinds import SSH_BANNER
 
 NAME, VERSION = "ssh", "1"
-SSH_BANNER = FactKind("ssh-banner", Grade.REPORTED)
 
 
 class Ssh(Extractor):

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from ..decoders import tcp
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
+from ..kinds import TCP_SYN_SIGNATURE
 from ..packet import PROTO_TCP
-
-SYN_SIGNATURE = FactKind("tcp-syn-signature", Grade.MEASURED)
 
 
 def signature(window: int, options: bytes | None) -> str:
@@ -22,10 +20,10 @@ def signature(window: int, options: bytes | None) -> str:
 
 class TcpSignature(Extractor):
     NAME, VERSION = "tcp-signature", "1"
-    KINDS = (SYN_SIGNATURE,)
+    KINDS = (TCP_SYN_SIGNATURE,)
     EVERY_IP = True
 
     def observe(self, pkt, flow) -> None:
         if pkt.proto == PROTO_TCP and pkt.flags & (tcp.SYN | tcp.ACK) == tcp.SYN:
-            self.emit.fact(pkt.src, SYN_SIGNATURE, signature(pkt.window, pkt.tcp_options),
+            self.emit.fact(pkt.src, TCP_SYN_SIGNATURE, signature(pkt.window, pkt.tcp_options),
                            pkt.frame, pkt.ts)

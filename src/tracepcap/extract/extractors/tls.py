@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from ..decoders import tls
 from ..extractor import Extractor, StreamHead
-from ..facts import FactKind, Grade
+from ..kinds import HOSTNAME_CLAIM, TLS_SNI
 
 NAME, VERSION = "tls", "1"
-HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)
-TLS_SNI = FactKind("tls-sni", Grade.REPORTED)
 
 
 def host_names(names: list[str]) -> list[str]:

@@ -14,10 +14,9 @@ import hashlib
 
 from ..decoders import tls
 from ..extractor import Extractor, StreamHead
-from ..facts import FactKind, Grade
+from ..kinds import TLS_CLIENT_FINGERPRINT
 
 NAME, VERSION = "tls-fingerprint", "1"
-TLS_CLIENT_FINGERPRINT = FactKind("tls-client-fingerprint", Grade.MEASURED)
 EXT_SERVER_NAME, EXT_SUPPORTED_GROUPS, EXT_EC_POINT_FORMATS = 0x0000, 0x000A, 0x000B
 EXT_SIGNATURE_ALGORITHMS, EXT_ALPN, EXT_SUPPORTED_VERSIONS = 0x000D, 0x0010, 0x002B
 JA4_VERSIONS = {0x0304: "13", 0x0303: "12", 0x0302: "11", 0x0301: "10", 0x0300: "s3",

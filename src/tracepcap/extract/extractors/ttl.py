@@ -6,10 +6,8 @@ host's stack (mDNS always 255 by RFC 6762, LLMNR 1 by RFC 4795)."""
 from __future__ import annotations
 
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
+from ..kinds import TTL
 from ..packet import is_group
-
-TTL = FactKind("ttl", Grade.MEASURED)
 
 
 class Ttl(Extractor):

@@ -10,11 +10,10 @@ facts from the other extractors, which see the inner packets.
 from __future__ import annotations
 
 from ..extractor import Extractor
-from ..facts import FactKind, Grade
+from ..kinds import TUNNEL_ENDPOINT
 from ..packet import is_group
 
 NAME, VERSION = "tunnels", "1"
-TUNNEL_ENDPOINT = FactKind("tunnel-endpoint", Grade.MEASURED)
 
 
 class Tunnels(Extractor):

@@ -13,20 +13,23 @@ from dataclasses import dataclass, field
 from sqlalchemy import case, exists, func, literal, or_, select
 from sqlalchemy.orm import Session, aliased
 
+from ...adjudicate.contract import Basis
 from ...adjudicate.registry import Registry
+from ...extract import kinds
 from ..queries import capture_fields, list_captures
 from ...store.models import (Conversation, Finding, Host, HumanOverride, ManifestEntry,
                              ObservationRow, VerdictRow)
 
 #: fact kinds matched by the inventory's text filter (besides the address and the verdict labels)
-SEARCHED_KINDS = ("mac", "oui-vendor", "hostname-claim")
+SEARCHED_KINDS = (kinds.MAC.name, kinds.OUI_VENDOR.name, kinds.HOSTNAME_CLAIM.name)
 PER_PAGE_CHOICES = (25, 50, 100, 200)
 MARKS = ("contested", "human", "stale")
 #: the fact kinds shown first on a host page, in this order; other kinds follow by name
-FACT_ORDER = ("mac", "oui-vendor", "ttl", "served", "initiated", "hostname-claim", "user-agent",
-              "tcp-syn-signature", "dhcp-parameter-list", "dhcp-vendor-class", "ssh-banner",
-              "http-server", "tls-sni", "mdns-service", "ssdp-server", "ssdp-nt", "ssdp-usn",
-              "dns-query")
+FACT_ORDER = tuple(kind.name for kind in (
+    kinds.MAC, kinds.OUI_VENDOR, kinds.TTL, kinds.SERVED, kinds.INITIATED, kinds.HOSTNAME_CLAIM,
+    kinds.USER_AGENT, kinds.TCP_SYN_SIGNATURE, kinds.DHCP_PARAMETER_LIST, kinds.DHCP_VENDOR_CLASS,
+    kinds.SSH_BANNER, kinds.HTTP_SERVER, kinds.TLS_SNI, kinds.MDNS_SERVICE, kinds.SSDP_SERVER,
+    kinds.SSDP_NT, kinds.SSDP_USN, kinds.DNS_QUERY))
 FACTS_PER_KIND = 50
 TOPOLOGY_NODES = 250
 #: node colours of the topology, assigned to labels in vocabulary order (server side)
@@ -46,7 +49,7 @@ def capture_rows(session: Session) -> list[dict]:
                                      .where(VerdictRow.contested.is_(True))
                                      .group_by(VerdictRow.capture_id)).all())
     human = dict(session.execute(select(VerdictRow.capture_id, func.count())
-                                 .where(VerdictRow.basis == "HUMAN")
+                                 .where(VerdictRow.basis == Basis.HUMAN)
                                  .group_by(VerdictRow.capture_id)).all())
     return [capture_fields(c) | {"hosts": hosts.get(c.id, 0), "contested": contested.get(c.id, 0),
                                  "human": human.get(c.id, 0)} for c in list_captures(session)]
@@ -99,7 +102,7 @@ def label_counts(session: Session, registry: Registry, capture_id: str) -> list[
             counts.contested += n
         elif label is not None:
             labels[question][label] += n
-        if basis == "HUMAN":
+        if basis == Basis.HUMAN:
             counts.human += n
     for question, n in session.execute(select(HumanOverride.question, func.count())
                                        .where(HumanOverride.capture_id == capture_id,
@@ -173,7 +176,7 @@ def host_page(session: Session, registry: Registry, capture_id: str, query: Host
         if query.mark == "contested":
             stmt = stmt.where(_verdict_exists(capture_id, lambda v: v.question == q, lambda v: v.contested.is_(True)))
         elif query.mark == "human":
-            stmt = stmt.where(_verdict_exists(capture_id, lambda v: v.question == q, lambda v: v.basis == "HUMAN"))
+            stmt = stmt.where(_verdict_exists(capture_id, lambda v: v.question == q, lambda v: v.basis == Basis.HUMAN))
         elif query.mark == "stale":
             stmt = stmt.where(exists().where(HumanOverride.capture_id == capture_id, HumanOverride.question == q,
                                              HumanOverride.entity_key == Host.ip,
@@ -188,7 +191,7 @@ def host_page(session: Session, registry: Registry, capture_id: str, query: Host
                                               lambda v: v.contested.is_(True)))
         elif query.mark == "human":
             stmt = stmt.where(_verdict_exists(capture_id, lambda v: v.question.in_(questions),
-                                              lambda v: v.basis == "HUMAN"))
+                                              lambda v: v.basis == Basis.HUMAN))
         else:
             stmt = stmt.where(exists().where(HumanOverride.capture_id == capture_id,
                                              HumanOverride.entity_key == Host.ip,
@@ -210,7 +213,7 @@ def host_page(session: Session, registry: Registry, capture_id: str, query: Host
     elif query.sort == "mac":
         first_mac = (select(func.min(ObservationRow.value))
                      .where(ObservationRow.capture_id == capture_id, ObservationRow.entity == Host.ip,
-                            ObservationRow.kind == "mac").scalar_subquery())
+                            ObservationRow.kind == kinds.MAC.name).scalar_subquery())
         has_mac = case((first_mac.is_(None), literal(1)), else_=literal(0))
         order = [has_mac, first_mac.desc() if query.desc else first_mac]
     position = Host.position.desc() if query.desc and query.sort == "ip" else Host.position
@@ -229,9 +232,9 @@ def _rows(session: Session, registry: Registry, capture_id: str, ips: list[str])
     for entity, kind, value in session.execute(
             select(ObservationRow.entity, ObservationRow.kind, ObservationRow.value)
             .where(ObservationRow.capture_id == capture_id, ObservationRow.entity.in_(ips),
-                   ObservationRow.kind.in_(("mac", "oui-vendor")))
+                   ObservationRow.kind.in_((kinds.MAC.name, kinds.OUI_VENDOR.name)))
             .order_by(ObservationRow.value)):
-        target = macs if kind == "mac" else vendors
+        target = macs if kind == kinds.MAC.name else vendors
         if value not in target[entity]:
             target[entity].append(value)
     verdicts: dict[str, dict[str, dict]] = defaultdict(dict)
@@ -312,7 +315,7 @@ def topology(session: Session, registry: Registry, capture_id: str, colour_by: s
         label, contested, basis = answer.get(ip, (None, False, None))
         nodes.append({"data": {"id": ip, "name": ip, "answer": "⚠ contested" if contested else (label or "—"),
                                "colour": CONTESTED_COLOUR if contested else colours.get(label, UNKNOWN_COLOUR),
-                               "contested": bool(contested), "human": basis == "HUMAN",
+                               "contested": bool(contested), "human": basis == Basis.HUMAN,
                                "bytes": traffic.get(ip, 0)}})
     edges = [{"data": {"id": f"{a}|{z}", "source": a, "target": z, "conversations": n, "bytes": b}}
              for (a, z), (n, b) in sorted(pairs.items())]

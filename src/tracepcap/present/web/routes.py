@@ -30,12 +30,14 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate import annotations
 from ...adjudicate.actor import Actor
+from ...adjudicate.contract import Basis
 from ...adjudicate.runner import Key
 from ...errors import InvalidAnnotation, TracePcapError
 from ...ingest import find_capture
 from ...settings import Settings
 from ..api.deps import (Analyst, CaptureDep, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer,
                         current_actor)
+from ..queries import UNFINISHED
 from . import queries, views
 
 HERE = Path(__file__).parent
@@ -43,7 +45,6 @@ STATIC = HERE / "static"
 PANEL = "/ui/captures/{cid}/hosts/{entity}/panels/{question}"
 PANEL_HEADER = "X-TracePcap-Panel"  # marks a panel answer the page may swap in even on 4xx
 VERDICTS_CHANGED = "tp-verdicts-changed"
-WEB_CLIENT_ID = "tracepcap-web"  # the public client of deploy/keycloak/realm-tracepcap.json
 
 ViewerActor = Annotated[Actor, Viewer]
 AnalystActor = Annotated[Actor, Analyst]
@@ -57,7 +58,8 @@ def _environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(("html",)),
                              trim_blocks=True, lstrip_blocks=True)
     version = str(int(max(p.stat().st_mtime for p in STATIC.rglob("*") if p.is_file())))
-    env.globals.update(who=views.who, static=lambda path: f"/static/{path}?v={version}")
+    env.globals.update(who=views.who, static=lambda path: f"/static/{path}?v={version}",
+                       Basis=Basis, UNFINISHED=UNFINISHED)
     env.filters["analyst_text"] = _analyst_text
     return env
 
@@ -81,8 +83,8 @@ def render(request: Request, template: str, context: dict, *, status: int = 200,
 
 def _auth(settings: Settings) -> dict:
     """What the browser needs to log in: the issuer and the public client it logs in as."""
-    client_id = getattr(settings, "oidc_client_id", None) or WEB_CLIENT_ID
-    return {"mode": settings.auth, "issuer": (settings.oidc_issuer or "").rstrip("/"), "client_id": client_id}
+    return {"mode": settings.auth, "issuer": (settings.oidc_issuer or "").rstrip("/"),
+            "client_id": settings.oidc_client_id}
 
 
 def _page(request: Request, settings: Settings, title: str, content_url: str,

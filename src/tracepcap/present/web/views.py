@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate import annotations
 from ...adjudicate.actor import SYSTEM, Actor
-from ...adjudicate.contract import Adjudicator, Tier
+from ...adjudicate.contract import Adjudicator, Basis, Tier
 from ...adjudicate.registry import Registry
 from ...adjudicate.runner import Key, stored_verdicts
 from ...store.models import AuditEvent, Capture, ManualEvidence, VerdictRow
@@ -125,7 +125,7 @@ def panel_context(session: Session, adj: Adjudicator, key: Key, viewer: Viewer, 
             "viewer": viewer, "error": error, "form": FormValues(form or {}), "other": OTHER,
             "can_accept": bool(verdict and adj.tier == Tier.HUMAN_ASSISTED and not verdict["override"]
                                and verdict["primary_label"] and not verdict["contested"]
-                               and verdict["basis"] != "HUMAN" and verdict["primary_label"] != adj.unknown_label)}
+                               and verdict["basis"] != Basis.HUMAN and verdict["primary_label"] != adj.unknown_label)}
 
 
 # --- the trail ------------------------------------------------------------------------------

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...extract.kinds import IP_MAC_BINDING, MAC
 from ..context import CaptureContext
 from . import Finding
 
-BINDING_KINDS = ("mac", "ip-mac-binding")  # frames it sent; ARP/ND bindings claimed for it
+BINDING_KINDS = (MAC.name, IP_MAC_BINDING.name)  # frames it sent; ARP/ND bindings claimed for it
 
 
 def find(context: CaptureContext) -> Iterator[Finding]:
@@ -18,7 +19,7 @@ def find(context: CaptureContext) -> Iterator[Finding]:
         macs: dict[str, int] = {}
         for fact in host.all_facts:
             if fact.kind in BINDING_KINDS:
-                if fact.kind == "mac" and context.mac_owners.get(fact.value) != ip:
+                if fact.kind == MAC.name and context.mac_owners.get(fact.value) != ip:
                     continue  # a router's MAC its packets arrived with says nothing of its own
                 mac = fact.value.lower()
                 macs[mac] = min(macs.get(mac, fact.first_frame), fact.first_frame)

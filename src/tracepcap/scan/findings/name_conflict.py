@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...extract.kinds import MAC
 from ..context import CaptureContext, Fact
 from ..names import CERTIFICATE_SOURCES, SELF_SOURCES, same_name, specificity
 from . import Finding
@@ -28,7 +29,7 @@ def find(context: CaptureContext) -> Iterator[Finding]:
 def _device(context: CaptureContext, entity: str) -> tuple[str, ...]:
     """The MACs a zero-hop address sent from; a routed address is a device of its own."""
     host = context.host(entity)
-    macs = () if host.hops else tuple(sorted(host.values("mac")))
+    macs = () if host.hops else tuple(sorted(host.values(MAC)))
     return macs or (entity,)
 
 

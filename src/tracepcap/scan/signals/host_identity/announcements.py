@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import MDNS_SERVICE, SSDP_NT, SSDP_USN
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -36,14 +37,14 @@ def _service_type(value: str) -> str:
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     seen: set[str] = set()
-    for fact in host.facts("mdns-service"):
+    for fact in host.facts(MDNS_SERVICE):
         service = _service_type(fact.value)
         label = MDNS_SERVICES.get(service)
         if label and service not in seen:
             seen.add(service)
             yield Vote(label, WEIGHT, f"announces {service} over mDNS, frame {fact.first_frame} "
                        f"(+{WEIGHT})", fact.grade, (fact.first_frame,))
-    for kind in ("ssdp-nt", "ssdp-usn"):
+    for kind in (SSDP_NT, SSDP_USN):
         for fact in host.facts(kind):
             lowered = fact.value.lower()
             for fragment, label in SSDP_TYPES.items():

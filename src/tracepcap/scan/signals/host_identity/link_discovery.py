@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import LLDP_CAPABILITIES, LLDP_PLATFORM
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -23,9 +24,9 @@ PROTOCOLS = {"lldp": "LLDP", "cdp": "CDP"}
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
-    platforms = {f.source: f for f in host.facts("lldp-platform")}
+    platforms = {f.source: f for f in host.facts(LLDP_PLATFORM)}
     said: set[str] = set()
-    for fact in host.facts("lldp-capabilities"):
+    for fact in host.facts(LLDP_CAPABILITIES):
         protocol = PROTOCOLS.get(fact.source, fact.source)
         capabilities = fact.value.split(",")
         platform = platforms.get(fact.source)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import OUI_VENDOR
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -43,7 +44,7 @@ def device_type(vendor: str) -> str | None:
 def vote(host: HostFacts) -> Iterator[Vote]:
     if not host.owned_macs():
         return  # its frames came with a router's MAC: that vendor is the router's, not its own
-    for fact in host.facts("oui-vendor"):
+    for fact in host.facts(OUI_VENDOR):
         frames = (fact.first_frame,)
         if label := device_type(fact.value):
             yield Vote(label, WEIGHT, f"MAC OUI is {fact.value} (+{WEIGHT})", fact.grade, frames)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ....extract.kinds import SNMP_SYSDESCR
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -24,7 +25,7 @@ SYSDESCR_PATTERNS = tuple((re.compile(pattern), label) for pattern, label in (
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
-    for fact in host.facts("snmp-sysdescr"):
+    for fact in host.facts(SNMP_SYSDESCR):
         text = fact.value.lower()
         label = next((kind for pattern, kind in SYSDESCR_PATTERNS if pattern.search(text)), None)
         if label:

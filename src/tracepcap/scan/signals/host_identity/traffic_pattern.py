@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.facts import Grade
+from ....extract.kinds import INITIATED, SERVED
 from ...context import HostFacts, is_local
 from ...vote import Vote
 from .services_answered import SERVICES
@@ -21,18 +23,18 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     t = host.traffic
     if not t.conversations:
         return
-    frames = tuple(f.first_frame for f in host.facts("initiated")[:3])
+    frames = tuple(f.first_frame for f in host.facts(INITIATED)[:3])
     external = sum(1 for peer in t.peers_out if not is_local(peer))
     if len(t.peers_out) >= MANY_DESTINATIONS and not t.peers_in:
         yield Vote("Workstation", CLIENT_WEIGHT, f"opened conversations to {len(t.peers_out)} peers "
                    f"({external} outside private ranges) and answered none (+{CLIENT_WEIGHT})",
-                   "MEASURED", frames)
-    elif t.peers_in and not t.peers_out and not any(v in SERVICES for v in host.values("served")):
+                   Grade.MEASURED, frames)
+    elif t.peers_in and not t.peers_out and not any(v in SERVICES for v in host.values(SERVED)):
         # a named service already says which server; this speaks only for unnamed ones
         yield Vote("Server", SERVER_WEIGHT, f"answered {len(t.peers_in)} peers and opened no "
-                   f"conversation itself (+{SERVER_WEIGHT})", "MEASURED",
-                   tuple(f.first_frame for f in host.facts("served")[:3]))
+                   f"conversation itself (+{SERVER_WEIGHT})", Grade.MEASURED,
+                   tuple(f.first_frame for f in host.facts(SERVED)[:3]))
     elif 0 < len(t.peers_out | t.peers_in) <= FEW_PEERS and t.bytes_sent + t.bytes_received < LOW_VOLUME \
-            and not host.facts("served") and set(host.values("initiated")) - INFRASTRUCTURE:
+            and not host.facts(SERVED) and set(host.values(INITIATED)) - INFRASTRUCTURE:
         yield Vote("IoT Device", IOT_WEIGHT, f"talked to only {len(t.peers_out | t.peers_in)} peer(s), "
-                   f"{t.bytes_sent + t.bytes_received} bytes in all (+{IOT_WEIGHT})", "MEASURED", frames)
+                   f"{t.bytes_sent + t.bytes_received} bytes in all (+{IOT_WEIGHT})", Grade.MEASURED, frames)

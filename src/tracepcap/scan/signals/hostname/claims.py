@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import HOSTNAME_CLAIM
 from ...context import Fact, HostFacts
 from ...names import CERTIFICATE_SOURCES, SELF_SOURCES, name_key, specificity
 from ...vote import Vote
@@ -49,7 +50,7 @@ def display_names(claims: list[Fact]) -> dict[str, str]:
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
-    claims = host.facts("hostname-claim")
+    claims = host.facts(HOSTNAME_CLAIM)
     shown = display_names(claims)
     seen: set[tuple[str, str]] = set()
     for fact in sorted(claims, key=lambda f: (-weight_of(f), f.first_frame, f.value)):

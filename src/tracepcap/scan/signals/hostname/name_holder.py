@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.facts import Grade
+from ....extract.kinds import HOSTNAME_CLAIM
 from ...context import HostFacts
 from ...names import CERTIFICATE_SOURCES, SELF_SOURCES, name_key, same_name
 from ...vote import Vote
@@ -15,7 +17,7 @@ DISPUTE_WEIGHT = -20
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
-    claims = host.facts("hostname-claim")
+    claims = host.facts(HOSTNAME_CLAIM)
     shown = display_names(claims)
     own_certs = {name_key(f.value) for f in claims if f.source in CERTIFICATE_SOURCES}
     hosts = set(host.capture.hosts)
@@ -30,4 +32,4 @@ def vote(host: HostFacts) -> Iterator[Vote]:
         for entity, frame in holders[:1]:
             yield Vote(shown[key], DISPUTE_WEIGHT, f"{entity} serves a certificate naming {shown[key]}, "
                        f"frame {frame}: another host holds this name ({DISPUTE_WEIGHT:+d})",
-                       "REPORTED", (frame,))
+                       Grade.REPORTED, (frame,))

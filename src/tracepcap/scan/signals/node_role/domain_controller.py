@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.facts import Grade
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -18,4 +19,4 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     if kerberos and ldap:
         yield Vote("Domain Controller", WEIGHT, f"answers Kerberos on {kerberos.value} (frame "
                    f"{kerberos.first_frame}) and LDAP on {ldap.value} (frame {ldap.first_frame}) "
-                   f"(+{WEIGHT})", "MEASURED", (kerberos.first_frame, ldap.first_frame))
+                   f"(+{WEIGHT})", Grade.MEASURED, (kerberos.first_frame, ldap.first_frame))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.facts import Grade
+from ....extract.kinds import INITIATED
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -15,7 +17,7 @@ MIN_TARGETS = 3
 def vote(host: HostFacts) -> Iterator[Vote]:
     targets = host.traffic.admin_targets
     if len(targets) >= MIN_TARGETS:
-        frames = tuple(f.first_frame for f in host.facts("initiated") if f.value in ADMIN_PORTS)
-        services = sorted({ADMIN_PORTS[f.value] for f in host.facts("initiated") if f.value in ADMIN_PORTS})
+        frames = tuple(f.first_frame for f in host.facts(INITIATED) if f.value in ADMIN_PORTS)
+        services = sorted({ADMIN_PORTS[f.value] for f in host.facts(INITIATED) if f.value in ADMIN_PORTS})
         yield Vote("Jump Host", WEIGHT, f"opened {'/'.join(services)} sessions to {len(targets)} "
-                   f"hosts (+{WEIGHT})", "MEASURED", frames)
+                   f"hosts (+{WEIGHT})", Grade.MEASURED, frames)

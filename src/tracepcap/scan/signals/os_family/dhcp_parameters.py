@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import DHCP_PARAMETER_LIST
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -31,7 +32,7 @@ APPLE = (("macOS", "iOS"), "Apple's, which macOS and iOS share")
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     voted: set[str] = set()
-    for fact in sorted(host.facts("dhcp-parameter-list"), key=lambda f: (f.first_frame, f.value)):
+    for fact in sorted(host.facts(DHCP_PARAMETER_LIST), key=lambda f: (f.first_frame, f.value)):
         families, whose = PARAMETER_LISTS.get(fact.value) or (
             APPLE if fact.value.startswith(APPLE_HEAD) else ((), ""))
         for label in families:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import DHCP_VENDOR_CLASS
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -38,7 +39,7 @@ def family(vendor_class: str) -> tuple[str, str] | None:
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     voted: set[str] = set()
-    for fact in sorted(host.facts("dhcp-vendor-class"), key=lambda f: (f.first_frame, f.value)):
+    for fact in sorted(host.facts(DHCP_VENDOR_CLASS), key=lambda f: (f.first_frame, f.value)):
         if (found := family(fact.value)) and found[0] not in voted:
             voted.add(found[0])
             yield Vote(found[0], WEIGHT, f"its DHCP vendor class {fact.value}, first in frame "

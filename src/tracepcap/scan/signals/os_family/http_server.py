@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import HTTP_SERVER
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -29,7 +30,7 @@ SERVER_TOKENS = (
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     voted: set[str] = set()
-    for fact in sorted(host.facts("http-server"), key=lambda f: (f.first_frame, f.value)):
+    for fact in sorted(host.facts(HTTP_SERVER), key=lambda f: (f.first_frame, f.value)):
         lowered = fact.value.lower()
         found = next(((label, what) for token, label, what in SERVER_TOKENS if token in lowered), None)
         if found and found[0] not in voted:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ....extract.kinds import OS_VERSION
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -20,7 +21,7 @@ OS_NAMES = ((re.compile(r"\bwindows\b", re.I), "Windows"), (re.compile(r"\b(darw
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     voted: set[str] = set()
-    for fact in sorted(host.facts("os-version"), key=lambda f: (f.first_frame, f.value)):
+    for fact in sorted(host.facts(OS_VERSION), key=lambda f: (f.first_frame, f.value)):
         label = next((family for pattern, family in OS_NAMES if pattern.search(fact.value)), None)
         if label and label not in voted:
             voted.add(label)

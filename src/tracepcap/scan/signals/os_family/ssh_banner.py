@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import SSH_BANNER
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -26,7 +27,7 @@ BANNER_TOKENS = (
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     voted: set[str] = set()
-    for fact in sorted(host.facts("ssh-banner"), key=lambda f: (f.first_frame, f.value)):
+    for fact in sorted(host.facts(SSH_BANNER), key=lambda f: (f.first_frame, f.value)):
         lowered = fact.value.lower()
         found = next(((label, what) for token, label, what in BANNER_TOKENS if token in lowered), None)
         if found and found[0] not in voted:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import TCP_SYN_SIGNATURE
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -46,7 +47,7 @@ def stack_of(signature: str) -> tuple[tuple[str, ...], str, str] | None:
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     voted: set[str] = set()
-    for fact in sorted(host.facts("tcp-syn-signature"), key=lambda f: (f.first_frame, f.value)):
+    for fact in sorted(host.facts(TCP_SYN_SIGNATURE), key=lambda f: (f.first_frame, f.value)):
         if (stack := stack_of(fact.value)) is None:
             continue
         families, name, remark = stack

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import TCP_SYN_SIGNATURE, USER_AGENT
 from ...context import HostFacts
 from ...vote import Vote
 from .syn_signature import stack_of
@@ -14,7 +15,7 @@ from .user_agent import reported_family
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
-    stacks = [(fact, found) for fact in sorted(host.facts("tcp-syn-signature"),
+    stacks = [(fact, found) for fact in sorted(host.facts(TCP_SYN_SIGNATURE),
                                                key=lambda f: (f.first_frame, f.value))
               if (found := stack_of(fact.value))]
     if not stacks:
@@ -22,7 +23,7 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     measured = {label for _, (families, _, _) in stacks for label in families}
     syn, (_, stack, _) = stacks[0]
     noted: set[str] = set()
-    for fact in sorted(host.facts("user-agent"), key=lambda f: (f.first_frame, f.value)):
+    for fact in sorted(host.facts(USER_AGENT), key=lambda f: (f.first_frame, f.value)):
         found = reported_family(fact.value)
         if found is None or found[0] in measured or found[0] in noted:
             continue

@@ -1,5 +1,6 @@
 """What a host's management agents say it runs (REPORTED): SNMP sysDescr (RFC 3418), LLDP
-system description and platform (IEEE 802.1AB), CDP platform. Network operating systems
+system description and platform (IEEE 802.1AB), CDP software version and platform (the
+`lldp-software` and `lldp-platform` kinds, source "lldp" or "cdp"). Network operating systems
 name themselves there ("Cisco IOS Software, C2960 ...", "Juniper Networks ... JUNOS",
 "Arista Networks EOS"); net-snmp on a server writes its kernel ("Linux db1 5.15.0 ...");
 Windows' SNMP service writes "Software: Windows Version 6.3". Network OS names come first:
@@ -10,12 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ....extract.kinds import LLDP_PLATFORM, LLDP_SOFTWARE, SNMP_SYSDESCR
 from ...context import HostFacts
 from ...vote import Vote
 
 WEIGHT = 30  # the device's own agent describing its system: strong, but only a claim
-KINDS = {"snmp-sysdescr": "SNMP sysDescr", "lldp-system-description": "LLDP system description",
-         "lldp-platform": "LLDP platform", "cdp-platform": "CDP platform"}
+KINDS = (SNMP_SYSDESCR, LLDP_SOFTWARE, LLDP_PLATFORM)
+# what a reason calls each (kind, source): LLDP and CDP share the lldp-* kinds
+NAMES = {(SNMP_SYSDESCR.name, "snmp"): "SNMP sysDescr",
+         (LLDP_SOFTWARE.name, "lldp"): "LLDP system description",
+         (LLDP_SOFTWARE.name, "cdp"): "CDP software version",
+         (LLDP_PLATFORM.name, "lldp"): "LLDP platform", (LLDP_PLATFORM.name, "cdp"): "CDP platform"}
 # pattern (case-insensitive) -> family; first match wins
 DESCRIPTIONS = tuple((re.compile(pattern, re.I), family) for pattern, family in (
     (r"ip phone|jetdirect|printer|multi-environment", "Embedded"),
@@ -34,5 +40,6 @@ def vote(host: HostFacts) -> Iterator[Vote]:
         if label and label not in voted:
             voted.add(label)
             shown = fact.value if len(fact.value) <= 80 else fact.value[:77].rsplit(" ", 1)[0] + "..."
-            yield Vote(label, WEIGHT, f"its {KINDS[fact.kind]} is {shown}, first in frame "
-                       f"{fact.first_frame} (+{WEIGHT})", fact.grade, (fact.first_frame,))
+            named = NAMES.get((fact.kind, fact.source), fact.kind)
+            yield Vote(label, WEIGHT, f"its {named} is {shown}, first in frame {fact.first_frame} "
+                       f"(+{WEIGHT})", fact.grade, (fact.first_frame,))

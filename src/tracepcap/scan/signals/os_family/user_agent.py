@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from ua_parser import parse_os
 
+from ....extract.kinds import USER_AGENT
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -33,7 +34,7 @@ def reported_family(user_agent: str) -> tuple[str, str] | None:
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     voted: set[str] = set()
-    for fact in sorted(host.facts("user-agent"), key=lambda f: (f.first_frame, f.value)):
+    for fact in sorted(host.facts(USER_AGENT), key=lambda f: (f.first_frame, f.value)):
         if (found := reported_family(fact.value)) and found[0] not in voted:
             voted.add(found[0])
             shown = fact.value if len(fact.value) <= 80 else fact.value[:77].rsplit(" ", 1)[0] + "..."

@@ -1,0 +1,56 @@
+"""The catalogue of fact kinds: every kind Extract emits, with its fixed grade.
+
+The one owner of kind names. Extractors declare the kinds they emit by importing them from
+here; signals, findings, the audit writer and Present import them too, so a kind is spelled
+once and a renamed or misspelt one fails at import instead of matching nothing. The names
+are wire names (stored in `observation.kind`, returned in the JSON document): never rename
+one without a migration. `tests/extract/test_kinds.py` proves that every kind here is
+emitted by some extractor and that signals and findings read only kinds from here.
+"""
+
+from __future__ import annotations
+
+from .facts import FactKind, Grade
+
+# link layer and addressing
+MAC = FactKind("mac", Grade.MEASURED)  #: a source MAC the host's packets carried
+OUI_VENDOR = FactKind("oui-vendor", Grade.INFERRED)  #: that MAC's registry vendor
+TTL = FactKind("ttl", Grade.MEASURED)  #: an IP TTL / hop limit its packets arrived with
+IP_MAC_BINDING = FactKind("ip-mac-binding", Grade.REPORTED)  #: ARP / ND: "this IP is at this MAC"
+GRATUITOUS_ANNOUNCEMENT = FactKind("gratuitous-announcement", Grade.MEASURED)  #: unsolicited ARP/NA
+TUNNEL_ENDPOINT = FactKind("tunnel-endpoint", Grade.MEASURED)  #: the outer end of a tunnel
+
+# traffic
+SERVED = FactKind("served", Grade.MEASURED)  #: "tcp/443": a port it answered on
+INITIATED = FactKind("initiated", Grade.MEASURED)  #: "tcp/22": a port it opened connections to
+TCP_SYN_SIGNATURE = FactKind("tcp-syn-signature", Grade.MEASURED)  #: window:mss:scale:options
+TLS_CLIENT_FINGERPRINT = FactKind("tls-client-fingerprint", Grade.MEASURED)  #: JA3 / JA4
+DNS_QUERY = FactKind("dns-query", Grade.MEASURED)  #: a name it asked for
+
+# what a host says about itself (names, software, platform)
+HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)  #: source says by which protocol
+USER_AGENT = FactKind("user-agent", Grade.REPORTED)
+HTTP_SERVER = FactKind("http-server", Grade.REPORTED)
+TLS_SNI = FactKind("tls-sni", Grade.REPORTED)
+SSH_BANNER = FactKind("ssh-banner", Grade.REPORTED)
+DHCP_PARAMETER_LIST = FactKind("dhcp-parameter-list", Grade.REPORTED)  #: option 55, in order
+DHCP_VENDOR_CLASS = FactKind("dhcp-vendor-class", Grade.REPORTED)  #: option 60 / DHCPv6 16
+MDNS_SERVICE = FactKind("mdns-service", Grade.REPORTED)
+SSDP_NT = FactKind("ssdp-nt", Grade.REPORTED)
+SSDP_USN = FactKind("ssdp-usn", Grade.REPORTED)
+SSDP_SERVER = FactKind("ssdp-server", Grade.REPORTED)
+OS_VERSION = FactKind("os-version", Grade.REPORTED)  #: NTLMSSP / SMB native OS
+SMB_LANMAN = FactKind("smb-lanman", Grade.REPORTED)
+KRB_PRINCIPAL = FactKind("krb-principal", Grade.REPORTED)
+SNMP_SYSDESCR = FactKind("snmp-sysdescr", Grade.REPORTED)
+SNMP_SYSOBJECTID = FactKind("snmp-sysobjectid", Grade.REPORTED)
+# LLDP and CDP share these (source "lldp" or "cdp")
+LLDP_SOFTWARE = FactKind("lldp-software", Grade.REPORTED)  #: system description / software version
+LLDP_PLATFORM = FactKind("lldp-platform", Grade.REPORTED)  #: LLDP-MED make and model / CDP platform
+LLDP_CAPABILITIES = FactKind("lldp-capabilities", Grade.REPORTED)  #: "bridge,router"
+
+CATALOGUE: dict[str, FactKind] = {
+    kind.name: kind for kind in sorted(
+        (value for value in tuple(globals().values()) if isinstance(value, FactKind)),
+        key=lambda kind: kind.name)}
+
