@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from ... import __version__
 from ...adjudicate.registry import Registry, get_registry
@@ -23,6 +23,7 @@ from .. import queries
 from ..web import mount_web
 from . import errors
 from .auth import TokenVerifier
+from .request_text import plain_parameters
 from .routes import adjudications, captures, exports, hosts, meta
 from .schemas import ErrorOut
 from .worker import AnalysisWorker
@@ -59,7 +60,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
                 db.dispose()
 
     app = FastAPI(title="TracePcap", version=__version__, lifespan=lifespan,
-                  docs_url=f"{PREFIX}/docs", openapi_url=f"{PREFIX}/openapi.json", redoc_url=None,
+                  dependencies=[Depends(plain_parameters)], docs_url=f"{PREFIX}/docs", openapi_url=f"{PREFIX}/openapi.json", redoc_url=None,
                   description="Packet captures in; hosts, verdicts with their reasons, and the "
                               "human actions on them out.")
     app.state.settings, app.state.db, app.state.registry, app.state.worker = settings, db, registry, worker
