@@ -89,7 +89,8 @@ def test_evidence_under_other_coordinates_is_not_found(db, capture_id):
     ("x" * 101, 50, "r", "label must be at most 100 characters (got 101)"),
 ])
 def test_invalid_evidence_is_rejected_not_clamped(db, capture_id, label, weight, reason, message):
-    with db.session() as s, pytest.raises((InvalidAnnotation, InvalidText), match=message.replace("(", r"\(").replace(")", r"\)")):
+    refused = (InvalidAnnotation, InvalidText)
+    with db.session() as s, pytest.raises(refused, match=message.replace("(", r"\(").replace(")", r"\)")):
         a.add_evidence(s, get_registry(), key(capture_id), label, weight, reason, actor=person("alice"))
     with db.session() as s:
         assert s.scalar(select(func.count()).select_from(AuditEvent)) == 0

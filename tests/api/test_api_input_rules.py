@@ -69,7 +69,8 @@ def test_texts_longer_than_their_field_are_422_saying_limit_and_length(client, e
 
 
 def test_evidence_edit_is_held_to_the_same_rule(client, entity):
-    eid = client.post(f"{entity}/evidence", json={"label": "Router", "weight": 5, "reason": "r"}).json()["evidence"]["id"]
+    added = client.post(f"{entity}/evidence", json={"label": "Router", "weight": 5, "reason": "r"})
+    eid = added.json()["evidence"]["id"]
     problem(client.put(f"{entity}/evidence/{eid}", json={"reason": f"x{NUL}"}), 422, "body", "reason",
             "control_character", "got U+0000 at character 2 of 2")
 

@@ -22,6 +22,7 @@ HOSTS = 120
 CID = "many000000000001"
 ROW = re.compile(r'<th scope="row"><a href="/captures/[^/]+/hosts/([^"]+)">')
 LABELS = ("Printer", "Workstation", "Web Server")
+ALICE = person("alice")
 
 
 def _ip(i: int) -> str:
@@ -60,9 +61,9 @@ def many(web):
         s.execute(insert(VoteRow), votes)
     adjudicate_capture(db, registry, CID)
     with db.session() as s:
-        annotations.set_override(s, registry, Key("host-identity", CID, _ip(1)), "Router", "diagram", actor=person("alice"))
+        annotations.set_override(s, registry, Key("host-identity", CID, _ip(1)), "Router", "diagram", actor=ALICE)
     with db.session() as s:
-        annotations.set_override(s, registry, Key("host-identity", CID, _ip(2)), "Switch", "label", actor=person("alice"))
+        annotations.set_override(s, registry, Key("host-identity", CID, _ip(2)), "Switch", "label", actor=ALICE)
     with db.session() as s:  # the MAC beneath the second answer changes: it goes stale on re-analysis
         s.query(ObservationRow).filter_by(capture_id=CID, entity=_ip(2), kind="mac").update({"value": "02:ff:ff:ff:ff:ff"})
     adjudicate_capture(db, registry, CID)

@@ -60,7 +60,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
                 db.dispose()
 
     app = FastAPI(title="TracePcap", version=__version__, lifespan=lifespan,
-                  dependencies=[Depends(plain_parameters)], docs_url=f"{PREFIX}/docs", openapi_url=f"{PREFIX}/openapi.json", redoc_url=None,
+                  docs_url=f"{PREFIX}/docs", openapi_url=f"{PREFIX}/openapi.json", redoc_url=None,
+                  dependencies=[Depends(plain_parameters)],
                   description="Packet captures in; hosts, verdicts with their reasons, and the "
                               "human actions on them out.")
     app.state.settings, app.state.db, app.state.registry, app.state.worker = settings, db, registry, worker
