@@ -71,8 +71,8 @@ def test_refused_writes_add_at_most_one_audit_event_a_minute_per_route(oidc, iss
         denied = s.scalars(select(AuditEvent).where(AuditEvent.action == "access.denied").order_by(AuditEvent.id)).all()
         assert [(e.after["method"], e.after["unrecorded_before"]) for e in denied] == [("PUT", 0), ("POST", 0)]
         assert {(t.method, t.route): t.unrecorded for t in s.scalars(select(AccessDenial))} == {
-            ("PUT", "/api/captures/{cid}/adjudications/{question}/{entity}/override"): 24,
-            ("POST", "/api/captures/{cid}/adjudications/{question}/{entity}/evidence"): 2}
+            ("PUT", "tracepcap.present.api.routes.adjudications.set_override"): 24,
+            ("POST", "tracepcap.present.api.routes.adjudications.add_evidence"): 2}
         s.execute(update(AccessDenial).values(recorded_at=denied[0].at.replace(year=2020)))  # a minute passes
     with oidc.client(issuer.token("victor", ("viewer",))) as viewer:
         assert viewer.put(f"{entity}/override", json={"label": "R", "rationale": "r"}).status_code == 403

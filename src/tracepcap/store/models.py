@@ -228,7 +228,7 @@ class AccessDenial(Base):
 
     actor_subject: Mapped[str] = mapped_column(Text, primary_key=True)
     method: Mapped[str] = mapped_column(String(16), primary_key=True)
-    route: Mapped[str] = mapped_column(String(255), primary_key=True)  # the route's template
+    route: Mapped[str] = mapped_column(String(255), primary_key=True)  # the route's handler, by module and name
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # the last event's time
     unrecorded: Mapped[int] = mapped_column(Integer)  # refusals since then
 

@@ -100,7 +100,8 @@ def _refuse(request: Request, db: Database, registry: Registry, actor: Actor, ro
         key = None
         if capture_id and params.get("question") in registry and len(params.get("entity", "")) <= 64:
             key = Key(params["question"], capture_id, params["entity"])
-        route = getattr(request.scope.get("route"), "path", request.url.path)
+        endpoint = request.scope.get("endpoint")  # names the route whatever prefix it is mounted under
+        route = f"{endpoint.__module__}.{endpoint.__qualname__}" if endpoint else request.url.path
         annotations.record_refusal(session, actor, request.method, route, key=key, capture_id=capture_id,
                                    after={"method": request.method, "path": request.url.path,
                                           "required_role": role, "roles": sorted(actor.roles)})
