@@ -8,6 +8,7 @@
     * CaptureTooLarge                 exit 2, HTTP 413  over the configured size limit
     * NotFound                        exit 2, HTTP 404  capture, question, entity, evidence
     * InvalidAnnotation               exit 2, HTTP 422  evidence weight out of range, empty reason
+    * InvalidText                     exit 2, HTTP 422  a control character, or longer than its field allows
     * NotAuthor                       exit 2, HTTP 403  editing someone else's evidence
     * present/api/auth.py: Unauthenticated (401, with WWW-Authenticate), Forbidden (403);
       present/api/upload.py: MissingFile (422), UploadTimeout (408), UploadsBusy (503, with
@@ -67,6 +68,17 @@ class InvalidAnnotation(UsageError):
     """A human annotation that breaks a rule (weight range, empty reason, label length)."""
 
     http_status = 422
+
+
+class InvalidText(UsageError):
+    """Text a person sent that breaks `tracepcap.text`'s rule; `details` names the field the
+    way a request validation error does."""
+
+    http_status = 422
+
+    def __init__(self, field: str, rule: str, message: str, *, location: str = "body") -> None:
+        super().__init__(message)
+        self.details = {"problems": [{"location": location, "field": field, "rule": rule, "message": message}]}
 
 
 class NotAuthor(UsageError):

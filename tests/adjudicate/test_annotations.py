@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
+from fake_actor import person
 from tracepcap.adjudicate import annotations as a
 from tracepcap.adjudicate.contract import Basis
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.adjudicate.runner import Key
 from tracepcap.analysis import analyze
-from tracepcap.errors import InvalidAnnotation, NotAuthor, NotFound
+from tracepcap.errors import InvalidAnnotation, InvalidText, NotAuthor, NotFound
 from tracepcap.ingest import store_file
 from tracepcap.store.models import AuditEvent
 
@@ -35,11 +36,11 @@ def key(cid, entity=DNS, question="host-identity"):
 def test_override_then_clear_restores_the_machine_and_the_trail_keeps_both(db, capture_id):
     reg = get_registry()
     with db.session() as s:
-        v = a.set_override(s, reg, key(capture_id), "Router", "gateway in the diagram", actor="alice")
+        v = a.set_override(s, reg, key(capture_id), "Router", "gateway in the diagram", actor=person("alice"))
         assert (v.primary_label, v.basis, v.confidence, v.contested) == ("Router", Basis.HUMAN, 100, False)
         assert v.candidates[0].label == "DNS Server" and v.candidates[0].reasons
     with db.session() as s:
-        v = a.clear_override(s, reg, key(capture_id), actor="bob")
+        v = a.clear_override(s, reg, key(capture_id), actor=person("bob"))
         assert (v.primary_label, v.basis) == ("DNS Server", Basis.MACHINE)
         events = a.trail(s, key(capture_id))
     assert [(e.action, e.actor) for e in events] == [("override.set", "alice"), ("override.cleared", "bob")]
@@ -52,19 +53,19 @@ def test_evidence_edit_and_delete_by_author_only_and_every_version_audited(db, c
     reg = get_registry()
     k = key(capture_id, "192.168.1.20")
     with db.session() as s:
-        evidence, v = a.add_evidence(s, reg, k, "workstation", 40, "asset tag WS-20", actor="alice")
+        evidence, v = a.add_evidence(s, reg, k, "workstation", 40, "asset tag WS-20", actor=person("alice"))
         assert v.primary_label == "Workstation"
         assert v.candidates[0].reasons == ("[analyst-provided by alice] asset tag WS-20 (+40)",)
         eid = evidence.id
     with db.session() as s, pytest.raises(NotAuthor, match=f"evidence {eid} was added by alice"):
-        a.edit_evidence(s, reg, k, eid, actor="mallory", weight=90)
+        a.edit_evidence(s, reg, k, eid, actor=person("mallory"), weight=90)
     with db.session() as s:
-        _, v = a.edit_evidence(s, reg, k, eid, actor="alice", weight=60)
+        _, v = a.edit_evidence(s, reg, k, eid, actor=person("alice"), weight=60)
         assert v.candidates[0].score == 60
     with db.session() as s, pytest.raises(NotAuthor):
-        a.delete_evidence(s, reg, k, eid, actor="mallory")
+        a.delete_evidence(s, reg, k, eid, actor=person("mallory"))
     with db.session() as s:
-        v = a.delete_evidence(s, reg, k, eid, actor="alice")
+        v = a.delete_evidence(s, reg, k, eid, actor=person("alice"))
         assert v.primary_label == "Unknown"
         actions = [(e.action, (e.before or {}).get("weight"), (e.after or {}).get("weight"))
                    for e in a.trail(s, k)]
@@ -74,10 +75,10 @@ def test_evidence_edit_and_delete_by_author_only_and_every_version_audited(db, c
 def test_evidence_under_other_coordinates_is_not_found(db, capture_id):
     reg = get_registry()
     with db.session() as s:
-        evidence, _ = a.add_evidence(s, reg, key(capture_id), "Router", 10, "x", actor="alice")
+        evidence, _ = a.add_evidence(s, reg, key(capture_id), "Router", 10, "x", actor=person("alice"))
         eid = evidence.id
     with db.session() as s, pytest.raises(NotFound, match=f"no evidence {eid} on host-identity for 192.168.1.20"):
-        a.delete_evidence(s, reg, key(capture_id, "192.168.1.20"), eid, actor="alice")
+        a.delete_evidence(s, reg, key(capture_id, "192.168.1.20"), eid, actor=person("alice"))
 
 
 @pytest.mark.parametrize("label, weight, reason, message", [
@@ -88,8 +89,9 @@ def test_evidence_under_other_coordinates_is_not_found(db, capture_id):
     ("x" * 101, 50, "r", "label must be at most 100 characters (got 101)"),
 ])
 def test_invalid_evidence_is_rejected_not_clamped(db, capture_id, label, weight, reason, message):
-    with db.session() as s, pytest.raises(InvalidAnnotation, match=message.replace("(", r"\(").replace(")", r"\)")):
-        a.add_evidence(s, get_registry(), key(capture_id), label, weight, reason, actor="alice")
+    refused = (InvalidAnnotation, InvalidText)
+    with db.session() as s, pytest.raises(refused, match=message.replace("(", r"\(").replace(")", r"\)")):
+        a.add_evidence(s, get_registry(), key(capture_id), label, weight, reason, actor=person("alice"))
     with db.session() as s:
         assert s.scalar(select(func.count()).select_from(AuditEvent)) == 0
 
@@ -98,21 +100,21 @@ def test_unknown_question_capture_or_entity(db, capture_id):
     reg = get_registry()
     with db.session() as s:
         with pytest.raises(NotFound, match="unknown question 'os-familee'; known questions: host-identity, hostname"):
-            a.set_override(s, reg, key(capture_id, question="os-familee"), "x", "y", actor="a")
+            a.set_override(s, reg, key(capture_id, question="os-familee"), "x", "y", actor=person("a"))
         with pytest.raises(NotFound, match="no capture 'deadbeef'"):
-            a.set_override(s, reg, Key("host-identity", "deadbeef", DNS), "x", "y", actor="a")
+            a.set_override(s, reg, Key("host-identity", "deadbeef", DNS), "x", "y", actor=person("a"))
         with pytest.raises(NotFound, match=f"no host '10.9.9.9' in capture {capture_id}"):
-            a.set_override(s, reg, key(capture_id, "10.9.9.9"), "x", "y", actor="a")
+            a.set_override(s, reg, key(capture_id, "10.9.9.9"), "x", "y", actor=person("a"))
 
 
 def test_dismissal_removes_a_label_from_the_race(db, capture_id):
     reg = get_registry()
     with db.session() as s:
-        v = a.dismiss(s, reg, key(capture_id), "dns server", "it only forwards", actor="carol")
+        v = a.dismiss(s, reg, key(capture_id), "dns server", "it only forwards", actor=person("carol"))
         assert v.primary_label == "Router" and v.dismissed == ("DNS Server",)  # the vocabulary form
         assert v.candidates[-1].dismissed["by"] == "carol"
     with db.session() as s:
-        v = a.undismiss(s, reg, key(capture_id), "DNS Server", actor="carol")
+        v = a.undismiss(s, reg, key(capture_id), "DNS Server", actor=person("carol"))
         assert v.primary_label == "DNS Server" and v.dismissed == ()
         assert [e.action for e in a.trail(s, key(capture_id))] == ["dismissal.added", "dismissal.removed"]
 
@@ -120,11 +122,11 @@ def test_dismissal_removes_a_label_from_the_race(db, capture_id):
 def test_the_audit_log_only_grows(db, capture_id):
     reg = get_registry()
     counts = []
-    steps = [lambda s: a.set_override(s, reg, key(capture_id), "Router", "r", actor="a"),
-             lambda s: a.set_override(s, reg, key(capture_id), "Firewall", "r2", actor="b"),
-             lambda s: a.clear_override(s, reg, key(capture_id), actor="a"),
-             lambda s: a.add_evidence(s, reg, key(capture_id), "Router", 5, "r", actor="a"),
-             lambda s: a.dismiss(s, reg, key(capture_id), "Router", "no", actor="a")]
+    steps = [lambda s: a.set_override(s, reg, key(capture_id), "Router", "r", actor=person("a")),
+             lambda s: a.set_override(s, reg, key(capture_id), "Firewall", "r2", actor=person("b")),
+             lambda s: a.clear_override(s, reg, key(capture_id), actor=person("a")),
+             lambda s: a.add_evidence(s, reg, key(capture_id), "Router", 5, "r", actor=person("a")),
+             lambda s: a.dismiss(s, reg, key(capture_id), "Router", "no", actor=person("a"))]
     for step in steps:
         with db.session() as s:
             step(s)
@@ -137,7 +139,7 @@ def test_the_audit_log_only_grows(db, capture_id):
 
 def test_reanalysis_keeps_human_answers(db, settings, capture_id):
     with db.session() as s:
-        a.set_override(s, get_registry(), key(capture_id), "Router", "gateway", actor="alice")
+        a.set_override(s, get_registry(), key(capture_id), "Router", "gateway", actor=person("alice"))
     assert analyze(db, settings, capture_id) == "done"
     from tracepcap.adjudicate.runner import stored_verdicts
     with db.session() as s:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.adjudicate.actor import SYSTEM_ACTOR, CurrentActor, roles_from_claims
+from tracepcap.present.web import views
 
 
 @pytest.mark.parametrize("claims, path, roles", [
@@ -23,11 +24,35 @@ def test_roles_from_claims(claims, path, roles):
     assert roles_from_claims(claims, path) == roles
 
 
+ISS = "https://id.example/realms/tracepcap"
+
+
 def test_current_actor():
     resolve = CurrentActor()
     assert resolve(None) is SYSTEM_ACTOR and SYSTEM_ACTOR.name == "system" and not SYSTEM_ACTOR.authenticated
-    alice = resolve({"preferred_username": "alice", "sub": "s-1", "realm_access": {"roles": ["analyst"]}})
+    alice = resolve({"iss": ISS, "preferred_username": "alice", "sub": "s-1", "realm_access": {"roles": ["analyst"]}})
     assert (alice.name, alice.authenticated, alice.can("analyst"), alice.can("admin")) == ("alice", True, True, False)
-    assert resolve({"sub": "s-2"}).name == "s-2"
-    with pytest.raises(ValueError, match="neither preferred_username nor sub"):
-        resolve({"realm_access": {"roles": ["admin"]}})
+    assert alice.subject == f"{ISS}#s-1"
+    assert resolve({"iss": ISS, "sub": "s-2"}).name == "s-2"
+    with pytest.raises(ValueError, match="no sub"):
+        resolve({"iss": ISS, "preferred_username": "alice", "realm_access": {"roles": ["admin"]}})
+
+
+def test_the_subject_is_who_acts_and_the_name_only_how_it_is_shown():
+    """Two people may share a name, one may rename: the subject (issuer and sub) tells them
+    apart; the same sub from another issuer is someone else."""
+    resolve = CurrentActor()
+    first = resolve({"iss": ISS, "sub": "s-1", "preferred_username": "alice"})
+    renamed = resolve({"iss": ISS, "sub": "s-1", "preferred_username": "alice.smith"})
+    namesake = resolve({"iss": ISS, "sub": "s-9", "preferred_username": "alice"})
+    elsewhere = resolve({"iss": "https://other.example", "sub": "s-1", "preferred_username": "alice"})
+    assert first.subject == renamed.subject
+    assert len({first.subject, namesake.subject, elsewhere.subject}) == 3
+
+
+@pytest.mark.parametrize("username", ["system", "System", " system ", "unattributed"])
+def test_a_user_named_system_is_not_the_system(username):
+    actor = CurrentActor()({"iss": ISS, "sub": "s-7", "preferred_username": username, "realm_access": {"roles": []}})
+    assert actor.name == f"{username.strip()} (s-7)" and views.who(actor.name) == actor.name
+    assert actor.subject == f"{ISS}#s-7" != SYSTEM_ACTOR.subject
+    assert actor.roles == frozenset() and actor.authenticated

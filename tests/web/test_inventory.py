@@ -12,6 +12,7 @@ from web_helpers import DNS_SERVER
 from playwright.sync_api import expect
 from sqlalchemy import insert
 
+from fake_actor import person
 from tracepcap.adjudicate import annotations
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.adjudicate.runner import Key, adjudicate_capture
@@ -21,6 +22,7 @@ HOSTS = 120
 CID = "many000000000001"
 ROW = re.compile(r'<th scope="row"><a href="/captures/[^/]+/hosts/([^"]+)">')
 LABELS = ("Printer", "Workstation", "Web Server")
+ALICE = person("alice")
 
 
 def _ip(i: int) -> str:
@@ -59,9 +61,9 @@ def many(web):
         s.execute(insert(VoteRow), votes)
     adjudicate_capture(db, registry, CID)
     with db.session() as s:
-        annotations.set_override(s, registry, Key("host-identity", CID, _ip(1)), "Router", "diagram", actor="alice")
+        annotations.set_override(s, registry, Key("host-identity", CID, _ip(1)), "Router", "diagram", actor=ALICE)
     with db.session() as s:
-        annotations.set_override(s, registry, Key("host-identity", CID, _ip(2)), "Switch", "label", actor="alice")
+        annotations.set_override(s, registry, Key("host-identity", CID, _ip(2)), "Switch", "label", actor=ALICE)
     with db.session() as s:  # the MAC beneath the second answer changes: it goes stale on re-analysis
         s.query(ObservationRow).filter_by(capture_id=CID, entity=_ip(2), kind="mac").update({"value": "02:ff:ff:ff:ff:ff"})
     adjudicate_capture(db, registry, CID)

@@ -9,24 +9,25 @@ deletes an audit row.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 
 from sqlalchemy import event, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import InvalidAnnotation, NotAuthor, NotFound
 from ..extract.kinds import MAC, SERVED
 from ..ingest import capture_path
 from ..scan.vote import normalize_label
-from ..store.models import (AuditEvent, Capture, Dismissal, Host, HumanOverride, ManualEvidence,
-                            ObservationRow, VerdictRow)
+from ..store.models import (MAX_INTEGER, AccessDenial, AuditEvent, Capture, Dismissal, Host, HumanOverride,
+                            ManualEvidence, ObservationRow, VerdictRow)
+from ..text import LABEL, PROSE
+from .actor import SYSTEM_ACTOR, Actor
 from .contract import Verdict
 from .registry import Registry
 from .runner import Key, rerun
-
-MAX_LABEL = 100
 
 
 class AuditAction(StrEnum):
@@ -41,6 +42,7 @@ class AuditAction(StrEnum):
     ACCESS_DENIED = "access.denied"
     OVERRIDE_STALE = "override.stale"
 
+REFUSAL_WINDOW = timedelta(minutes=1)  # at most one access.denied event per actor, method and route in it
 IDENTITY_KINDS = (MAC.name, SERVED.name)  # the facts a human answer about a host rests on
 
 
@@ -48,16 +50,62 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def record(session: Session, action: AuditAction, actor: str, *, key: Key | None = None,
+def record(session: Session, action: AuditAction, actor: Actor, *, key: Key | None = None,
            capture_id: str | None = None, before: dict | None = None, after: dict | None = None) -> AuditEvent:
     """Append one audit event. The only writer of audit_event."""
-    event = AuditEvent(at=_now(), actor=actor, action=str(action),
+    event = AuditEvent(at=_now(), actor=actor.name, actor_subject=actor.subject, action=str(action),
                        question=key.question if key else None,
                        capture_id=key.capture_id if key else capture_id,
                        entity_key=key.entity_key if key else None, before=before, after=after)
     session.add(event)
     session.flush()
     return event
+
+
+def record_refusal(session: Session, actor: Actor, method: str, route: str, *, key: Key | None = None,
+                   capture_id: str | None = None, after: dict) -> AuditEvent | None:
+    """Record `access.denied`, at most once per (actor subject, method, route) per
+    REFUSAL_WINDOW: a refusal inside the window of the last recorded one is only counted (in
+    `access_denial`), and the next recorded event says how many there were
+    (`after["unrecorded_before"]`). An actor refused again and again thus adds at most one
+    audit row a minute per route, and no refusal goes uncounted. Returns the event, or None
+    when the refusal was only counted."""
+    _lock_for_writing(session)
+    tally = session.get(AccessDenial, (actor.subject, method, route), with_for_update=True)
+    now = _now()
+    if tally is not None and now - _aware(tally.recorded_at) < REFUSAL_WINDOW:
+        tally.unrecorded += 1
+        session.flush()
+        return None
+    unrecorded = tally.unrecorded if tally is not None else 0
+    if tally is None:
+        try:
+            with session.begin_nested():
+                session.add(AccessDenial(actor_subject=actor.subject, method=method, route=route, recorded_at=now,
+                                         unrecorded=0))
+        except IntegrityError:  # a concurrent refusal was first: this one falls in its window
+            tally = session.get(AccessDenial, (actor.subject, method, route), with_for_update=True,
+                                populate_existing=True)
+            tally.unrecorded += 1
+            session.flush()
+            return None
+    else:
+        tally.recorded_at, tally.unrecorded = now, 0
+    return record(session, AuditAction.ACCESS_DENIED, actor, key=key, capture_id=capture_id,
+                  after={**after, "unrecorded_before": unrecorded})
+
+
+def _aware(at: datetime) -> datetime:
+    return at if at.tzinfo else at.replace(tzinfo=UTC)  # SQLite hands times back without their offset
+
+
+def _lock_for_writing(session: Session) -> None:
+    """SQLite: take the database write lock before the first read (BEGIN IMMEDIATE), so a
+    writer never has to upgrade a read that went stale, which SQLite refuses at once with
+    "database is locked". PostgreSQL locks the rows it reads FOR UPDATE instead."""
+    connection = session.connection()
+    if connection.dialect.name == "sqlite" and not connection.connection.dbapi_connection.in_transaction:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def check_key(session: Session, registry: Registry, key: Key) -> None:
@@ -79,11 +127,8 @@ def _take_turn(session: Session, registry: Registry, key: Key) -> None:
     lock, taken before the first read (BEGIN IMMEDIATE), so a writer never has to upgrade a
     read that went stale, which SQLite refuses with "database is locked" at once.
     """
-    connection = session.connection()
-    if connection.dialect.name == "sqlite":
-        if not connection.connection.dbapi_connection.in_transaction:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
-    else:
+    _lock_for_writing(session)
+    if session.connection().dialect.name != "sqlite":
         session.execute(select(Capture.id).where(Capture.id == key.capture_id)
                         .with_for_update(read=True, key_share=True))
         session.execute(select(Host.ip).where(Host.capture_id == key.capture_id,
@@ -92,16 +137,14 @@ def _take_turn(session: Session, registry: Registry, key: Key) -> None:
 
 
 def _label(label: str) -> str:
-    clean = " ".join((label or "").split())
+    clean = " ".join(LABEL.check("label", label or "").split())
     if not clean:
         raise InvalidAnnotation("label is required")
-    if len(clean) > MAX_LABEL:
-        raise InvalidAnnotation(f"label must be at most {MAX_LABEL} characters (got {len(clean)})")
     return clean
 
 
 def _text(field: str, value: str) -> str:
-    clean = (value or "").strip()
+    clean = PROSE.check(field, value or "").strip()
     if not clean:
         raise InvalidAnnotation(f"{field} is required")
     return clean
@@ -156,7 +199,7 @@ def mark_stale(session: Session, capture_id: str) -> int:
             continue
         o.stale_since = _now()
         o.stale_detail = {"gone": sorted(was - is_), "new": sorted(is_ - was)}
-        record(session, AuditAction.OVERRIDE_STALE, "system",
+        record(session, AuditAction.OVERRIDE_STALE, SYSTEM_ACTOR,
                key=Key(o.question, capture_id, o.entity_key),
                before={"label": o.label, "facts": o.facts_snapshot},
                after={"label": o.label, "facts": now_facts, "gone": o.stale_detail["gone"],
@@ -167,7 +210,7 @@ def mark_stale(session: Session, capture_id: str) -> int:
 
 
 def set_override(session: Session, registry: Registry, key: Key, label: str, rationale: str,
-                 *, actor: str) -> Verdict:
+                 *, actor: Actor) -> Verdict:
     _take_turn(session, registry, key)
     label, rationale = _label(label), _text("rationale", rationale)
     existing = _find_override(session, key)
@@ -177,17 +220,17 @@ def set_override(session: Session, registry: Registry, key: Key, label: str, rat
     if existing is None:
         existing = HumanOverride(question=key.question, capture_id=key.capture_id,
                                  entity_key=key.entity_key, label=label, rationale=rationale,
-                                 actor=actor, created_at=now, updated_at=now)
+                                 actor=actor.name, created_at=now, updated_at=now)
         session.add(existing)
     else:
-        existing.label, existing.rationale, existing.actor, existing.updated_at = label, rationale, actor, now
+        existing.label, existing.rationale, existing.actor, existing.updated_at = label, rationale, actor.name, now
     existing.facts_snapshot, existing.stale_since, existing.stale_detail = snapshot, None, None
     session.flush()
     record(session, AuditAction.OVERRIDE_SET, actor, key=key, before=before, after=_override_dict(existing))
     return rerun(session, registry, key)
 
 
-def clear_override(session: Session, registry: Registry, key: Key, *, actor: str) -> Verdict:
+def clear_override(session: Session, registry: Registry, key: Key, *, actor: Actor) -> Verdict:
     _take_turn(session, registry, key)
     existing = _find_override(session, key)
     if existing is None:
@@ -207,30 +250,31 @@ def list_evidence(session: Session, registry: Registry, key: Key) -> list[Manual
 
 
 def add_evidence(session: Session, registry: Registry, key: Key, label: str, weight: int, reason: str,
-                 *, actor: str) -> tuple[ManualEvidence, Verdict]:
+                 *, actor: Actor) -> tuple[ManualEvidence, Verdict]:
     _take_turn(session, registry, key)
     now = _now()
     evidence = ManualEvidence(question=key.question, capture_id=key.capture_id, entity_key=key.entity_key,
                               label=_label(label), weight=_weight(weight), reason=_text("reason", reason),
-                              actor=actor, created_at=now, updated_at=now)
+                              actor=actor.name, actor_subject=actor.subject, created_at=now, updated_at=now)
     session.add(evidence)
     session.flush()
     record(session, AuditAction.EVIDENCE_ADDED, actor, key=key, after=_evidence_dict(evidence))
     return evidence, rerun(session, registry, key)
 
 
-def _own_evidence(session: Session, key: Key, evidence_id: int, actor: str) -> ManualEvidence:
-    evidence = session.get(ManualEvidence, evidence_id)
+def _own_evidence(session: Session, key: Key, evidence_id: int, actor: Actor) -> ManualEvidence:
+    # an id outside the column's range names nothing (and would be an error in the database)
+    evidence = session.get(ManualEvidence, evidence_id) if 1 <= evidence_id <= MAX_INTEGER else None
     if evidence is None or (evidence.question, evidence.capture_id, evidence.entity_key) != (
             key.question, key.capture_id, key.entity_key):
         raise NotFound(f"no evidence {evidence_id} on {key.question} for {key.entity_key} "
                        f"in capture {key.capture_id}")
-    if evidence.actor != actor:
+    if evidence.actor_subject != actor.subject:  # a name is not an identity: compare subjects
         raise NotAuthor(f"evidence {evidence_id} was added by {evidence.actor}; only its author may change it")
     return evidence
 
 
-def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: int, *, actor: str,
+def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: int, *, actor: Actor,
                   label: str | None = None, weight: int | None = None,
                   reason: str | None = None) -> tuple[ManualEvidence, Verdict]:
     _take_turn(session, registry, key)
@@ -248,7 +292,7 @@ def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: i
     return evidence, rerun(session, registry, key)
 
 
-def delete_evidence(session: Session, registry: Registry, key: Key, evidence_id: int, *, actor: str) -> Verdict:
+def delete_evidence(session: Session, registry: Registry, key: Key, evidence_id: int, *, actor: Actor) -> Verdict:
     _take_turn(session, registry, key)
     evidence = _own_evidence(session, key, evidence_id, actor)
     before = _evidence_dict(evidence)
@@ -258,7 +302,7 @@ def delete_evidence(session: Session, registry: Registry, key: Key, evidence_id:
     return rerun(session, registry, key)
 
 
-def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: str, *, actor: str) -> Verdict:
+def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: str, *, actor: Actor) -> Verdict:
     _take_turn(session, registry, key)
     label, reason = _label(label), _text("reason", reason)
     label_key = normalize_label(label)
@@ -268,15 +312,15 @@ def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: 
     if existing is not None:
         raise InvalidAnnotation(f"label {label!r} is already dismissed by {existing.actor}")
     dismissal = Dismissal(question=key.question, capture_id=key.capture_id, entity_key=key.entity_key,
-                          label=label, label_key=label_key, reason=reason, actor=actor, created_at=_now())
+                          label=label, label_key=label_key, reason=reason, actor=actor.name, created_at=_now())
     session.add(dismissal)
     session.flush()
     record(session, AuditAction.DISMISSAL_ADDED, actor, key=key,
-           after={"label": label, "reason": reason, "actor": actor})
+           after={"label": label, "reason": reason, "actor": actor.name})
     return rerun(session, registry, key)
 
 
-def undismiss(session: Session, registry: Registry, key: Key, label: str, *, actor: str) -> Verdict:
+def undismiss(session: Session, registry: Registry, key: Key, label: str, *, actor: Actor) -> Verdict:
     _take_turn(session, registry, key)
     existing = session.scalar(select(Dismissal).where(
         Dismissal.question == key.question, Dismissal.capture_id == key.capture_id,
@@ -297,7 +341,7 @@ def trail(session: Session, key: Key) -> list[AuditEvent]:
         AuditEvent.entity_key == key.entity_key).order_by(AuditEvent.id)))
 
 
-def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, actor: str) -> None:
+def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, actor: Actor) -> None:
     """Delete a capture and every row derived from it (the database cascades), recording
     `capture.deleted`; the audit log, which has no foreign key, keeps that and every earlier
     event. The stored file goes once the deletion is committed, unless another capture still
@@ -328,7 +372,7 @@ ACCEPTED = "accepted suggestion"
 RESOLVED = "chose {label} among the contested candidates"
 
 
-def accept(session: Session, registry: Registry, key: Key, *, actor: str) -> Verdict:
+def accept(session: Session, registry: Registry, key: Key, *, actor: Actor) -> Verdict:
     """Accept the machine's current answer: an override with its label, rationale
     "accepted suggestion" (node-role's "confirm", for any question)."""
     _take_turn(session, registry, key)
@@ -342,7 +386,7 @@ def accept(session: Session, registry: Registry, key: Key, *, actor: str) -> Ver
     return set_override(session, registry, key, label, ACCEPTED, actor=actor)
 
 
-def resolve(session: Session, registry: Registry, key: Key, label: str, *, actor: str) -> Verdict:
+def resolve(session: Session, registry: Registry, key: Key, label: str, *, actor: Actor) -> Verdict:
     """Settle a contested verdict with one of its candidates (not one a human dismissed): an
     override with that label and the rationale saying so. Any other label, or a verdict that
     is not contested, is refused: the rationale would misstate what the human chose among."""

@@ -25,6 +25,8 @@ from .sniff import HEAD_BYTES, sniff, sniff_file
 
 CHUNK = 1 << 20
 ID_LENGTH = 16
+HEX_DIGITS = "0123456789abcdef"
+SHA256_HEX = 64
 
 
 def capture_path(capture_dir: Path, sha256: str) -> Path:
@@ -98,12 +100,17 @@ def store_file(session: Session, capture_dir: Path, path: Path, *, uploaded_by: 
 
 
 def find_capture(session: Session, ref: str) -> Capture:
-    """A capture by id, unique id prefix, or sha256; NotFound says which of those failed."""
+    """A capture by id, unique id prefix, or sha256; NotFound says which of those failed.
+    A reference is hex digits: anything else names no capture (and never reaches a LIKE
+    pattern, where `_` and `%` would match any id)."""
     ref = ref.strip().lower()
+    if not ref or len(ref) > SHA256_HEX or ref.strip(HEX_DIGITS):
+        raise NotFound(f"no capture with id, prefix or sha256 {ref[:80]!r}: a capture reference is 1 to "
+                       f"{SHA256_HEX} hex digits")
     capture = session.get(Capture, ref) or session.scalar(select(Capture).where(Capture.sha256 == ref))
     if capture is not None:
         return capture
-    matches = session.scalars(select(Capture).where(Capture.id.startswith(ref)).limit(2)).all() if ref else []
+    matches = session.scalars(select(Capture).where(Capture.id.startswith(ref)).limit(2)).all()
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:

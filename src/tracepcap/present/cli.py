@@ -74,7 +74,7 @@ def _annotate(args: argparse.Namespace, action) -> ExitCode:
     try:
         with db.session() as s:
             key = Key(args.question, find_capture(s, args.capture).id, args.entity)
-            verdict = action(s, registry, key, SYSTEM_ACTOR.name)
+            verdict = action(s, registry, key, SYSTEM_ACTOR)
             document = verdict_document(verdict)
     finally:
         db.dispose()

@@ -10,6 +10,12 @@ from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, 
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
+#: the largest value of an Integer column on PostgreSQL (int4): no id above it exists
+MAX_INTEGER = 2**31 - 1
+#: the largest BigInteger, and the largest OFFSET or LIMIT either database takes
+MAX_BIGINT = 2**63 - 1
+
+
 class Base(DeclarativeBase):
     pass
 
@@ -180,6 +186,8 @@ class ManualEvidence(Base):
     weight: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(Text)
     actor: Mapped[str] = mapped_column(String(255))
+    #: who added it ("{iss}#{sub}", or "system"): only this subject may edit or delete it
+    actor_subject: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
@@ -211,13 +219,29 @@ class AuditEvent(Base):
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
                                     autoincrement=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    actor: Mapped[str] = mapped_column(String(255))
+    actor: Mapped[str] = mapped_column(String(255))  # the name shown
+    actor_subject: Mapped[str] = mapped_column(Text)  # who it was: "{iss}#{sub}", or "system"
     action: Mapped[str] = mapped_column(String(64))
     question: Mapped[str | None] = mapped_column(String(64))
     capture_id: Mapped[str | None] = mapped_column(String(16))
     entity_key: Mapped[str | None] = mapped_column(String(64))
     before: Mapped[dict | None] = mapped_column(JSON)
     after: Mapped[dict | None] = mapped_column(JSON)
+
+
+class AccessDenial(Base):
+    """The bound on `access.denied` audit events: at most one per (actor subject, method,
+    route) per window; refusals inside the window are only counted here, and the next event
+    carries that count. The only row of the audit machinery that is updated, so that the audit
+    log itself stays append-only."""
+
+    __tablename__ = "access_denial"
+
+    actor_subject: Mapped[str] = mapped_column(Text, primary_key=True)
+    method: Mapped[str] = mapped_column(String(16), primary_key=True)
+    route: Mapped[str] = mapped_column(String(255), primary_key=True)  # the route's handler, by module and name
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # the last event's time
+    unrecorded: Mapped[int] = mapped_column(Integer)  # refusals since then
 
 
 class Finding(Base):

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from ... import __version__
 from ...adjudicate.registry import Registry, get_registry
@@ -25,6 +25,7 @@ from ..web import mount_web
 from . import errors
 from .auth import TokenVerifier
 from .request_guard import RequestGuard
+from .request_text import plain_parameters
 from .routes import adjudications, captures, exports, hosts, meta
 from .schemas import ErrorOut
 from .worker import AnalysisWorker
@@ -62,6 +63,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
 
     app = FastAPI(title="TracePcap", version=__version__, lifespan=lifespan,
                   docs_url=f"{PREFIX}/docs", openapi_url=f"{PREFIX}/openapi.json", redoc_url=None,
+                  dependencies=[Depends(plain_parameters)],
                   description="Packet captures in; hosts, verdicts with their reasons, and the "
                               "human actions on them out.")
     app.state.settings, app.state.db, app.state.registry, app.state.worker = settings, db, registry, worker

@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 ALGORITHMS = ("RS256", "RS384", "RS512", "ES256", "ES384", "PS256")
 REQUIRED_CLAIMS = ["exp", "iss", "aud"]
 REALM = "tracepcap"
+MAX_SHOWN = 40  # characters of an unverified header value (kid, alg) a message repeats
+MAX_DESCRIPTION = 200  # characters of the WWW-Authenticate error_description
 
 
 class Unauthenticated(UsageError):
@@ -47,7 +49,7 @@ class Unauthenticated(UsageError):
         super().__init__(message)
         challenge = f'Bearer realm="{REALM}"'
         if error:  # RFC 6750 section 3: no error code when the request carried no token
-            challenge += f', error="{error}", error_description="{_quoted(message)}"'
+            challenge += f', error="{error}", error_description="{_description(message)}"'
         self.headers = {"WWW-Authenticate": challenge}
 
 
@@ -63,8 +65,20 @@ class AuthUnavailable(TracePcapError):
     http_status = 503
 
 
-def _quoted(text: str) -> str:
-    return text.replace("\\", "").replace('"', "'")
+def _description(text: str) -> str:
+    """RFC 6750 section 3: error_description is printable ASCII without '"' and '\\'; kept
+    short, as a header must be whatever the token carried."""
+    printable = "".join(c if " " <= c <= "~" and c not in '"\\' else "?" for c in text)
+    return _shortened(printable, MAX_DESCRIPTION)
+
+
+def _shortened(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."
+
+
+def _shown(value: object) -> str:
+    """A value from an unverified token header, as a message may show it: its repr, short."""
+    return _shortened(repr(value), MAX_SHOWN)
 
 
 class TokenVerifier:
@@ -88,7 +102,7 @@ class TokenVerifier:
             raise Unauthenticated(f"malformed token: {err}") from err
         alg, kid = header.get("alg"), header.get("kid")
         if alg not in ALGORITHMS:
-            raise Unauthenticated(f"token algorithm {alg!r} is not allowed; allowed: {', '.join(ALGORITHMS)}")
+            raise Unauthenticated(f"token algorithm {_shown(alg)} is not allowed; allowed: {', '.join(ALGORITHMS)}")
         if not kid or not isinstance(kid, str):
             raise Unauthenticated("token has no key id (kid)")
         key = self._key(kid)
@@ -112,14 +126,14 @@ class TokenVerifier:
         try:
             key = client.match_kid(client.get_signing_keys(), kid)
             if key is None and self._may_refresh():
-                log.info("unknown key id %r: fetching the issuer's keys again", kid)
+                log.info("unknown key id %s: fetching the issuer's keys again", _shown(kid))
                 key = client.match_kid(client.get_signing_keys(refresh=True), kid)
         except PyJWKClientConnectionError as err:
             raise AuthUnavailable(f"cannot fetch the signing keys of {self.issuer}: {err}") from err
         except (PyJWKClientError, PyJWKError, PyJWKSetError) as err:
             raise AuthUnavailable(f"the signing keys of {self.issuer} are unusable: {err}") from err
         if key is None:
-            raise Unauthenticated(f"token key id {kid!r} is not one of the issuer's keys")
+            raise Unauthenticated(f"token key id {_shown(kid)} is not one of the issuer's keys")
         return key
 
     def _may_refresh(self) -> bool:

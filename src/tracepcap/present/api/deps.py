@@ -25,7 +25,7 @@ from ...errors import NotFound
 from ...ingest import find_capture
 from ...settings import Settings, get_settings
 from ...store import Database
-from ...store.models import Capture
+from ...store.models import MAX_BIGINT, Capture
 from .auth import Forbidden, Unauthenticated
 from .worker import AnalysisWorker
 
@@ -89,7 +89,8 @@ def require(role: str):
 
 
 def _refuse(request: Request, db: Database, registry: Registry, actor: Actor, role: str) -> None:
-    """Record `access.denied` (in its own transaction: the request itself fails) and raise 403."""
+    """Record `access.denied` (in its own transaction: the request itself fails; at most one
+    event a minute per actor, method and route, see `annotations.record_refusal`) and raise 403."""
     params = request.path_params
     with db.session() as session:
         try:
@@ -99,9 +100,11 @@ def _refuse(request: Request, db: Database, registry: Registry, actor: Actor, ro
         key = None
         if capture_id and params.get("question") in registry and len(params.get("entity", "")) <= 64:
             key = Key(params["question"], capture_id, params["entity"])
-        annotations.record(session, annotations.AuditAction.ACCESS_DENIED, actor.name, key=key,
-                           capture_id=capture_id, after={"method": request.method, "path": request.url.path,
-                                                         "required_role": role, "roles": sorted(actor.roles)})
+        endpoint = request.scope.get("endpoint")  # names the route whatever prefix it is mounted under
+        route = f"{endpoint.__module__}.{endpoint.__qualname__}" if endpoint else request.url.path
+        annotations.record_refusal(session, actor, request.method, route, key=key, capture_id=capture_id,
+                                   after={"method": request.method, "path": request.url.path,
+                                          "required_role": role, "roles": sorted(actor.roles)})
     held = ", ".join(sorted(actor.roles)) or "none"
     raise Forbidden(f"{actor.name} may not {request.method} {request.url.path}: "
                     f"the {role} role is required (roles held: {held})")
@@ -142,7 +145,7 @@ class Page:
         self.response.headers["X-Total-Count"] = str(count)
 
 
-def _page(response: Response, offset: Annotated[int, Query(ge=0)] = 0,
+def _page(response: Response, offset: Annotated[int, Query(ge=0, le=MAX_BIGINT)] = 0,
           limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100) -> Page:
     return Page(offset, limit, response)
 

@@ -9,11 +9,21 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, model_validator
 
-from ...adjudicate.annotations import MAX_LABEL
+from ...text import LABEL, PROSE, TextRule
 
 
 #: a time in UTC, with its offset (SQLite hands times back without one)
 Time = Annotated[datetime, AfterValidator(lambda t: t if t.tzinfo else t.replace(tzinfo=UTC))]
+
+
+def _text(rule: TextRule, description: str) -> object:
+    """A text field under `rule` (tracepcap.text): the 422 names field, rule and length."""
+    limits = Field(min_length=1, description=description, json_schema_extra={"maxLength": rule.max_chars})
+    return Annotated[str, limits, AfterValidator(rule.validator)]
+
+
+Label = _text(LABEL, "one line, no control characters")
+Prose = _text(PROSE, "no control characters but tab and line breaks")
 
 
 class In(BaseModel):
@@ -21,24 +31,24 @@ class In(BaseModel):
 
 
 class OverrideIn(In):
-    label: str = Field(min_length=1, max_length=MAX_LABEL)
-    rationale: str = Field(min_length=1)
+    label: Label
+    rationale: Prose
 
 
 class EvidenceIn(In):
-    label: str = Field(min_length=1, max_length=MAX_LABEL)
+    label: Label
     # the rule belongs to annotations (which enforces it for every caller); stated here too so
     # the schema shows it and a violation is reported with its field
     weight: StrictInt = Field(ge=1, le=100, description="how strongly this evidence votes for the label")
-    reason: str = Field(min_length=1)
+    reason: Prose
 
 
 class EvidenceEditIn(In):
     """The fields to change; those left out stay as they are."""
 
-    label: str | None = Field(default=None, min_length=1, max_length=MAX_LABEL)
+    label: Label | None = None
     weight: StrictInt | None = Field(default=None, ge=1, le=100)
-    reason: str | None = Field(default=None, min_length=1)
+    reason: Prose | None = None
 
     @model_validator(mode="after")
     def _changes_something(self) -> EvidenceEditIn:
@@ -48,8 +58,8 @@ class EvidenceEditIn(In):
 
 
 class DismissalIn(In):
-    label: str = Field(min_length=1, max_length=MAX_LABEL)
-    reason: str = Field(min_length=1)
+    label: Label
+    reason: Prose
 
 
 class ErrorDetail(BaseModel):
@@ -243,7 +253,8 @@ class AuditEventOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
     id: int
     at: Time
-    actor: str
+    actor: str = Field(description="the name shown")
+    actor_subject: str = Field(description='who it was: "{issuer}#{sub}", or "system" with auth off')
     action: str
     question: str | None
     capture_id: str | None

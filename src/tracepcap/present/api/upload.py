@@ -34,6 +34,7 @@ from ...ingest import store_capture
 from ...settings import Settings
 from ...store import Database
 from ...store.models import Capture
+from ...text import FILE_NAME
 
 FIELD = "file"
 MAX_OTHER_BYTES = 64 * 1024  # form fields besides "file", part headers and boundaries
@@ -139,7 +140,7 @@ class MultipartFile:
             self._in_file = self.seen_file = True
             raw = options.get(b"filename", b"") or b"upload.pcap"
             name = raw.decode("utf-8", "replace").replace("\\", "/").rsplit("/", 1)[-1]  # no client paths
-            self.filename = name[:255] or "upload.pcap"
+            self.filename = FILE_NAME.check("filename", name) or "upload.pcap"
 
     def _part_data(self, data: bytes, start: int, end: int) -> None:
         if self._in_file:

@@ -264,7 +264,7 @@ def set_override(request: Request, key: KeyDep, db: DbDep, registry: RegistryDep
                  label: FormText = "", label_other: FormText = "", rationale: FormText = "") -> HTMLResponse:
     form = {"action": "override", "label": label, "label_other": label_other, "rationale": rationale}
     return _act(request, db, registry, key, actor, form, lambda s: annotations.set_override(
-        s, registry, key, _chosen(label, label_other), rationale, actor=actor.name))
+        s, registry, key, _chosen(label, label_other), rationale, actor=actor))
 
 
 @router.post(PANEL + "/resolve", response_class=HTMLResponse)
@@ -272,20 +272,20 @@ def resolve(request: Request, key: KeyDep, db: DbDep, registry: RegistryDep, act
             label: FormText = "") -> HTMLResponse:
     """One click on a contested verdict's candidate: an override with that label."""
     return _act(request, db, registry, key, actor, {"action": "resolve", "label": label},
-                lambda s: annotations.resolve(s, registry, key, label, actor=actor.name))
+                lambda s: annotations.resolve(s, registry, key, label, actor=actor))
 
 
 @router.delete(PANEL + "/override", response_class=HTMLResponse)
 def clear_override(request: Request, key: KeyDep, db: DbDep, registry: RegistryDep,
                    actor: AnalystActor) -> HTMLResponse:
     return _act(request, db, registry, key, actor, {"action": "revert"},
-                lambda s: annotations.clear_override(s, registry, key, actor=actor.name))
+                lambda s: annotations.clear_override(s, registry, key, actor=actor))
 
 
 @router.post(PANEL + "/accept", response_class=HTMLResponse)
 def accept(request: Request, key: KeyDep, db: DbDep, registry: RegistryDep, actor: AnalystActor) -> HTMLResponse:
     return _act(request, db, registry, key, actor, {"action": "accept"},
-                lambda s: annotations.accept(s, registry, key, actor=actor.name))
+                lambda s: annotations.accept(s, registry, key, actor=actor))
 
 
 @router.post(PANEL + "/evidence", response_class=HTMLResponse)
@@ -294,7 +294,7 @@ def add_evidence(request: Request, key: KeyDep, db: DbDep, registry: RegistryDep
                  reason: FormText = "") -> HTMLResponse:
     form = {"action": "evidence", "label": label, "label_other": label_other, "weight": weight, "reason": reason}
     return _act(request, db, registry, key, actor, form, lambda s: annotations.add_evidence(
-        s, registry, key, _chosen(label, label_other), _weight(weight), reason, actor=actor.name))
+        s, registry, key, _chosen(label, label_other), _weight(weight), reason, actor=actor))
 
 
 @router.put(PANEL + "/evidence/{evidence_id}", response_class=HTMLResponse)
@@ -303,14 +303,14 @@ def edit_evidence(request: Request, key: KeyDep, evidence_id: int, db: DbDep, re
                   reason: FormText = "") -> HTMLResponse:
     form = {"action": "edit", "id": str(evidence_id), "label": label, "weight": weight, "reason": reason}
     return _act(request, db, registry, key, actor, form, lambda s: annotations.edit_evidence(
-        s, registry, key, evidence_id, actor=actor.name, label=label, weight=_weight(weight), reason=reason))
+        s, registry, key, evidence_id, actor=actor, label=label, weight=_weight(weight), reason=reason))
 
 
 @router.delete(PANEL + "/evidence/{evidence_id}", response_class=HTMLResponse)
 def delete_evidence(request: Request, key: KeyDep, evidence_id: int, db: DbDep, registry: RegistryDep,
                     actor: AnalystActor) -> HTMLResponse:
     return _act(request, db, registry, key, actor, {"action": "delete", "id": str(evidence_id)},
-                lambda s: annotations.delete_evidence(s, registry, key, evidence_id, actor=actor.name))
+                lambda s: annotations.delete_evidence(s, registry, key, evidence_id, actor=actor))
 
 
 @router.post(PANEL + "/dismissals", response_class=HTMLResponse)
@@ -318,14 +318,14 @@ def dismiss(request: Request, key: KeyDep, db: DbDep, registry: RegistryDep, act
             label: FormText = "", reason: FormText = "") -> HTMLResponse:
     form = {"action": "dismiss", "label": label, "reason": reason}
     return _act(request, db, registry, key, actor, form,
-                lambda s: annotations.dismiss(s, registry, key, label, reason, actor=actor.name))
+                lambda s: annotations.dismiss(s, registry, key, label, reason, actor=actor))
 
 
 @router.delete(PANEL + "/dismissals", response_class=HTMLResponse)
 def undismiss(request: Request, key: KeyDep, db: DbDep, registry: RegistryDep, actor: AnalystActor,
               label: Annotated[str, Query()] = "") -> HTMLResponse:
     return _act(request, db, registry, key, actor, {"action": "restore", "label": label},
-                lambda s: annotations.undismiss(s, registry, key, label, actor=actor.name))
+                lambda s: annotations.undismiss(s, registry, key, label, actor=actor))
 
 
 def mount_web(app: FastAPI) -> None:

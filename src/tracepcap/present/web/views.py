@@ -39,14 +39,16 @@ class Viewer:
 
     name: str
     can_write: bool
+    subject: str  # what authorship is checked against (actor.py)
 
     @classmethod
     def of(cls, actor: Actor) -> Viewer:
-        return cls(actor.name, actor.can("analyst"))
+        return cls(actor.name, actor.can("analyst"), actor.subject)
 
 
 def who(actor: str | None) -> str:
-    """How an actor is shown: "system" (auth off) is "unattributed"."""
+    """How an actor is shown: "system" (auth off) is "unattributed". No token user is named
+    either (actor.py shows theirs with their sub)."""
     if not actor or actor == SYSTEM:
         return "unattributed"
     return actor
@@ -119,7 +121,7 @@ def panel_context(session: Session, adj: Adjudicator, key: Key, viewer: Viewer, 
             "dismissed": [c for c in candidates if c.get("dismissed")], "choices": choices,
             "evidence": [{"id": e.id, "label": e.label, "weight": e.weight, "reason": e.reason,
                           "actor": e.actor, "at": e.updated_at.isoformat(),
-                          "mine": viewer.can_write and e.actor == viewer.name} for e in evidence],
+                          "mine": viewer.can_write and e.actor_subject == viewer.subject} for e in evidence],
             "trail": [{"id": e.id, "at": e.at.isoformat(), "actor": e.actor, "action": e.action,
                        "change": describe(e)} for e in trail],
             "viewer": viewer, "error": error, "form": FormValues(form or {}), "other": OTHER,

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Path, Query, Response, status
 
 from ....adjudicate import annotations
 from ....adjudicate.runner import verdict_document
+from ....store.models import MAX_BIGINT, MAX_INTEGER
 from ... import queries
 from ..deps import ActorDep, Analyst, CaptureDep, KeyDep, QuestionDep, RegistryDep, SessionDep, Viewer
 from ..schemas import (AuditEventOut, DismissalIn, EvidenceEditIn, EvidenceIn, EvidenceOut, EvidenceWithVerdict,
@@ -20,12 +21,14 @@ from ..schemas import (AuditEventOut, DismissalIn, EvidenceEditIn, EvidenceIn, E
 router = APIRouter(prefix="/captures/{cid}/adjudications/{question}", tags=["adjudications"],
                    dependencies=[Viewer])
 ENTITY = "/{entity}"
+EvidenceId = Annotated[int, Path(ge=1, le=MAX_INTEGER, description="the evidence's id")]
 
 
 @router.get("", response_model=list[Verdict])
 def list_verdicts(capture: CaptureDep, question: QuestionDep, session: SessionDep, response: Response,
-                  offset: Annotated[int, Query(ge=0)] = 0,
-                  limit: Annotated[int | None, Query(ge=1, description="all when absent")] = None) -> list[dict]:
+                  offset: Annotated[int, Query(ge=0, le=MAX_BIGINT)] = 0,
+                  limit: Annotated[int | None, Query(ge=1, le=MAX_BIGINT, description="all when absent")] = None,
+                  ) -> list[dict]:
     """The question's verdict for every host, in address order; `X-Total-Count` holds how many."""
     total, verdicts = queries.verdict_page(session, capture.id, question.question, offset=offset, limit=limit)
     response.headers["X-Total-Count"] = str(total)
@@ -44,19 +47,19 @@ def set_override(key: KeyDep, body: OverrideIn, session: SessionDep, registry: R
                  actor: ActorDep) -> dict:
     """Set (or replace) the human answer: it outranks the machine until cleared."""
     return verdict_document(annotations.set_override(session, registry, key, body.label, body.rationale,
-                                                     actor=actor.name))
+                                                     actor=actor))
 
 
 @router.delete(ENTITY + "/override", response_model=Verdict, dependencies=[Analyst])
 def clear_override(key: KeyDep, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
     """Clear the human answer; the machine's answer returns."""
-    return verdict_document(annotations.clear_override(session, registry, key, actor=actor.name))
+    return verdict_document(annotations.clear_override(session, registry, key, actor=actor))
 
 
 @router.post(ENTITY + "/accept", response_model=Verdict, dependencies=[Analyst])
 def accept(key: KeyDep, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
     """Accept the machine's current answer as the human answer (node-role's "confirm")."""
-    return verdict_document(annotations.accept(session, registry, key, actor=actor.name))
+    return verdict_document(annotations.accept(session, registry, key, actor=actor))
 
 
 @router.get(ENTITY + "/evidence", response_model=list[EvidenceOut])
@@ -71,38 +74,38 @@ def add_evidence(key: KeyDep, body: EvidenceIn, session: SessionDep, registry: R
                  actor: ActorDep) -> dict:
     """Add a weighted vote for a label; it enters the machine's race tagged with its author."""
     evidence, verdict = annotations.add_evidence(session, registry, key, body.label, body.weight, body.reason,
-                                                 actor=actor.name)
+                                                 actor=actor)
     return {"evidence": EvidenceOut.model_validate(evidence), "verdict": verdict_document(verdict)}
 
 
 @router.put(ENTITY + "/evidence/{evidence_id}", response_model=EvidenceWithVerdict, dependencies=[Analyst],
             responses={403: {"description": "the evidence is someone else's"}})
-def edit_evidence(key: KeyDep, evidence_id: int, body: EvidenceEditIn, session: SessionDep,
+def edit_evidence(key: KeyDep, evidence_id: EvidenceId, body: EvidenceEditIn, session: SessionDep,
                   registry: RegistryDep, actor: ActorDep) -> dict:
     """Change your own evidence (label, weight, reason)."""
-    evidence, verdict = annotations.edit_evidence(session, registry, key, evidence_id, actor=actor.name,
+    evidence, verdict = annotations.edit_evidence(session, registry, key, evidence_id, actor=actor,
                                                   label=body.label, weight=body.weight, reason=body.reason)
     return {"evidence": EvidenceOut.model_validate(evidence), "verdict": verdict_document(verdict)}
 
 
 @router.delete(ENTITY + "/evidence/{evidence_id}", response_model=Verdict, dependencies=[Analyst],
                responses={403: {"description": "the evidence is someone else's"}})
-def delete_evidence(key: KeyDep, evidence_id: int, session: SessionDep, registry: RegistryDep,
+def delete_evidence(key: KeyDep, evidence_id: EvidenceId, session: SessionDep, registry: RegistryDep,
                     actor: ActorDep) -> dict:
     """Delete your own evidence."""
-    return verdict_document(annotations.delete_evidence(session, registry, key, evidence_id, actor=actor.name))
+    return verdict_document(annotations.delete_evidence(session, registry, key, evidence_id, actor=actor))
 
 
 @router.post(ENTITY + "/dismissals", response_model=Verdict, dependencies=[Analyst])
 def dismiss(key: KeyDep, body: DismissalIn, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
     """Say "it is NOT this label": the label leaves this entity's race."""
-    return verdict_document(annotations.dismiss(session, registry, key, body.label, body.reason, actor=actor.name))
+    return verdict_document(annotations.dismiss(session, registry, key, body.label, body.reason, actor=actor))
 
 
 @router.delete(ENTITY + "/dismissals/{label:path}", response_model=Verdict, dependencies=[Analyst])
 def undismiss(key: KeyDep, label: str, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
     """Take a dismissal back."""
-    return verdict_document(annotations.undismiss(session, registry, key, label, actor=actor.name))
+    return verdict_document(annotations.undismiss(session, registry, key, label, actor=actor))
 
 
 @router.get(ENTITY + "/trail", response_model=list[AuditEventOut])

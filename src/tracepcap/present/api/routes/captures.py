@@ -52,5 +52,5 @@ def read_capture(capture: CaptureDep, session: SessionDep) -> dict:
 def delete_capture(capture: CaptureDep, session: SessionDep, settings: SettingsDep, actor: ActorDep) -> Response:
     """Delete the capture, everything derived from it and its stored file; the audit log keeps
     the deletion and every earlier human action."""
-    annotations.delete_capture(session, settings.capture_dir, capture.id, actor=actor.name)
+    annotations.delete_capture(session, settings.capture_dir, capture.id, actor=actor)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from pydantic import AfterValidator
 
+from ....text import SEARCH
 from ... import queries
 from ..deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ..schemas import ConversationOut, FactOut, HostOut
@@ -15,8 +17,9 @@ router = APIRouter(prefix="/captures/{cid}", tags=["hosts"], dependencies=[Viewe
 
 @router.get("/hosts", response_model=list[HostOut])
 def list_hosts(capture: CaptureDep, session: SessionDep, registry: RegistryDep, page: PageDep,
-               q: Annotated[str | None, Query(max_length=200, description="part of an address, "
-                                              "a claimed name or a verdict's label")] = None) -> list[dict]:
+               q: Annotated[str | None, Query(description="part of an address, a claimed name or a verdict's "
+                                              f"label (at most {SEARCH.max_chars} characters)"),
+                            AfterValidator(SEARCH.validator)] = None) -> list[dict]:
     """Hosts in address order with their MACs, names and verdict summaries; `X-Total-Count`
     holds the number of matching hosts."""
     total, hosts = queries.host_page(session, registry, capture.id, q=q, offset=page.offset, limit=page.limit)
