@@ -151,7 +151,7 @@ def test_web_forms_are_held_to_the_same_rule(api, dns_capture, db):
     """The htmx panel posts the same texts: the service refuses them with the same message."""
     before = stored_rows(db)
     panel = f"{api.url}/ui/captures/{dns_capture}/hosts/{DNS_SERVER}/panels/host-identity"
-    with httpx.Client(timeout=30) as web:
+    with httpx.Client(timeout=30, headers={"X-TracePcap-Request": "1"}) as web:
         response = web.post(f"{panel}/evidence", data={"label": "Router", "weight": "5", "reason": f"tag{NUL}"})
         assert response.status_code == 422
         assert "reason must not contain control characters" in response.text
