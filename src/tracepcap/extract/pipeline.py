@@ -114,6 +114,7 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     non_ip = [(ex, tallies[ex.NAME]) for ex in instances if ex.NON_IP]
     streams_to = [(ex, tallies[ex.NAME]) for ex in instances if ex.TCP_STREAMS]
     carriers_to = [(ex, tallies[ex.NAME]) for ex in instances if ex.CARRIERS]
+    every_udp = [(ex, tallies[ex.NAME]) for ex in instances if ex.EVERY_UDP]
     by_udp_port: dict[int, list] = {}
     by_proto: dict[int, list] = {}
     for ex in instances:
@@ -226,6 +227,11 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                             ex.observe(pkt, flow)
                         except Exception as err:  # noqa: BLE001
                             tally.record(frame, err)
+                for ex, tally in every_udp:
+                    try:
+                        ex.observe(pkt, flow)
+                    except Exception as err:  # noqa: BLE001
+                        tally.record(frame, err)
             elif pkt.proto == PROTO_TCP:
                 if streams_to and not pkt.fragment:
                     heads.feed(pkt, flow, forward)
