@@ -2,7 +2,10 @@
 and the tunnels it travels in taken apart.
 
 `decode_frame` turns a frame into a `Packet` that every extractor reads; nothing here looks
-at application payloads. Link types follow the tcpdump.org LINKTYPE_ registry.
+at application payloads. Link types follow the tcpdump.org LINKTYPE_ registry: Ethernet,
+Linux cooked (SLL, SLL2), raw IP and BSD loopback inline, the rarer ones (PPP, HDLC, 802.11
+bare or behind Radiotap or PPI, NFLOG) through the `LINKS` table. An 802.11 frame that is
+not a readable data frame (management, control, Null, protected) is a non-IP frame.
 
 Tunnels. After the transport header, three explicit dispatch tables say whether what
 follows is another packet: `UDP_TUNNELS` (by port: VXLAN, Geneve, GTP-U, Teredo),
@@ -21,11 +24,13 @@ from __future__ import annotations
 import socket
 from typing import NamedTuple
 
-from .decoders import (DecodeError, Malformed, ethernet, geneve, gre, gtpu, ipv4, ipv6, mpls,
-                       pppoe, sll, tcp, teredo, udp, vxlan)
+from .decoders import (DecodeError, Malformed, ethernet, geneve, gre, gtpu, ieee80211, ipv4, ipv6,
+                       mpls, nflog, ppi, ppp, pppoe, radiotap, sll, tcp, teredo, udp, vxlan)
 
 LINKTYPE_NULL, LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_LOOP = 0, 1, 101, 108
 LINKTYPE_LINUX_SLL, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKTYPE_LINUX_SLL2 = 113, 228, 229, 276
+LINKTYPE_PPP, LINKTYPE_PPP_HDLC, LINKTYPE_C_HDLC, LINKTYPE_IEEE802_11 = 9, 50, 104, 105
+LINKTYPE_IEEE802_11_RADIOTAP, LINKTYPE_PPI, LINKTYPE_NFLOG = 127, 192, 239
 DLT_RAW_ALIASES = (12, 14)  # DLT_RAW as some BSDs numbered it before LINKTYPE_RAW existed
 ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_ARP = 0x0800, 0x86DD, 0x0806
 ETHERTYPE_TEB = 0x6558  # transparent Ethernet bridging: an Ethernet frame follows
@@ -194,6 +199,52 @@ def _pppoe(buf, at: int):
     return Encap("pppoe", session, None, None), ethertype, at, end
 
 
+# --- link types beyond the common ones: each returns (ethertype or 0, its offset) ---------
+
+def _ethernet(pkt: Packet, buf, at: int):
+    pkt.dst_mac, pkt.src_mac, ethertype, at, pkt.vlans = ethernet.decode(buf, at)
+    return ethertype, at
+
+
+def _ieee80211(pkt: Packet, buf, at: int):
+    pkt.src_mac, pkt.dst_mac, ethertype, at = ieee80211.decode(buf, at)
+    return ethertype, at
+
+
+def _radiotap(pkt: Packet, buf, at: int):
+    return _ieee80211(pkt, buf, radiotap.decode(buf, at))
+
+
+def _ppi(pkt: Packet, buf, at: int):
+    linktype, at = ppi.decode(buf, at)
+    inner = PPI_LINKS.get(linktype)
+    if inner is None:
+        raise Malformed("ppi", f"unsupported link type {linktype} after the PPI header")
+    return inner(pkt, buf, at)
+
+
+def _nflog(pkt: Packet, buf, at: int):
+    pkt.src_mac, ethertype, at = nflog.decode(buf, at)
+    return ethertype, at
+
+
+def _ppp(pkt: Packet, buf, at: int):
+    return ppp.decode_ppp(buf, at)
+
+
+def _hdlc(pkt: Packet, buf, at: int):
+    return ppp.decode_hdlc(buf, at)
+
+
+def _cisco_hdlc(pkt: Packet, buf, at: int):
+    return ppp.decode_cisco_hdlc(buf, at)
+
+
+LINKS = {LINKTYPE_PPP: _ppp, LINKTYPE_PPP_HDLC: _hdlc, LINKTYPE_C_HDLC: _cisco_hdlc,
+         LINKTYPE_IEEE802_11: _ieee80211, LINKTYPE_IEEE802_11_RADIOTAP: _radiotap,
+         LINKTYPE_PPI: _ppi, LINKTYPE_NFLOG: _nflog}
+PPI_LINKS = {LINKTYPE_ETHERNET: _ethernet, LINKTYPE_IEEE802_11: _ieee80211}
+
 UDP_TUNNELS = {vxlan.PORT: _vxlan, geneve.PORT: _geneve, gtpu.PORT: _gtpu, teredo.PORT: _teredo}
 IP_TUNNELS = {PROTO_IPIP: _ip_in_ip, PROTO_IPV6: _ipv6_in_ip, PROTO_GRE: _gre}
 LINK_SHIMS = {0x8847: _mpls, 0x8848: _mpls, pppoe.ETHERTYPE_SESSION: _pppoe}
@@ -208,9 +259,9 @@ def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len
         dst, src, ethertype, at, vlans = ethernet.decode(buf, 0)
         pkt.dst_mac, pkt.src_mac, pkt.vlans = dst, src, vlans
     elif linktype == LINKTYPE_LINUX_SLL:
-        pkt.src_mac, ethertype, at = sll.decode_sll(buf, 0)
+        pkt.src_mac, ethertype, at, pkt.vlans = sll.decode_sll(buf, 0)
     elif linktype == LINKTYPE_LINUX_SLL2:
-        pkt.src_mac, ethertype, at = sll.decode_sll2(buf, 0)
+        pkt.src_mac, ethertype, at, pkt.vlans = sll.decode_sll2(buf, 0)
     elif linktype in (LINKTYPE_RAW, LINKTYPE_IPV4, LINKTYPE_IPV6) or linktype in DLT_RAW_ALIASES:
         if not buf:
             raise Malformed("raw-ip", "empty frame")
@@ -225,7 +276,10 @@ def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len
             ETHERTYPE_IPV6 if family in NULL_FAMILY_INET6 else 0)
         at = 4
     else:
-        raise Malformed("link", f"unsupported link type {linktype}")
+        link = LINKS.get(linktype)
+        if link is None:
+            raise Malformed("link", f"unsupported link type {linktype}")
+        ethertype, at = link(pkt, buf, 0)
     try:
         while True:  # once per packet: the outer one, then each inner one
             pkt.ethertype = ethertype
