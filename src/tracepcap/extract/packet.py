@@ -8,13 +8,14 @@ bare or behind Radiotap or PPI, NFLOG) through the `LINKS` table. An 802.11 fram
 not a readable data frame (management, control, Null, protected) is a non-IP frame.
 
 Tunnels. After the transport header, three explicit dispatch tables say whether what
-follows is another packet: `UDP_TUNNELS` (by port: VXLAN, Geneve, GTP-U, Teredo),
+follows is another packet: `UDP_TUNNELS` (by port: VXLAN on 4789 and 8472, Geneve, GTP-U,
+Teredo; on other ports `UDP_TUNNEL_SHAPES` recognises VXLAN and Teredo by their contents),
 `IP_TUNNELS` (by IP protocol: IP-in-IP, 6in4, GRE with ERSPAN) and, in place of an IP
 ethertype, `LINK_SHIMS` (MPLS label stacks, PPPoE sessions). A frame without tunnels pays
-two dict lookups for a UDP datagram and nothing else. A tunnelled frame comes back as its
-innermost packet: `tunnel` lists the layers it came through (outermost first), `outer` is
-the packet that carried it (whose `carries` names the layer, and whose own `outer` may be
-another carrier). At most `MAX_DEPTH` layers are taken apart; deeper nesting, and a
+two dict lookups and a look at the first byte for a UDP datagram, and nothing else. A
+tunnelled frame comes back as its innermost packet: `tunnel` lists the layers it came
+through (outermost first), `outer` is the packet that carried it (whose `carries` names
+the layer, and whose own `outer` may be another carrier). At most `MAX_DEPTH` layers are taken apart; deeper nesting, and a
 tunnel whose inner bytes do not decode, leave the deepest packet that did decode with
 `inner_error` set, so a broken inner layer never costs the outer one.
 """
@@ -245,7 +246,12 @@ LINKS = {LINKTYPE_PPP: _ppp, LINKTYPE_PPP_HDLC: _hdlc, LINKTYPE_C_HDLC: _cisco_h
          LINKTYPE_PPI: _ppi, LINKTYPE_NFLOG: _nflog}
 PPI_LINKS = {LINKTYPE_ETHERNET: _ethernet, LINKTYPE_IEEE802_11: _ieee80211}
 
-UDP_TUNNELS = {vxlan.PORT: _vxlan, geneve.PORT: _geneve, gtpu.PORT: _gtpu, teredo.PORT: _teredo}
+UDP_TUNNELS = {vxlan.PORT: _vxlan, vxlan.LINUX_PORT: _vxlan, geneve.PORT: _geneve,
+               gtpu.PORT: _gtpu, teredo.PORT: _teredo}
+# Tunnels on any other port, recognised by what they carry (each decoder's `looks_like`
+# says how strictly); tried in order after the port table found nothing.
+VXLAN_FIRST_BYTE = vxlan.FLAG_VNI
+UDP_TUNNEL_SHAPES = ((vxlan.looks_like, _vxlan), (teredo.looks_like, _teredo))
 IP_TUNNELS = {PROTO_IPIP: _ip_in_ip, PROTO_IPV6: _ipv6_in_ip, PROTO_GRE: _gre}
 LINK_SHIMS = {0x8847: _mpls, 0x8848: _mpls, pppoe.ETHERTYPE_SESSION: _pppoe}
 
@@ -310,6 +316,8 @@ def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len
                 sport, dport, at, end = udp.decode(buf, at, end)
                 pkt.sport, pkt.dport, pkt.payload = sport, dport, buf[at:end]
                 tunnel = UDP_TUNNELS.get(dport) or UDP_TUNNELS.get(sport)
+                if tunnel is None:
+                    tunnel = _udp_shape(buf, at, end)
             else:
                 pkt.payload = buf[at:end]
                 tunnel = IP_TUNNELS.get(proto)
@@ -325,6 +333,19 @@ def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len
             raise
         carrier.inner_error = err  # the inner packet is lost, its carrier is not
         return carrier
+
+
+def _udp_shape(buf, at: int, end: int):
+    """The tunnel a datagram on an unassigned port carries, by its shape, or None."""
+    if end - at < 40:
+        return None  # shorter than any tunnel header with an IP packet inside
+    first = buf[at]
+    if first != VXLAN_FIRST_BYTE and first >> 4 != 6:
+        return None  # neither VXLAN's flags nor an IPv6 header: most datagrams stop here
+    for looks_like, tunnel in UDP_TUNNEL_SHAPES:
+        if looks_like(buf, at, end):
+            return tunnel
+    return None
 
 
 def _enter(pkt: Packet, tunnel, buf, at: int, end: int):
