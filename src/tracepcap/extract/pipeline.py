@@ -23,6 +23,7 @@ from pathlib import Path
 
 from . import extractors as extractors_pkg
 from .decoders import DecodeError
+from .decoders.tcp import FIN, RST, SYN
 from .extractor import Extractor, StreamHead
 from .facts import Emitter, FactTable, Observation
 from .flows import Flow, FlowTable
@@ -32,6 +33,7 @@ from .settings import Limits
 from .streams import StreamHeads
 
 log = logging.getLogger(__name__)
+SEGMENT_FLAGS = SYN | FIN | RST  # TCP segments without data that segment readers still see
 PROGRESS_EVERY = 8192  # packets between progress callbacks
 BROADCAST_MAC = b"\xff" * 6
 
@@ -115,6 +117,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     streams_to = [(ex, tallies[ex.NAME]) for ex in instances if ex.TCP_STREAMS]
     carriers_to = [(ex, tallies[ex.NAME]) for ex in instances if ex.CARRIERS]
     every_udp = [(ex, tallies[ex.NAME]) for ex in instances if ex.EVERY_UDP]
+    every_tcp = [(ex, tallies[ex.NAME]) for ex in instances if ex.EVERY_TCP]
+    by_tcp_port: dict[int, list] = {}
     by_udp_port: dict[int, list] = {}
     by_proto: dict[int, list] = {}
     for ex in instances:
@@ -122,6 +126,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             by_udp_port.setdefault(port, []).append((ex, tallies[ex.NAME]))
         for proto in ex.IP_PROTOS:
             by_proto.setdefault(proto, []).append((ex, tallies[ex.NAME]))
+        for port in ex.TCP_PORTS:
+            by_tcp_port.setdefault(port, []).append((ex, tallies[ex.NAME]))
 
     endpoints: dict[str, bool] = {}  # ip -> ever seen sending (or addressed by unicast MAC)
     conversations = 0
@@ -233,8 +239,25 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                     except Exception as err:  # noqa: BLE001
                         tally.record(frame, err)
             elif pkt.proto == PROTO_TCP:
-                if streams_to and not pkt.fragment:
+                if pkt.fragment:
+                    continue
+                if streams_to:
                     heads.feed(pkt, flow, forward)
+                if pkt.payload or pkt.flags & SEGMENT_FLAGS:
+                    for ex, tally in every_tcp:
+                        try:
+                            ex.observe(pkt, flow)
+                        except Exception as err:  # noqa: BLE001
+                            tally.record(frame, err)
+                    if by_tcp_port:
+                        for port in (pkt.sport, pkt.dport) if pkt.sport != pkt.dport else (pkt.sport,):
+                            for ex, tally in by_tcp_port.get(port, ()):
+                                if port != pkt.sport and pkt.sport in ex.TCP_PORTS:
+                                    continue  # asked for both ports: once per segment
+                                try:
+                                    ex.observe(pkt, flow)
+                                except Exception as err:  # noqa: BLE001
+                                    tally.record(frame, err)
             elif by_proto and not pkt.fragment:
                 for ex, tally in by_proto.get(pkt.proto, ()):
                     try:
