@@ -249,7 +249,7 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                             ex.observe(pkt, flow)
                         except Exception as err:  # noqa: BLE001
                             tally.record(frame, err)
-                    if by_tcp_port:
+                    if pkt.sport in by_tcp_port or pkt.dport in by_tcp_port:
                         for port in (pkt.sport, pkt.dport) if pkt.sport != pkt.dport else (pkt.sport,):
                             for ex, tally in by_tcp_port.get(port, ()):
                                 if port != pkt.sport and pkt.sport in ex.TCP_PORTS:

@@ -78,10 +78,10 @@ class Followed(Generic[State]):
     """One extractor's state for each TCP direction it follows (module doc), keyed by
     (flow, sent by side a), and where each direction's data starts when its SYN was seen."""
 
-    __slots__ = ("limit", "states", "syns", "evicted")
+    __slots__ = ("limit", "track_syns", "states", "syns", "evicted")
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
+    def __init__(self, limit: int, track_syns: bool = True) -> None:
+        self.limit, self.track_syns = limit, track_syns
         self.states: dict[tuple[Flow, bool], State] = {}
         self.syns: dict[tuple[Flow, bool], int] = {}
         self.evicted = 0
@@ -90,7 +90,7 @@ class Followed(Generic[State]):
         """The key of `pkt`'s direction and its state (None until `start`). A SYN notes
         where the direction's data will start; FIN and RST are the caller's to `end`."""
         key = (flow, pkt.sport == flow.aport and pkt.src == flow.a)
-        if pkt.flags & SYN:
+        if pkt.flags & SYN and self.track_syns:
             if len(self.syns) >= self.limit * 4:  # SYNs never followed by data
                 self.syns.clear()
             self.syns[key] = (pkt.seq + 1) % SEQ_SPACE
@@ -98,7 +98,7 @@ class Followed(Generic[State]):
 
     def start(self, key: tuple[Flow, bool], make: Callable[[int], State], pkt: Packet) -> State:
         """Follow a direction from `pkt`, its first data seen: `make` gets the sequence
-        number its data starts at (after its SYN when that was seen, else `pkt`'s)."""
+        number its data starts at (after its SYN when that was seen and tracked, else `pkt`'s)."""
         if len(self.states) >= self.limit:
             del self.states[next(iter(self.states))]
             self.evicted += 1
