@@ -61,6 +61,11 @@ def test_a_packet_that_does_not_verify_is_not_a_client_initial():
     assert quic.client_initials(bytes(packet)) == []
 
 
+def test_an_initial_too_short_to_be_protected_is_left_out():
+    # demo_all_rules.pcap frame 1573: a long header of version 1, empty IDs, Length 0
+    assert quic.client_initials(bytes.fromhex("c000000001000000000000000000000000000000")) == []
+
+
 def test_coalesced_packets():
     first = q.client_initial(DCID, q.crypto_frame(0, b"abc"), pad_to=None)
     handshake = q.other_long_packet(q.V1, q.HANDSHAKE_TYPE[q.V1], DCID, b"\x00" * 30)

@@ -8,7 +8,7 @@ A datagram may hold several coalesced long-header packets (RFC 9000 12.2): each 
 it is read, others (0-RTT, Handshake) are skipped by their Length field.
 A packet whose AEAD tag does not verify under the client keys of its DCID is not a client
 Initial we can read (a server's, or a client's sent after the server chose its connection
-ID): it is left out, not an error.
+ID): it is left out, not an error; so is one too short to hold a header protection sample.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def _packet(buf, start: int, version: int) -> tuple[Initial | None, int]:
     if not is_initial:
         return None, end
     if length < 4 + SAMPLE:
-        raise Malformed("quic", f"an Initial payload of {length} bytes, shorter than its sample")
+        return None, end  # too short to be protected (RFC 9001 5.4.2): nothing to read
     keys = client_keys(version, dcid)
     mask = header_mask(keys.hp, bytes(buf[at + 4:at + 4 + SAMPLE]))
     first ^= mask[0] & 0x0F
