@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from tracepcap.extract.extractors.http import Http
+from tracepcap.extract.decoders import DecodeError
 from tracepcap.extract.pipeline import extract
 from tracepcap.extract.packet import UDP_TUNNELS, decode_frame
 from tracepcap.extract.reader import CaptureReader
@@ -103,3 +104,13 @@ def test_real_captures_hold_no_tunnel_by_shape(captures):
                     carrier = carrier.outer
                 if carrier is not pkt and carrier.proto == 17:
                     assert carrier.dport in UDP_TUNNELS or carrier.sport in UDP_TUNNELS, (path.name, n)
+
+
+@pytest.mark.parametrize("number", [1, 4, 6, 7])
+def test_every_prefix_decodes_or_raises_decode_error(number):
+    frame = FRAMES[number - 1]
+    for cut in range(len(frame) + 1):
+        try:
+            decode_frame(1, memoryview(frame[:cut]), 1, 0.0, cut)
+        except DecodeError:
+            pass
