@@ -190,3 +190,20 @@ def test_tshark_reads_the_same_headers(run, rows, tmp_path):
     result = run(path, Http)
     ours = {r[2] for r in rows(result) if r[1] in ("hostname-claim", "user-agent", "http-server")}
     assert ours == seen and len(seen) == 18
+
+
+def test_a_response_to_head_has_no_body_and_connect_opens_a_tunnel(run, rows):
+    net, client, server = pair()
+    head_answer = (b"HTTP/1.1 200 OK\r\nServer: head-srv\r\nContent-Length: 5000\r\n\r\n"
+                   + app.http_response(server="after-head"))
+    net.tcp_session(client, server, 50020, 80, client=[
+        app.http_request("HEAD", "/", "h.example", "head/1") + app.http_request("GET", "/", "h.example", "get/1")],
+        server=[head_answer])
+    tunnel = b"HTTP/1.1 200 Connection established\r\n\r\n"
+    inner = app.http_request("GET", "/", "inside.example", "inside/1")  # not the proxy's to read
+    net.tcp_session(client, server, 50021, 3128, client=[
+        app.http_request("CONNECT", "inside.example:443", "inside.example:443", "connect/1"), inner],
+        server=[tunnel, app.http_response(server="inside-srv")])
+    result = run(net, Http)
+    assert {r[2] for r in rows(result, "http-server")} == {"head-srv", "after-head"}
+    assert {r[2] for r in rows(result, "user-agent")} == {"head/1", "get/1", "connect/1"}

@@ -39,6 +39,7 @@ FIRST_BYTES = frozenset(method[0] for method in http.METHODS) | {http.VERSION_PR
 START = http.MAX_METHOD + 1  # bytes `starts_http` needs to decide
 BLANK_LINE, CRLF = b"\r\n\r\n", b"\r\n"
 MAX_CHUNK_LINE = 1024  # a chunk-size line (with extensions) longer than this is not HTTP
+MAX_UNANSWERED = 64  # request methods remembered per direction, to frame their answers
 HEAD, BODY, CHUNK_SIZE, CHUNK_DATA, TRAILER, SEEK, DONE = range(7)
 ENDS = FIN | RST
 
@@ -77,13 +78,16 @@ class _Direction:
     """One direction of an HTTP connection: its bytes in order, what they are now (a head,
     a body, a chunk...), the head or line being gathered and the frame it began in."""
 
-    __slots__ = ("order", "mode", "buf", "remaining", "frame", "ts", "messages")
+    __slots__ = ("order", "mode", "buf", "remaining", "frame", "ts", "messages", "unanswered")
 
     def __init__(self, seq: int, waiting_bytes: int) -> None:
         self.order = InOrder(seq, waiting_bytes)
         self.mode, self.remaining, self.messages = HEAD, 0, 0
         self.buf = bytearray()
         self.frame = self.ts = 0
+        # methods of the requests sent this way and not yet answered: a response to HEAD
+        # has no body whatever its Content-Length says, one to CONNECT starts a tunnel
+        self.unanswered: deque[str] = deque(maxlen=MAX_UNANSWERED)
 
 
 class Http(Extractor):
@@ -203,6 +207,7 @@ class Http(Extractor):
             raise
         frame, ts = state.frame, state.ts
         if msg.request:
+            state.unanswered.append(msg.method)
             if agent := msg.header("user-agent"):
                 self.emit.fact(pkt.src, USER_AGENT, agent, frame, ts)
             if name := host_name(msg.header("host")):
@@ -211,6 +216,13 @@ class Http(Extractor):
                     self._hosts_evicted += 1
                 self._hosts.append((flow, from_a, pkt.dst, name, frame, ts))
             return True
+        if msg.status >= 200:  # the final answer to the oldest request unanswered
+            asking = self._directions.states.get((flow, not from_a))
+            method = asking.unanswered.popleft() if asking is not None and asking.unanswered else ""
+            if method == "HEAD":
+                state.mode, state.remaining = HEAD, 0
+            elif method == "CONNECT" and msg.status < 300:
+                state.mode = asking.mode = DONE  # what follows both ways is the tunnelled protocol
         initiator = flow.initiator
         if initiator is None or initiator != ("a" if from_a else "b"):  # an initiator answers nothing
             self.emit.fact(pkt.src, SERVED, f"tcp/{pkt.sport}", frame, ts)
