@@ -10,7 +10,6 @@ import json
 
 from tracepcap.present.cli import ExitCode, main
 from tracepcap.synth import app, quic as q, tls, zones as z
-from tracepcap.synth.dns_update import dns_tcp
 from tracepcap.synth.scenario import Scenario
 
 
