@@ -27,6 +27,13 @@ def test_claims_weighed_by_backing_and_merged_to_the_most_specific_form():
         ("ws-0042.corp.example", 12, "a DNS PTR answer names this address ws-0042.corp.example, frame 30 (+12)")]
 
 
+def test_a_zone_transfer_is_a_third_party_saying():
+    facts = {"10.0.0.42": [claim("ws-0042.corp.example", "dns-zone-transfer", 9, 2)]}
+    assert votes(claims, facts, "10.0.0.42") == [
+        ("ws-0042.corp.example", 13,
+         "a DNS zone transfer resolves ws-0042.corp.example to this address, frame 9, 2 times (+13)")]
+
+
 def test_certificate_outweighs_self_announcement():
     facts = {"10.0.0.10": [claim("DC-01", "tls-certificate", 230), claim("fileserver", "dhcp", 5)]}
     assert votes(claims, facts, "10.0.0.10")[0] == (

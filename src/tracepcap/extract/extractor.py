@@ -6,8 +6,10 @@ it wants to see. The pipeline decodes each packet once and hands it only to the 
 that asked for it; order among extractors never matters because they are independent.
 
 Calling convention:
-- `observe(pkt, flow)` for each packet it asked for (`EVERY_IP`, `UDP_PORTS`, `IP_PROTOS`,
-  `NON_IP`, `CARRIERS`); `flow` is the conversation the packet belongs to (None for
+- `observe(pkt, flow)` for each packet it asked for (`EVERY_IP`, `UDP_PORTS`, `EVERY_UDP`,
+  `TCP_PORTS`, `EVERY_TCP`, `IP_PROTOS`, `NON_IP`, `CARRIERS`); TCP segments only when they
+  carry data or a SYN, FIN or RST, in capture order (`segments.py` puts
+  them in sequence order); `flow` is the conversation the packet belongs to (None for
   non-IP frames and for carriers).
   A tunnelled frame is seen as its innermost packet; the packets that carried it (each
   with `carries` set) go to `EVERY_IP` extractors too, and to those asking for `CARRIERS`.
@@ -52,6 +54,11 @@ class Extractor:
     EVERY_IP: ClassVar[bool] = False
     NON_IP: ClassVar[bool] = False  #: frames that are not IP (ARP, LLDP, CDP, ...)
     UDP_PORTS: ClassVar[frozenset[int]] = frozenset()  #: datagrams from or to these ports
+    #: every UDP datagram, whatever its ports (a protocol recognised by its own header)
+    EVERY_UDP: ClassVar[bool] = False
+    TCP_PORTS: ClassVar[frozenset[int]] = frozenset()  #: TCP segments from or to these ports
+    #: every TCP segment with data, whatever its ports (a protocol recognised by its bytes)
+    EVERY_TCP: ClassVar[bool] = False
     IP_PROTOS: ClassVar[frozenset[int]] = frozenset()  #: other IP protocols (ICMPv6: 58)
     TCP_STREAMS: ClassVar[bool] = False  #: the first bytes of each TCP direction
     CARRIERS: ClassVar[bool] = False  #: packets that carried a tunnel (`pkt.carries`)

@@ -26,6 +26,7 @@ INITIATED = FactKind("initiated", Grade.MEASURED)  #: "tcp/22": a port it opened
 TCP_SYN_SIGNATURE = FactKind("tcp-syn-signature", Grade.MEASURED)  #: window:mss:scale:options
 TLS_CLIENT_FINGERPRINT = FactKind("tls-client-fingerprint", Grade.MEASURED)  #: JA3 / JA4
 DNS_QUERY = FactKind("dns-query", Grade.MEASURED)  #: a name it asked for
+DNS_ZONE = FactKind("dns-zone", Grade.REPORTED)  #: a zone named by NOTIFY / AXFR / IXFR (source says which)
 
 # what a host says about itself (names, software, platform)
 HOSTNAME_CLAIM = FactKind("hostname-claim", Grade.REPORTED)  #: source says by which protocol

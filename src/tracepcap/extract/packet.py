@@ -2,16 +2,20 @@
 and the tunnels it travels in taken apart.
 
 `decode_frame` turns a frame into a `Packet` that every extractor reads; nothing here looks
-at application payloads. Link types follow the tcpdump.org LINKTYPE_ registry.
+at application payloads. Link types follow the tcpdump.org LINKTYPE_ registry: Ethernet,
+Linux cooked (SLL, SLL2), raw IP and BSD loopback inline, the rarer ones (PPP, HDLC, 802.11
+bare or behind Radiotap or PPI, NFLOG) through the `LINKS` table. An 802.11 frame that is
+not a readable data frame (management, control, Null, protected) is a non-IP frame.
 
 Tunnels. After the transport header, three explicit dispatch tables say whether what
-follows is another packet: `UDP_TUNNELS` (by port: VXLAN, Geneve, GTP-U, Teredo),
+follows is another packet: `UDP_TUNNELS` (by port: VXLAN on 4789 and 8472, Geneve, GTP-U,
+Teredo; on other ports `UDP_TUNNEL_SHAPES` recognises VXLAN and Teredo by their contents),
 `IP_TUNNELS` (by IP protocol: IP-in-IP, 6in4, GRE with ERSPAN) and, in place of an IP
 ethertype, `LINK_SHIMS` (MPLS label stacks, PPPoE sessions). A frame without tunnels pays
-two dict lookups for a UDP datagram and nothing else. A tunnelled frame comes back as its
-innermost packet: `tunnel` lists the layers it came through (outermost first), `outer` is
-the packet that carried it (whose `carries` names the layer, and whose own `outer` may be
-another carrier). At most `MAX_DEPTH` layers are taken apart; deeper nesting, and a
+two dict lookups and a look at the first byte for a UDP datagram, and nothing else. A
+tunnelled frame comes back as its innermost packet: `tunnel` lists the layers it came
+through (outermost first), `outer` is the packet that carried it (whose `carries` names
+the layer, and whose own `outer` may be another carrier). At most `MAX_DEPTH` layers are taken apart; deeper nesting, and a
 tunnel whose inner bytes do not decode, leave the deepest packet that did decode with
 `inner_error` set, so a broken inner layer never costs the outer one.
 """
@@ -21,11 +25,13 @@ from __future__ import annotations
 import socket
 from typing import NamedTuple
 
-from .decoders import (DecodeError, Malformed, ethernet, geneve, gre, gtpu, ipv4, ipv6, mpls,
-                       pppoe, sll, tcp, teredo, udp, vxlan)
+from .decoders import (DecodeError, Malformed, ethernet, geneve, gre, gtpu, ieee80211, ipv4, ipv6,
+                       mpls, nflog, ppi, ppp, pppoe, radiotap, sll, tcp, teredo, udp, vxlan)
 
 LINKTYPE_NULL, LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_LOOP = 0, 1, 101, 108
 LINKTYPE_LINUX_SLL, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKTYPE_LINUX_SLL2 = 113, 228, 229, 276
+LINKTYPE_PPP, LINKTYPE_PPP_HDLC, LINKTYPE_C_HDLC, LINKTYPE_IEEE802_11 = 9, 50, 104, 105
+LINKTYPE_IEEE802_11_RADIOTAP, LINKTYPE_PPI, LINKTYPE_NFLOG = 127, 192, 239
 DLT_RAW_ALIASES = (12, 14)  # DLT_RAW as some BSDs numbered it before LINKTYPE_RAW existed
 ETHERTYPE_IPV4, ETHERTYPE_IPV6, ETHERTYPE_ARP = 0x0800, 0x86DD, 0x0806
 ETHERTYPE_TEB = 0x6558  # transparent Ethernet bridging: an Ethernet frame follows
@@ -194,7 +200,58 @@ def _pppoe(buf, at: int):
     return Encap("pppoe", session, None, None), ethertype, at, end
 
 
-UDP_TUNNELS = {vxlan.PORT: _vxlan, geneve.PORT: _geneve, gtpu.PORT: _gtpu, teredo.PORT: _teredo}
+# --- link types beyond the common ones: each returns (ethertype or 0, its offset) ---------
+
+def _ethernet(pkt: Packet, buf, at: int):
+    pkt.dst_mac, pkt.src_mac, ethertype, at, pkt.vlans = ethernet.decode(buf, at)
+    return ethertype, at
+
+
+def _ieee80211(pkt: Packet, buf, at: int):
+    pkt.src_mac, pkt.dst_mac, ethertype, at = ieee80211.decode(buf, at)
+    return ethertype, at
+
+
+def _radiotap(pkt: Packet, buf, at: int):
+    return _ieee80211(pkt, buf, radiotap.decode(buf, at))
+
+
+def _ppi(pkt: Packet, buf, at: int):
+    linktype, at = ppi.decode(buf, at)
+    inner = PPI_LINKS.get(linktype)
+    if inner is None:
+        raise Malformed("ppi", f"unsupported link type {linktype} after the PPI header")
+    return inner(pkt, buf, at)
+
+
+def _nflog(pkt: Packet, buf, at: int):
+    pkt.src_mac, ethertype, at = nflog.decode(buf, at)
+    return ethertype, at
+
+
+def _ppp(pkt: Packet, buf, at: int):
+    return ppp.decode_ppp(buf, at)
+
+
+def _hdlc(pkt: Packet, buf, at: int):
+    return ppp.decode_hdlc(buf, at)
+
+
+def _cisco_hdlc(pkt: Packet, buf, at: int):
+    return ppp.decode_cisco_hdlc(buf, at)
+
+
+LINKS = {LINKTYPE_PPP: _ppp, LINKTYPE_PPP_HDLC: _hdlc, LINKTYPE_C_HDLC: _cisco_hdlc,
+         LINKTYPE_IEEE802_11: _ieee80211, LINKTYPE_IEEE802_11_RADIOTAP: _radiotap,
+         LINKTYPE_PPI: _ppi, LINKTYPE_NFLOG: _nflog}
+PPI_LINKS = {LINKTYPE_ETHERNET: _ethernet, LINKTYPE_IEEE802_11: _ieee80211}
+
+UDP_TUNNELS = {vxlan.PORT: _vxlan, vxlan.LINUX_PORT: _vxlan, geneve.PORT: _geneve,
+               gtpu.PORT: _gtpu, teredo.PORT: _teredo}
+# Tunnels on any other port, recognised by what they carry (each decoder's `looks_like`
+# says how strictly); tried in order after the port table found nothing.
+VXLAN_FIRST_BYTE = vxlan.FLAG_VNI
+UDP_TUNNEL_SHAPES = ((vxlan.looks_like, _vxlan), (teredo.looks_like, _teredo))
 IP_TUNNELS = {PROTO_IPIP: _ip_in_ip, PROTO_IPV6: _ipv6_in_ip, PROTO_GRE: _gre}
 LINK_SHIMS = {0x8847: _mpls, 0x8848: _mpls, pppoe.ETHERTYPE_SESSION: _pppoe}
 
@@ -208,9 +265,9 @@ def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len
         dst, src, ethertype, at, vlans = ethernet.decode(buf, 0)
         pkt.dst_mac, pkt.src_mac, pkt.vlans = dst, src, vlans
     elif linktype == LINKTYPE_LINUX_SLL:
-        pkt.src_mac, ethertype, at = sll.decode_sll(buf, 0)
+        pkt.src_mac, ethertype, at, pkt.vlans = sll.decode_sll(buf, 0)
     elif linktype == LINKTYPE_LINUX_SLL2:
-        pkt.src_mac, ethertype, at = sll.decode_sll2(buf, 0)
+        pkt.src_mac, ethertype, at, pkt.vlans = sll.decode_sll2(buf, 0)
     elif linktype in (LINKTYPE_RAW, LINKTYPE_IPV4, LINKTYPE_IPV6) or linktype in DLT_RAW_ALIASES:
         if not buf:
             raise Malformed("raw-ip", "empty frame")
@@ -225,7 +282,10 @@ def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len
             ETHERTYPE_IPV6 if family in NULL_FAMILY_INET6 else 0)
         at = 4
     else:
-        raise Malformed("link", f"unsupported link type {linktype}")
+        link = LINKS.get(linktype)
+        if link is None:
+            raise Malformed("link", f"unsupported link type {linktype}")
+        ethertype, at = link(pkt, buf, 0)
     try:
         while True:  # once per packet: the outer one, then each inner one
             pkt.ethertype = ethertype
@@ -256,6 +316,8 @@ def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len
                 sport, dport, at, end = udp.decode(buf, at, end)
                 pkt.sport, pkt.dport, pkt.payload = sport, dport, buf[at:end]
                 tunnel = UDP_TUNNELS.get(dport) or UDP_TUNNELS.get(sport)
+                if tunnel is None:
+                    tunnel = _udp_shape(buf, at, end)
             else:
                 pkt.payload = buf[at:end]
                 tunnel = IP_TUNNELS.get(proto)
@@ -271,6 +333,19 @@ def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len
             raise
         carrier.inner_error = err  # the inner packet is lost, its carrier is not
         return carrier
+
+
+def _udp_shape(buf, at: int, end: int):
+    """The tunnel a datagram on an unassigned port carries, by its shape, or None."""
+    if end - at < 40:
+        return None  # shorter than any tunnel header with an IP packet inside
+    first = buf[at]
+    if first != VXLAN_FIRST_BYTE and first >> 4 != 6:
+        return None  # neither VXLAN's flags nor an IPv6 header: most datagrams stop here
+    for looks_like, tunnel in UDP_TUNNEL_SHAPES:
+        if looks_like(buf, at, end):
+            return tunnel
+    return None
 
 
 def _enter(pkt: Packet, tunnel, buf, at: int, end: int):

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from . import extractors as extractors_pkg
 from .decoders import DecodeError
+from .decoders.tcp import FIN, RST, SYN
 from .extractor import Extractor
 from .facts import Emitter, FactTable, Observation
 from .flows import Flow, FlowTable
@@ -32,6 +33,7 @@ from .settings import Limits
 from .streams import StreamHeads
 
 log = logging.getLogger(__name__)
+SEGMENT_FLAGS = SYN | FIN | RST  # TCP segments without data that segment readers still see
 PROGRESS_EVERY = 8192  # packets between progress callbacks
 BROADCAST_MAC = b"\xff" * 6
 
@@ -108,6 +110,19 @@ def deliver(hooks: Iterable[Hook], frame: int, *args) -> None:
             tally.record(frame, err)
 
 
+def _deliver_by_port(by_port: dict[int, list[Hook]], frame: int, pkt: Packet, flow: Flow) -> None:
+    """Deliver to the extractors that asked for the packet's source or destination port; one
+    that asked for both (DHCP 67/68) sees the packet once."""
+    senders = by_port.get(pkt.sport)
+    receivers = by_port.get(pkt.dport) if pkt.dport != pkt.sport else None
+    if senders:
+        deliver(senders, frame, pkt, flow)
+    if receivers:
+        if senders:
+            receivers = [hook for hook in receivers if hook not in senders]
+        deliver(receivers, frame, pkt, flow)
+
+
 def is_host_address(ip: str) -> bool:
     """Hosts are unicast addresses; broadcast, multicast and unspecified ones are not."""
     addr = ipaddress.ip_address(ip)
@@ -128,6 +143,9 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     non_ip = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.NON_IP]
     streams_to = [(ex.observe_stream, tallies[ex.NAME]) for ex in instances if ex.TCP_STREAMS]
     carriers_to = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.CARRIERS]
+    every_udp = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_UDP]
+    every_tcp = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_TCP]
+    by_tcp_port: dict[int, list[Hook]] = {}
     by_udp_port: dict[int, list[Hook]] = {}
     by_proto: dict[int, list[Hook]] = {}
     for ex in instances:
@@ -136,6 +154,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             by_udp_port.setdefault(port, []).append(hook)
         for proto in ex.IP_PROTOS:
             by_proto.setdefault(proto, []).append(hook)
+        for port in ex.TCP_PORTS:
+            by_tcp_port.setdefault(port, []).append(hook)
 
     endpoints: dict[str, bool] = {}  # ip -> ever seen sending (or addressed by unicast MAC)
     conversations = 0
@@ -201,17 +221,29 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             see(pkt)
             deliver(every_ip, frame, pkt, flow)
             if pkt.proto == PROTO_UDP and not pkt.fragment:
-                senders = by_udp_port.get(pkt.sport)
-                receivers = by_udp_port.get(pkt.dport) if pkt.dport != pkt.sport else None
-                if senders:
-                    deliver(senders, frame, pkt, flow)
-                if receivers:
-                    if senders:  # asked for both ports (DHCP 67/68): once per packet
-                        receivers = [hook for hook in receivers if hook not in senders]
-                    deliver(receivers, frame, pkt, flow)
+                _deliver_by_port(by_udp_port, frame, pkt, flow)
+                if every_udp:
+                    deliver(every_udp, frame, pkt, flow)
             elif pkt.proto == PROTO_TCP:
-                if streams_to and not pkt.fragment:
+                if pkt.fragment:
+                    continue
+                if streams_to:
                     heads.feed(pkt, flow, forward)
+                if pkt.payload or pkt.flags & SEGMENT_FLAGS:
+                    for ex, tally in every_tcp:
+                        try:
+                            ex.observe(pkt, flow)
+                        except Exception as err:  # noqa: BLE001
+                            tally.record(frame, err)
+                    if pkt.sport in by_tcp_port or pkt.dport in by_tcp_port:
+                        for port in (pkt.sport, pkt.dport) if pkt.sport != pkt.dport else (pkt.sport,):
+                            for ex, tally in by_tcp_port.get(port, ()):
+                                if port != pkt.sport and pkt.sport in ex.TCP_PORTS:
+                                    continue  # asked for both ports: once per segment
+                                try:
+                                    ex.observe(pkt, flow)
+                                except Exception as err:  # noqa: BLE001
+                                    tally.record(frame, err)
             elif by_proto and not pkt.fragment:
                 deliver(by_proto.get(pkt.proto, ()), frame, pkt, flow)
         on_progress(reader.bytes_read, total)

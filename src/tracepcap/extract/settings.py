@@ -17,6 +17,15 @@ class Limits:
     #: per-extractor join tables (DHCP transactions, HTTP requests, LLDP/CDP senders waiting
     #: for the address their MAC claims in ARP, and those MAC-to-address bindings)
     max_pending: int = 65_536
+    #: TCP directions an extractor reads every message of (DNS over TCP, HTTP) at once; past
+    #: it the oldest is forgotten and counted in that extractor's manifest row. Each holds at
+    #: most `tcp_waiting_bytes` of early segments and one partial message
+    max_followed_directions: int = 8192
+    tcp_waiting_bytes: int = 16 * 1024  #: out-of-order bytes held per followed direction
+    #: the longest HTTP header block read; a longer one is skipped and counted
+    http_header_bytes: int = 16 * 1024
+    #: HTTP messages read per direction of a connection; later ones are counted, not read
+    max_http_messages_per_direction: int = 1000
     #: distinct ClientHello shapes whose JA3/JA4 are remembered; a cache (past it a new
     #: shape is fingerprinted each time it is seen), so nothing is lost or counted
     max_fingerprint_shapes: int = 4096

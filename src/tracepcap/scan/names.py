@@ -8,7 +8,7 @@ CERTIFICATE_SOURCES = frozenset({"tls-certificate"})
 SELF_SOURCES = frozenset({"dhcp", "dhcpv6", "nbns", "llmnr", "mdns", "dns-update", "lldp", "cdp",
                           "ntlm", "snmp"})
 #: what third parties said about it
-THIRD_PARTY_SOURCES = frozenset({"dns-ptr", "dns-a", "http-host"})
+THIRD_PARTY_SOURCES = frozenset({"dns-ptr", "dns-a", "dns-zone-transfer", "http-host"})
 
 
 def name_key(name: str) -> str:

@@ -39,3 +39,25 @@ def test_an_ipv6_header_must_fill_the_datagram():
     assert teredo.decode(data + b"x", 0, len(data) + 1) is None  # one byte too many: not Teredo
     dns_answer = b"\x61\x23\x81\x80" + bytes(60)  # a DNS answer whose id starts with nibble 6
     assert teredo.decode(dns_answer, 0, len(dns_answer)) is None
+
+
+def ipv6(src: bytes, dst: bytes, payload: bytes = b"") -> bytes:
+    return b"\x60" + bytes(3) + len(payload).to_bytes(2, "big") + b"\x3b\x40" + src + dst + payload
+
+
+TEREDO_ADDR = bytes.fromhex("20010000c000022d0000bfff3fffd2fe")
+NATIVE = bytes.fromhex("20010db8000000000000000000000080")
+
+
+def test_looks_like_a_teredo_packet_on_any_port():
+    for data in (ipv6(TEREDO_ADDR, NATIVE, b"x" * 20), ipv6(NATIVE, TEREDO_ADDR)):
+        assert teredo.looks_like(data, 0, len(data))
+
+
+def test_does_not_look_like_teredo():
+    native = ipv6(NATIVE, NATIVE, b"x")
+    assert not teredo.looks_like(native, 0, len(native))  # 6in4-like, but no Teredo address
+    short = ipv6(TEREDO_ADDR, NATIVE, b"xy")
+    assert not teredo.looks_like(short + b"z", 0, len(short) + 1)  # the datagram is longer
+    assert not teredo.looks_like(short[:39], 0, 39)
+    assert not teredo.looks_like(b"\x45" + short[1:], 0, len(short))

@@ -154,24 +154,36 @@ def test_dns_over_tcp(run, rows, manifest):
                       app.dns_response(2, "b.example", [("b.example", "AAAA", "2001:db8::b", 60)]))
     net.tcp_session(client, resolver, 41000, 53, client=[questions], server=[answers], segment=20)
     result = run(net, Dns)
-    # frames 1-3 handshake, 4-6 the questions (58 bytes cut at 20), 7 ACK, 8.. the answers
+    # frames 1-3 handshake, 4-6 the questions (58 bytes cut at 20: the second begins at byte
+    # 29, in frame 5), 7 ACK, 8-10 the answers (the second begins at byte 45, in frame 10);
+    # a message's witness is the frame it began in
     assert rows(result) == {
         ("10.0.0.5", "dns-query", "a.example", "dns", 4, 4, 1),
-        ("10.0.0.5", "dns-query", "b.example", "dns", 4, 4, 1),
+        ("10.0.0.5", "dns-query", "b.example", "dns", 5, 5, 1),
         ("192.0.2.1", "hostname-claim", "a.example", "dns-a", 8, 8, 1),
-        ("2001:db8::b", "hostname-claim", "b.example", "dns-a", 8, 8, 1)}
+        ("2001:db8::b", "hostname-claim", "b.example", "dns-a", 10, 10, 1)}
     assert manifest(result, "dns").status == "completed"
 
 
-def test_dns_over_tcp_cut_by_the_end_of_the_head(run, rows, manifest):
+def test_dns_over_tcp_is_read_past_the_stream_head_and_out_of_order(run, rows, manifest):
     from tracepcap.extract.settings import Limits
     from tracepcap.synth.dns_update import dns_tcp
     net, client, _, resolver = hosts()
     answer = app.dns_response(1, "a.example", [("a.example", "A", "192.0.2.1", 60)] * 30)
     net.tcp_session(client, resolver, 41001, 53, client=[dns_tcp(app.dns_query(1, "a.example"))],
-                    server=[dns_tcp(answer)])
+                    server=[dns_tcp(answer)], segment=100, reorder=True)
     result = run(net, Dns, limits=Limits(stream_head_bytes=64))
-    assert {r[1] for r in rows(result)} == {"dns-query"} and manifest(result, "dns").status == "completed"
+    # frame 6 is the answer's second segment, arriving first; frame 7 its first
+    assert ("192.0.2.1", "hostname-claim", "a.example", "dns-a", 7, 7) in {r[:6] for r in rows(result)}
+    assert manifest(result, "dns").status == "completed"
+
+
+def test_dns_over_tcp_that_is_not_dns_stops_being_read(run, rows):
+    from tracepcap.synth.dns_update import dns_tcp
+    net, client, _, resolver = hosts()
+    junk = b"\x00\x0e" + b"\x12\x34\x78\x00" + bytes(10)  # opcode 15: not DNS
+    net.tcp_session(client, resolver, 41002, 53, client=[junk + dns_tcp(app.dns_query(1, "a.example"))])
+    assert rows(run(net, Dns)) == set()
 
 
 def test_dynamic_updates(run, rows):
@@ -187,3 +199,48 @@ def test_dynamic_updates(run, rows):
     assert rows(run(net, Dns)) == {  # frame 4: a name for another's address is not a self-claim
         ("10.0.0.5", "hostname-claim", "ws05.corp.example", "dns-update", 1, 1, 1),
         ("10.0.0.6", "hostname-claim", "ws06.corp.example", "dns-update", 3, 3, 1)}
+
+
+def test_zone_maintenance(run, rows):
+    from tracepcap.synth import zones as z
+    from tracepcap.synth.dns_update import dns_tcp
+    net = Scenario()
+    primary = net.host("10.0.0.53", "02:00:00:00:00:53")
+    secondary = net.host("10.0.0.54", "02:00:00:00:00:54")
+    zone = "corp.example"
+    net.udp(primary, secondary, 40000, 53, z.notify(1, zone, serial=2024))  # 1
+    net.udp(secondary, primary, 53, 40000, z.notify(1, zone, response=True))  # 2
+    records = [(f"ws{n:03}.corp.example", "A", f"10.0.{n // 250}.{n % 250 + 1}", 3600) for n in range(400)]
+    axfr = z.axfr_response(2, zone, 2024, records, per_message=150)  # 3 messages, ~17 KiB
+    net.tcp_session(secondary, primary, 41000, 53, client=[dns_tcp(z.transfer_request(2, zone))],
+                    server=[dns_tcp(*axfr)])
+    deleted, added = [("old.corp.example", "A", "10.9.9.9", 60)], [("new.corp.example", "A", "10.9.9.10", 60)]
+    net.udp(secondary, primary, 40001, 53, z.transfer_request(3, zone, have_serial=2024))
+    net.udp(primary, secondary, 53, 40001, z.ixfr_response(3, zone, 2024, 2025, deleted, added))
+    found = rows(run(net, Dns))
+    zones = {(r[0], r[3]) for r in found if r[1] == "dns-zone"}
+    assert zones == {("10.0.0.53", "dns-notify"), ("10.0.0.54", "dns-notify-ack"),
+                     ("10.0.0.54", "dns-transfer-request"), ("10.0.0.53", "dns-transfer")}
+    claims = {(r[0], r[2]) for r in found if r[3] == "dns-zone-transfer"}
+    assert len(claims) == 401 and ("10.0.1.150", "ws399.corp.example") in claims
+    assert ("10.9.9.10", "new.corp.example") in claims and ("10.9.9.9", "old.corp.example") not in claims
+
+
+def test_tshark_reads_the_zone_transfer_the_same(tmp_path):
+    import subprocess
+    from tracepcap.synth import zones as z
+    from tracepcap.synth.dns_update import dns_tcp
+    net = Scenario()
+    primary = net.host("10.0.0.53", "02:00:00:00:00:53")
+    secondary = net.host("10.0.0.54", "02:00:00:00:00:54")
+    records = [(f"ws{n:03}.corp.example", "A", f"10.0.{n // 250}.{n % 250 + 1}", 3600) for n in range(400)]
+    net.tcp_session(secondary, primary, 41000, 53, client=[dns_tcp(z.transfer_request(2, "corp.example"))],
+                    server=[dns_tcp(*z.axfr_response(2, "corp.example", 2024, records, per_message=150))])
+    net.udp(primary, secondary, 40000, 53, z.notify(1, "corp.example", serial=2024))
+    path = net.write_pcap(tmp_path / "zone.pcap")
+    out = subprocess.run(["tshark", "-n", "-r", str(path), "-Y", "dns", "-T", "fields", "-e", "dns.flags.opcode",
+                          "-e", "dns.qry.type", "-e", "dns.a"], capture_output=True, text=True, check=True).stdout
+    lines = [line.split("\t") for line in out.splitlines()]
+    addresses = {a for line in lines for a in line[2].split(",") if a}
+    assert len(addresses) == 400 and "10.0.1.150" in addresses
+    assert ["4", "6", ""] in lines  # the NOTIFY: opcode 4, SOA

@@ -100,3 +100,110 @@ def test_demo_all_rules(run, rows, manifest, captures):
         # (192.168.100.10, port 59001), which answered nothing: no served fact for it
         ("203.0.113.100", "served", "tcp/80", "http", 1749, 1749, 1)}
     assert manifest(result, "http").status == "completed"
+
+
+def chunked(server: str, pieces: list[bytes], trailer: bytes = b"") -> bytes:
+    head = f"HTTP/1.1 200 OK\r\nServer: {server}\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+    body = b"".join(f"{len(p):x};ext=1\r\n".encode() + p + b"\r\n" for p in pieces)
+    return head + body + b"0\r\n" + trailer + b"\r\n"
+
+
+def keep_alive(net, client, server, port=50010):
+    """Three requests on one connection, each answered: framed by Content-Length, by
+    chunks (with a trailer), and a 304 without a body; segments of 100 bytes."""
+    net.tcp_session(client, server, port, 80, segment=100, client=[
+        app.http_request("GET", "/1", "one.example", "agent/1"),
+        app.http_request("POST", "/2", "two.example", "agent/2", body=b"x" * 333),
+        app.http_request("GET", "/3", "three.example", "agent/3")], server=[
+        app.http_response(server="first/1", body=b"B" * 250),
+        chunked("second/2", [b"C" * 150, b"D" * 70], trailer=b"X-Sum: 1\r\n"),
+        app.http_response(304, "Not Modified", server="third/3")])
+
+
+def test_every_request_and_response_of_a_keep_alive_connection(run, rows, manifest):
+    net, client, server = pair()
+    keep_alive(net, client, server)
+    result = run(net, Http)
+    found = {r[:4] for r in rows(result)}
+    assert {r[2] for r in found if r[1] == "user-agent"} == {"agent/1", "agent/2", "agent/3"}
+    assert {r[2] for r in found if r[1] == "http-server"} == {"first/1", "second/2", "third/3"}
+    assert {r[2] for r in found if r[1] == "hostname-claim"} == {"one.example", "two.example", "three.example"}
+    assert manifest(result, "http").status == "completed"
+
+
+def test_pipelined_requests_in_one_segment(run, rows):
+    net, client, server = pair()
+    requests = b"".join(app.http_request("GET", f"/{n}", f"h{n}.example", f"pipe/{n}") for n in range(4))
+    net.tcp_session(client, server, 50011, 80, client=[requests],
+                    server=[b"".join(app.http_response(server="srv") for _ in range(4))])
+    result = run(net, Http)
+    assert {r[2] for r in rows(result, "user-agent")} == {f"pipe/{n}" for n in range(4)}
+    assert {r[2] for r in rows(result, "hostname-claim")} == {f"h{n}.example" for n in range(4)}
+
+
+def test_a_connection_picked_up_mid_stream(run, rows):
+    net, client, server = pair()
+    body = b"z" * 300
+    # no handshake; the capture starts inside a response body, then a new exchange follows
+    net.tcp_session(client, server, 50012, 80, handshake=False, segment=120,
+                    client=[b"", app.http_request("GET", "/next", "mid.example", "late/1")],
+                    server=[body[150:], app.http_response(server="mid-server", body=body)])
+    result = run(net, Http)
+    assert {r[2] for r in rows(result, "user-agent")} == {"late/1"}
+    assert {r[2] for r in rows(result, "http-server")} == {"mid-server"}
+    assert {r[2] for r in rows(result, "hostname-claim")} == {"mid.example"}
+
+
+def test_out_of_order_segments_are_put_in_order(run, rows):
+    net, client, server = pair()
+    request = app.http_request("GET", "/", "ooo.example", "reordered/1", headers=[("X-Pad", "p" * 200)])
+    net.tcp_session(client, server, 50013, 80, segment=60, reorder=True,
+                    client=[app.http_request("GET", "/", "first.example", "first/1"), request],
+                    server=[app.http_response(server="s"), app.http_response(server="s")])
+    assert {r[2] for r in rows(run(net, Http), "user-agent")} == {"first/1", "reordered/1"}
+
+
+def test_bounds_are_counted(run, rows, manifest):
+    net, client, server = pair()
+    long_head = app.http_request("GET", "/", "big.example", "big/1", headers=[("Cookie", "c" * 2000)])
+    net.tcp_session(client, server, 50014, 80, client=[long_head + app.http_request("GET", "/", "after.example", "after/1")],
+                    server=[app.http_response(server="s")])
+    keep_alive(net, client, server, port=50015)
+    result = run(net, Http, limits=Limits(http_header_bytes=1024, max_http_messages_per_direction=2))
+    assert {r[2] for r in rows(result, "user-agent")} == {"agent/1", "agent/2"}
+    assert manifest(result, "http").error == ("1 header blocks longer than 1024 bytes skipped; "
+                                              "2 connection directions not read past 2 messages")
+
+
+def test_tshark_reads_the_same_headers(run, rows, tmp_path):
+    import subprocess
+    net, client, server = pair()
+    keep_alive(net, client, server)
+    requests = b"".join(app.http_request("GET", f"/{n}", f"h{n}.example", f"pipe/{n}") for n in range(3))
+    net.tcp_session(client, server, 50016, 80, client=[requests],
+                    server=[b"".join(app.http_response(server=f"srv/{n}") for n in range(3))])
+    path = net.write_pcap(tmp_path / "http.pcap")
+    out = subprocess.run(["tshark", "-n", "-r", str(path), "-Y", "http", "-T", "fields", "-e", "http.host",
+                          "-e", "http.user_agent", "-e", "http.server"], capture_output=True, text=True,
+                         check=True).stdout
+    seen = {field for line in out.splitlines() for part in line.split("\t") for field in part.split(",") if field}
+    result = run(path, Http)
+    ours = {r[2] for r in rows(result) if r[1] in ("hostname-claim", "user-agent", "http-server")}
+    assert ours == seen and len(seen) == 18
+
+
+def test_a_response_to_head_has_no_body_and_connect_opens_a_tunnel(run, rows):
+    net, client, server = pair()
+    head_answer = (b"HTTP/1.1 200 OK\r\nServer: head-srv\r\nContent-Length: 5000\r\n\r\n"
+                   + app.http_response(server="after-head"))
+    net.tcp_session(client, server, 50020, 80, client=[
+        app.http_request("HEAD", "/", "h.example", "head/1") + app.http_request("GET", "/", "h.example", "get/1")],
+        server=[head_answer])
+    tunnel = b"HTTP/1.1 200 Connection established\r\n\r\n"
+    inner = app.http_request("GET", "/", "inside.example", "inside/1")  # not the proxy's to read
+    net.tcp_session(client, server, 50021, 3128, client=[
+        app.http_request("CONNECT", "inside.example:443", "inside.example:443", "connect/1"), inner],
+        server=[tunnel, app.http_response(server="inside-srv")])
+    result = run(net, Http)
+    assert {r[2] for r in rows(result, "http-server")} == {"head-srv", "after-head"}
+    assert {r[2] for r in rows(result, "user-agent")} == {"head/1", "get/1", "connect/1"}

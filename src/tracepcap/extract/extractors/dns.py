@@ -9,57 +9,147 @@ responses (RFC 6763: PTR targets, service types and instance names such as
 A claim lands on the address it names: an A/AAAA record's address (value: its owner
 name), or the address a reverse PTR owner name stands for (value: the target). Names keep
 the case they were sent in, without the trailing dot; queried names are lower-cased.
-DNS over TCP is read from the first bytes of each tcp/53 direction: several length-
-prefixed messages per segment, one message over several segments.
+
+`dns-zone` facts: the zones a host serves, from zone maintenance: it sent a NOTIFY for the
+zone (source dns-notify: its primary, RFC 1996) or answered one (dns-notify-ack: a
+secondary), answered a zone transfer (dns-transfer, AXFR RFC 5936 / IXFR RFC 1995) or
+asked for one (dns-transfer-request: a secondary). The A/AAAA and reverse PTR records a
+transfer carries are claims like any answer's (source dns-zone-transfer); records an IXFR
+deletes are left out.
+
+DNS over TCP (tcp/53) is read message by message for the whole connection, in sequence
+order: several length-prefixed messages per segment, one message over several segments,
+a zone transfer of many messages. A message's witness is the frame it began in.
 """
 
 from __future__ import annotations
 
-from ..decoders import Truncated, dns
-from ..extractor import Extractor, StreamHead
-from ..kinds import DNS_QUERY, HOSTNAME_CLAIM, MDNS_SERVICE
+from ..decoders import dns
+from ..decoders.tcp import FIN, RST
+from ..extractor import Extractor
+from ..kinds import DNS_QUERY, DNS_ZONE, HOSTNAME_CLAIM, MDNS_SERVICE
+from ..segments import Followed, InOrder
 
-NAME, VERSION = "dns", "2"
+NAME, VERSION = "dns", "3"
 DNS_PORT, MDNS_PORT, LLMNR_PORT = 53, 5353, 5355
+OPCODE_NOTIFY = 4
+AXFR, IXFR, SOA = 252, 251, 6
+TRANSFER_TYPES = {AXFR: "axfr", IXFR: "ixfr"}
+PROTO_TCP = 6
 ADDRESS_TYPES = (dns.A, dns.AAAA)
 UNSPECIFIED = ("0.0.0.0", "::")  # a sinkhole's "no such host", not a host's name
 DEVICE_INFO = "._device-info._tcp."  # RFC 6763-style record Apple devices describe themselves in
 MODEL_KEY = "model="
 
 
+class _Transfer:
+    """A zone transfer being answered: its kind, zone and the SOA records seen so far
+    (in an IXFR, an even count opens deletions, an odd one additions: RFC 1995 4)."""
+
+    __slots__ = ("qtype", "zone", "soas")
+
+    def __init__(self, qtype: int, zone: str) -> None:
+        self.qtype, self.zone, self.soas = qtype, zone, 0
+
+
+class _TcpDirection:
+    """One direction of a DNS-over-TCP connection: its bytes in order, the message being
+    gathered and the frame it began in, the zone transfer it is answering."""
+
+    __slots__ = ("order", "buf", "frame", "ts", "transfer", "lost")
+
+    def __init__(self, pkt, seq: int, waiting_bytes: int) -> None:
+        self.order = InOrder(seq, waiting_bytes)
+        self.buf = bytearray()
+        self.frame, self.ts = pkt.frame, pkt.ts
+        self.transfer: _Transfer | None = None
+        self.lost = False  # bytes went missing or were not DNS: no message boundary to trust
+
+
 class Dns(Extractor):
     NAME, VERSION = NAME, VERSION
-    KINDS = (HOSTNAME_CLAIM, DNS_QUERY, MDNS_SERVICE)
+    KINDS = (HOSTNAME_CLAIM, DNS_QUERY, MDNS_SERVICE, DNS_ZONE)
     UDP_PORTS = frozenset((DNS_PORT, MDNS_PORT, LLMNR_PORT))
-    TCP_STREAMS = True
+    TCP_PORTS = frozenset((DNS_PORT,))
+
+    def __init__(self, emit, limits) -> None:
+        super().__init__(emit, limits)
+        self._tcp: Followed[_TcpDirection] = Followed(limits.max_followed_directions)
 
     def observe(self, pkt, flow) -> None:
+        if pkt.proto == PROTO_TCP:
+            self._segment(pkt, flow)
+            return
         if not dns.plausible(pkt.payload):
             return  # udp/53 also carries tunnels and probes that are not DNS
-        self._read(dns.decode(pkt.payload), pkt.src, pkt.sport, pkt.dport, pkt.frame, pkt.ts)
+        self._read(dns.decode(pkt.payload), pkt.src, pkt.sport, pkt.dport, pkt.frame, pkt.ts, None)
 
-    def observe_stream(self, head: StreamHead) -> None:
-        if DNS_PORT not in (head.sport, head.dport):
-            return
-        for message in dns.tcp_messages(head.data):
+    def _segment(self, pkt, flow) -> None:
+        key, state = self._tcp.find(pkt, flow)
+        try:
+            if pkt.payload:
+                if state is None:
+                    waiting = self.limits.tcp_waiting_bytes
+                    state = self._tcp.start(key, lambda seq: _TcpDirection(pkt, seq, waiting), pkt)
+                    self.evicted = self._tcp.evicted
+                if not state.lost:
+                    data, lost = state.order.push(pkt.seq, pkt.payload)
+                    if lost:
+                        state.lost = True  # a message boundary went with the lost bytes
+                    elif data:
+                        self._messages(state, data, pkt)
+        finally:
+            if pkt.flags & (FIN | RST):
+                self._tcp.end(key)
+
+    def _messages(self, state: _TcpDirection, data: bytes, pkt) -> None:
+        """Read each message `data` completes (RFC 1035 4.2.2: each after its length)."""
+        if not state.buf:
+            state.frame, state.ts = pkt.frame, pkt.ts
+        buf = state.buf
+        buf += data
+        while len(buf) >= dns.TCP_LENGTH.size:
+            length = dns.TCP_LENGTH.unpack_from(buf, 0)[0]
+            end = dns.TCP_LENGTH.size + length
+            if len(buf) < end:
+                return
+            message = bytes(buf[dns.TCP_LENGTH.size:end])
+            del buf[:end]
+            frame, ts = state.frame, state.ts
+            state.frame, state.ts = pkt.frame, pkt.ts  # the next message begins in this segment
             if not dns.plausible(message):
-                return  # not DNS after all: stop rather than read the rest as DNS
-            try:
-                msg = dns.decode(message)
-            except Truncated:
-                if len(head.data) < self.limits.stream_head_bytes:
-                    raise
-                return  # the head ends inside this message
-            self._read(msg, head.src, head.sport, head.dport, head.first_frame, head.first_ts)
+                state.lost = True  # not DNS after all: stop rather than read the rest as DNS
+                buf.clear()
+                return
+            self._read(dns.decode(message), pkt.src, pkt.sport, pkt.dport, frame, ts, state)
 
     def _read(self, msg: dns.Message, src: str, sport: int, dport: int, frame: int,
-              ts: float) -> None:
+              ts: float, tcp: _TcpDirection | None) -> None:
         if msg.opcode == dns.OPCODE_UPDATE:
             if not msg.response and dport == DNS_PORT:
                 self._update(msg, src, frame, ts)
             return
+        if msg.opcode == OPCODE_NOTIFY:
+            zone = msg.questions[0].name.rstrip(".") if msg.questions else ""
+            if zone:
+                source = "dns-notify-ack" if msg.response else "dns-notify"
+                self.emit.fact(src, DNS_ZONE, zone, frame, ts, source=source)
+            return
         if msg.opcode != dns.OPCODE_QUERY:
             return
+        if msg.response and sport == DNS_PORT:
+            transfer = tcp.transfer if tcp is not None and not msg.questions else None
+            if msg.questions and msg.questions[0].qtype in TRANSFER_TYPES:
+                transfer = _Transfer(msg.questions[0].qtype, msg.questions[0].name.rstrip("."))
+            if tcp is not None:
+                tcp.transfer = transfer
+            if transfer is not None:
+                self._transfer(msg, src, transfer, frame, ts)
+                return
+        elif not msg.response and dport == DNS_PORT and msg.questions \
+                and msg.questions[0].qtype in TRANSFER_TYPES and msg.questions[0].name:
+            self.emit.fact(src, DNS_ZONE, msg.questions[0].name.rstrip("."), frame, ts,
+                           source="dns-transfer-request")
         if MDNS_PORT in (sport, dport):
             if msg.response:  # RFC 6762 6: answers and additional records are all asserted
                 self._addresses(msg.answers + msg.additional, "mdns", frame, ts)
@@ -80,6 +170,28 @@ class Dns(Extractor):
                     if address and address not in UNSPECIFIED:
                         self.emit.fact(address, HOSTNAME_CLAIM, record.value.rstrip("."),
                                        frame, ts, source="dns-ptr")
+
+    def _transfer(self, msg: dns.Message, server: str, transfer: _Transfer, frame: int,
+                  ts: float) -> None:
+        """One message of a zone transfer's answer: the server holds the zone, and the
+        records it adds are claims."""
+        if msg.rcode or not msg.answers:
+            return  # refused, not authoritative, or nothing to transfer
+        if transfer.zone:
+            self.emit.fact(server, DNS_ZONE, transfer.zone, frame, ts, source="dns-transfer")
+        added = []
+        for record in msg.answers:
+            if record.rtype == SOA:
+                transfer.soas += 1
+            elif transfer.qtype == AXFR or transfer.soas % 2:
+                added.append(record)
+        self._addresses(added, "dns-zone-transfer", frame, ts)
+        for record in added:
+            if record.rtype == dns.PTR and record.value:
+                address = dns.reverse_address(record.name)
+                if address and address not in UNSPECIFIED:
+                    self.emit.fact(address, HOSTNAME_CLAIM, record.value.rstrip("."), frame, ts,
+                                   source="dns-zone-transfer")
 
     def _addresses(self, records, source: str, frame: int, ts: float) -> None:
         for record in records:

@@ -3,6 +3,17 @@ facts (Server of responses, on the responder), `served` facts (a host that sent 
 response answered a request on that port, handshake seen or not) and `hostname-claim`
 facts (source http-host: the Host a request named, port removed, on the host that answered).
 
+Every message of a connection is read, on any port: the requests after the first on a
+keep-alive or pipelined connection, and connections picked up mid-stream (no handshake in
+the capture: reading starts at the first segment that begins like an HTTP message). Each
+direction's bytes are followed in sequence order and framed by the message heads
+(Content-Length, chunked transfer coding, bodiless statuses); a body whose end is unknown
+(a response that ends with the connection) or lost bytes leave the direction waiting for a
+segment that starts a message. Bounded per direction: a header block longer than
+`http_header_bytes` is skipped, and past `max_http_messages_per_direction` messages the
+direction is no longer read; both are counted in the manifest row. A message's witness
+is the frame its head began in.
+
 A Host header is only the client's belief about the server, so it is kept pending and
 emitted at finish() for connections whose server side sent packets. Host values that are
 address literals name no host and are left out.
@@ -13,11 +24,20 @@ from __future__ import annotations
 import ipaddress
 from collections import deque
 
-from ..decoders import http
-from ..extractor import Extractor, StreamHead
+from ..decoders import Malformed, http
+from ..decoders.tcp import FIN, RST
+from ..extractor import Extractor
 from ..kinds import HOSTNAME_CLAIM, HTTP_SERVER, SERVED, USER_AGENT
+from ..segments import Followed, InOrder
 
-NAME, VERSION = "http", "1"
+NAME, VERSION = "http", "2"
+FIRST_BYTES = frozenset(method[0] for method in http.METHODS) | {http.VERSION_PREFIX[0]}
+START = http.MAX_METHOD + 1  # bytes `starts_http` needs to decide
+BLANK_LINE, CRLF = b"\r\n\r\n", b"\r\n"
+MAX_CHUNK_LINE = 1024  # a chunk-size line (with extensions) longer than this is not HTTP
+MAX_UNANSWERED = 64  # request methods remembered per direction, to frame their answers
+HEAD, BODY, CHUNK_SIZE, CHUNK_DATA, TRAILER, SEEK, DONE = range(7)
+ENDS = FIN | RST
 
 
 def host_name(header: str | None) -> str | None:
@@ -36,37 +56,186 @@ def host_name(header: str | None) -> str | None:
     return None
 
 
+def body_mode(msg: http.Message) -> tuple[int, int]:
+    """(what follows the head, its length in bytes for BODY) by RFC 9112 6.3."""
+    if not msg.request and (msg.status < 200 or msg.status in http.NO_BODY_STATUS):
+        return HEAD, 0
+    if "chunked" in (msg.header("transfer-encoding") or "").lower():
+        return CHUNK_SIZE, 0
+    length = msg.header("content-length")
+    if length is None:
+        return (HEAD, 0) if msg.request else (SEEK, 0)  # a response then ends with the connection
+    if not (length.isascii() and length.isdigit()):
+        raise Malformed("http", f"Content-Length {length[:40]!r}")
+    return (BODY, int(length)) if int(length) else (HEAD, 0)
+
+
+class _Direction:
+    """One direction of an HTTP connection: its bytes in order, what they are now (a head,
+    a body, a chunk...), the head or line being gathered and the frame it began in."""
+
+    __slots__ = ("order", "mode", "buf", "remaining", "frame", "ts", "messages", "unanswered")
+
+    def __init__(self, seq: int, waiting_bytes: int) -> None:
+        self.order = InOrder(seq, waiting_bytes)
+        self.mode, self.remaining, self.messages = HEAD, 0, 0
+        self.buf = bytearray()
+        self.frame = self.ts = 0
+        # methods of the requests sent this way and not yet answered: a response to HEAD
+        # has no body whatever its Content-Length says, one to CONNECT starts a tunnel
+        self.unanswered: deque[str] = deque(maxlen=MAX_UNANSWERED)
+
+
 class Http(Extractor):
     NAME, VERSION = NAME, VERSION
     KINDS = (HOSTNAME_CLAIM, USER_AGENT, HTTP_SERVER, SERVED)
-    TCP_STREAMS = True
+    EVERY_TCP = True
 
     def __init__(self, emit, limits) -> None:
         super().__init__(emit, limits)
-        # (flow, request sent a -> b, server address, host name, frame, ts); not the head
-        # itself, which holds up to 16 KiB of data
+        self._directions: Followed[_Direction] = Followed(limits.max_followed_directions,
+                                                          track_syns=False)
+        # (flow, request sent a -> b, server address, host name, frame, ts)
         self._hosts: deque[tuple] = deque()
+        self._hosts_evicted = 0
+        self._long_heads = self._past_limit = 0
 
-    def observe_stream(self, head: StreamHead) -> None:
-        if not http.starts_http(head.data):
-            return
-        for msg in http.messages(head.data):
-            if not msg.request and head.from_initiator is not True:  # an initiator answers nothing
-                self.emit.fact(head.src, SERVED, f"tcp/{head.sport}", head.first_frame, head.first_ts)
-            if msg.request:
-                if agent := msg.header("user-agent"):
-                    self.emit.fact(head.src, USER_AGENT, agent, head.first_frame, head.first_ts)
-                if name := host_name(msg.header("host")):
-                    if len(self._hosts) >= self.limits.max_pending:
-                        self._hosts.popleft()
-                        self.evicted += 1
-                    from_a = head.src == head.flow.a and head.sport == head.flow.aport
-                    self._hosts.append((head.flow, from_a, head.dst, name, head.first_frame,
-                                        head.first_ts))
-            elif server := msg.header("server"):
-                self.emit.fact(head.src, HTTP_SERVER, server, head.first_frame, head.first_ts)
+    def observe(self, pkt, flow) -> None:
+        # every TCP segment with data comes here: a direction not followed costs a lookup
+        # and, for the few whose first byte could start a message, a look at the start
+        payload = pkt.payload
+        key = (flow, pkt.sport == flow.aport and pkt.src == flow.a)
+        state = self._directions.states.get(key)
+        if state is None:
+            if not payload or payload[0] not in FIRST_BYTES \
+                    or not http.starts_http(bytes(payload[:START])):
+                return
+            waiting = self.limits.tcp_waiting_bytes
+            state = self._directions.start(key, lambda seq: _Direction(seq, waiting), pkt)
+        try:
+            if payload and state.mode != DONE:
+                data, lost = state.order.push(pkt.seq, payload)
+                if lost:
+                    state.mode = SEEK  # the lost bytes held where messages begin
+                    state.buf.clear()
+                if data:
+                    self._feed(state, data, pkt, flow, key[1])
+        finally:
+            if pkt.flags & ENDS:
+                self._directions.end(key)
+
+    def _feed(self, state: _Direction, data: bytes, pkt, flow, from_a: bool) -> None:
+        """Walk `data` (in order, right after what came before) through the messages."""
+        at, n = 0, len(data)
+        while at < n:
+            mode = state.mode
+            if mode == BODY or mode == CHUNK_DATA:
+                take = min(state.remaining, n - at)
+                state.remaining -= take
+                at += take
+                if not state.remaining:
+                    state.mode = HEAD if mode == BODY else CHUNK_SIZE
+            elif mode == HEAD:
+                buf = state.buf
+                if not buf:
+                    state.frame, state.ts = pkt.frame, pkt.ts
+                    if n - at >= START and not http.starts_http(data[at:at + START]):
+                        state.mode = SEEK  # no message begins where one should
+                        continue
+                before = len(buf)
+                buf += data[at:at + max(0, self.limits.http_header_bytes + 4 - before)]
+                found = buf.find(BLANK_LINE, max(0, before - 3))
+                if found < 0:
+                    if len(buf) > self.limits.http_header_bytes:
+                        self._long_heads += 1
+                        buf.clear()
+                        state.mode = SEEK
+                    return
+                at += found + 4 - before
+                block = bytes(buf[:found + 4])
+                buf.clear()
+                if not self._message(state, block, pkt, flow, from_a):
+                    return
+            elif mode == CHUNK_SIZE or mode == TRAILER:
+                buf = state.buf
+                before = len(buf)
+                buf += data[at:at + MAX_CHUNK_LINE]
+                if mode == TRAILER and buf.startswith(CRLF):
+                    stop = 2  # no trailer fields: the last chunk's empty line ends the message
+                else:
+                    found = buf.find(CRLF if mode == CHUNK_SIZE else BLANK_LINE, max(0, before - 3))
+                    if found < 0:
+                        if len(buf) >= MAX_CHUNK_LINE:
+                            buf.clear()
+                            state.mode = SEEK
+                        return
+                    stop = found + (2 if mode == CHUNK_SIZE else 4)
+                at += stop - before
+                line = bytes(buf[:stop - 2])
+                buf.clear()
+                if mode == TRAILER:
+                    state.mode = HEAD
+                    continue
+                size = line.split(b";", 1)[0].strip()
+                if not size or len(size) > 16 or not all(c in http.HEX for c in size):
+                    state.mode = SEEK
+                elif int(size, 16):
+                    state.mode, state.remaining = CHUNK_DATA, int(size, 16) + 2  # and its CRLF
+                else:
+                    state.mode = TRAILER
+            elif mode == SEEK and at == 0 and http.starts_http(data[:START]):
+                state.mode = HEAD  # a segment that starts a message: framing found again
+            else:
+                return  # SEEK inside a segment, or DONE
+
+    def _message(self, state: _Direction, block: bytes, pkt, flow, from_a: bool) -> bool:
+        """Read one header block; False when the direction is no longer read."""
+        state.messages += 1
+        if state.messages > self.limits.max_http_messages_per_direction:
+            self._past_limit += 1
+            state.mode = DONE
+            return False
+        try:
+            msg, _ = http.decode_head(block)
+            state.mode, state.remaining = body_mode(msg)
+        except Malformed:
+            state.mode = SEEK
+            raise
+        frame, ts = state.frame, state.ts
+        if msg.request:
+            state.unanswered.append(msg.method)
+            if agent := msg.header("user-agent"):
+                self.emit.fact(pkt.src, USER_AGENT, agent, frame, ts)
+            if name := host_name(msg.header("host")):
+                if len(self._hosts) >= self.limits.max_pending:
+                    self._hosts.popleft()
+                    self._hosts_evicted += 1
+                self._hosts.append((flow, from_a, pkt.dst, name, frame, ts))
+            return True
+        if msg.status >= 200:  # the final answer to the oldest request unanswered
+            asking = self._directions.states.get((flow, not from_a))
+            method = asking.unanswered.popleft() if asking is not None and asking.unanswered else ""
+            if method == "HEAD":
+                state.mode, state.remaining = HEAD, 0
+            elif method == "CONNECT" and msg.status < 300:
+                state.mode = asking.mode = DONE  # what follows both ways is the tunnelled protocol
+        initiator = flow.initiator
+        if initiator is None or initiator != ("a" if from_a else "b"):  # an initiator answers nothing
+            self.emit.fact(pkt.src, SERVED, f"tcp/{pkt.sport}", frame, ts)
+        if server := msg.header("server"):
+            self.emit.fact(pkt.src, HTTP_SERVER, server, frame, ts)
+        return True
 
     def finish(self) -> None:
         for flow, from_a, server, name, frame, ts in self._hosts:
             if flow.pkts_ba if from_a else flow.pkts_ab:
                 self.emit.fact(server, HOSTNAME_CLAIM, name, frame, ts, source="http-host")
+        self.evicted = self._hosts_evicted + self._directions.evicted
+        parts = []
+        if self._long_heads:
+            parts.append(f"{self._long_heads} header blocks longer than "
+                         f"{self.limits.http_header_bytes} bytes skipped")
+        if self._past_limit:
+            parts.append(f"{self._past_limit} connection directions not read past "
+                         f"{self.limits.max_http_messages_per_direction} messages")
+        self.note = "; ".join(parts) or None

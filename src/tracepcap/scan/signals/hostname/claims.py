@@ -28,6 +28,7 @@ SAYS = {  # how a reason names each source
     "tls-certificate": "the TLS certificate this host served names {}",
     "dns-ptr": "a DNS PTR answer names this address {}",
     "dns-a": "a DNS answer resolves {} to this address",
+    "dns-zone-transfer": "a DNS zone transfer resolves {} to this address",
     "http-host": "an HTTP request to this host asked for {}",
 }
 
