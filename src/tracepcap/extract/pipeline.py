@@ -230,20 +230,10 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                 if streams_to:
                     heads.feed(pkt, flow, forward)
                 if pkt.payload or pkt.flags & SEGMENT_FLAGS:
-                    for ex, tally in every_tcp:
-                        try:
-                            ex.observe(pkt, flow)
-                        except Exception as err:  # noqa: BLE001
-                            tally.record(frame, err)
+                    if every_tcp:
+                        deliver(every_tcp, frame, pkt, flow)
                     if pkt.sport in by_tcp_port or pkt.dport in by_tcp_port:
-                        for port in (pkt.sport, pkt.dport) if pkt.sport != pkt.dport else (pkt.sport,):
-                            for ex, tally in by_tcp_port.get(port, ()):
-                                if port != pkt.sport and pkt.sport in ex.TCP_PORTS:
-                                    continue  # asked for both ports: once per segment
-                                try:
-                                    ex.observe(pkt, flow)
-                                except Exception as err:  # noqa: BLE001
-                                    tally.record(frame, err)
+                        _deliver_by_port(by_tcp_port, frame, pkt, flow)
             elif by_proto and not pkt.fragment:
                 deliver(by_proto.get(pkt.proto, ()), frame, pkt, flow)
         on_progress(reader.bytes_read, total)
