@@ -4,12 +4,18 @@ An observation is one aggregated fact: (entity, kind, value, source) with a witn
 where it was seen. Extractors emit raw sightings through an `Emitter`; the `FactTable`
 folds repeated sightings into one observation (first/last frame, count, first/last time).
 Absence of a fact is never evidence of absence: captures drop and truncate.
+
+The Emitter is the one door from the wire to the store: every entity and value passes
+`visible()` there (controls and undecodable bytes as `\\xNN`, see `tracepcap/visible.py`),
+so no extractor can hand a NUL or a stray byte to the database or a terminal.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+
+from ..visible import visible
 
 
 class Grade(StrEnum):
@@ -128,8 +134,9 @@ class Emitter:
 
     def fact(self, entity: str, kind: FactKind, value: str, frame: int, ts: float,
              source: str | None = None) -> None:
-        self._table.add(entity, kind, value, source or self.name, frame, ts, self)
+        self._table.add(visible(entity), kind, visible(value), source or self.name, frame, ts, self)
 
     def move(self, old_entity: str, new_entity: str, kind: FactKind, value: str,
              source: str | None = None) -> None:
-        self._table.move(old_entity, new_entity, kind, value, source or self.name)
+        self._table.move(visible(old_entity), visible(new_entity), kind, visible(value),
+                         source or self.name)

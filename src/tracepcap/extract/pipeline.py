@@ -182,7 +182,7 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     tunnelled = 0
     first_time = last_time = None
     frame = 0
-    with CaptureReader(path) as reader:
+    with CaptureReader(path, limits) as reader:
         total = reader.total_bytes
         for linktype, ts, wire_len, data in reader.records():
             frame += 1
