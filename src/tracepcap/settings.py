@@ -15,6 +15,8 @@ from platformdirs import user_data_dir
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .extract.settings import Limits
+
 GIB = 1 << 30
 
 
@@ -26,6 +28,10 @@ class Settings(BaseSettings):
     database_url: str | None = None
     #: uploads larger than this are refused while streaming
     max_capture_bytes: int = Field(default=2 * GIB, gt=0)
+    #: an analysis stops (partial, with a sentence) past this many bytes after decompression
+    max_decompressed_bytes: int = Field(default=Limits().max_read_bytes, gt=0)
+    #: ... or past this many records: one capture cannot hold the worker for hours
+    max_records: int = Field(default=Limits().max_records, gt=0)
 
     #: "off" (default): every request acts as "system" with every role; "oidc": bearer JWTs
     auth: Literal["off", "oidc"] = "off"
@@ -66,6 +72,10 @@ class Settings(BaseSettings):
     @property
     def capture_dir(self) -> Path:
         return self.data_dir / "captures"
+
+    @property
+    def extract_limits(self) -> Limits:
+        return Limits(max_read_bytes=self.max_decompressed_bytes, max_records=self.max_records)
 
 
 @lru_cache(maxsize=1)

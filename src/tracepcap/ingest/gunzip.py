@@ -16,6 +16,7 @@ from typing import BinaryIO
 
 GZIP_WBITS = 16 + zlib.MAX_WBITS  # zlib: expect a gzip header and trailer (CRC-32, size)
 CHUNK = 1 << 16  # compressed bytes read at a time
+SALVAGE_STEP = 64  # compressed bytes fed at a time when finding where the damage starts
 
 
 class GzipDamaged(ValueError):
@@ -31,11 +32,14 @@ class Gunzip:
         self._inflate = zlib.decompressobj(GZIP_WBITS)
         self._pending = b""  # compressed bytes not yet given to the decompressor
         self._members = 1
+        self._damage: GzipDamaged | None = None
         self.decompressed = 0  #: bytes handed out so far
 
     def read1(self, size: int) -> bytes:
         size = max(size, 1)
         while True:
+            if self._damage is not None:
+                raise self._damage
             if self._inflate.eof:
                 if not self._next_member():
                     return b""
@@ -44,11 +48,15 @@ class Gunzip:
             if not data:
                 raise GzipDamaged(f"compressed data ends inside gzip member {self._members} "
                                   f"after {self.decompressed} decompressed bytes")
+            before = self._inflate.copy()
             try:
                 out = self._inflate.decompress(data, size)
             except zlib.error as err:
-                raise GzipDamaged(f"gzip member {self._members} is corrupt after "
-                                  f"{self.decompressed} decompressed bytes ({err})") from err
+                # zlib drops the output of a call that fails: decode again in small steps
+                # from the state before it, to hand out every byte up to the damage
+                out = _salvage(before, data)
+                self._damage = GzipDamaged(f"gzip member {self._members} is corrupt after "
+                                           f"{self.decompressed + len(out)} decompressed bytes ({err})")
             if out:
                 self.decompressed += len(out)
                 return out
@@ -67,6 +75,16 @@ class Gunzip:
         return True
 
 
+def _salvage(inflate, data: bytes) -> bytes:
+    out = []
+    for at in range(0, len(data), SALVAGE_STEP):
+        try:
+            out.append(inflate.decompress(data[at:at + SALVAGE_STEP]))
+        except zlib.error:
+            break
+    return b"".join(out)
+
+
 def gunzip_head(raw: BinaryIO, size: int) -> bytes:
     """Up to `size` decompressed bytes from the start of `raw`; fewer when the stream ends or
     is damaged within them. Raises GzipDamaged only when not one byte decompresses."""
@@ -82,4 +100,4 @@ def gunzip_head(raw: BinaryIO, size: int) -> bytes:
         if not data:
             break
         out += data
-    return out
+    return out[:size]
