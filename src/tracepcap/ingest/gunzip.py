@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 GZIP_WBITS = 16 + zlib.MAX_WBITS  # zlib: expect a gzip header and trailer (CRC-32, size)
 CHUNK = 1 << 16  # compressed bytes read at a time
-SALVAGE_STEP = 64  # compressed bytes fed at a time when finding where the damage starts
+SALVAGE_STEP = 1  # compressed bytes fed at a time after damage: zlib drops a failing call's output
 
 
 class GzipDamaged(ValueError):
