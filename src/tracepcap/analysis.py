@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from sqlalchemy import delete, insert
+from sqlalchemy import delete, insert, update
 
 from .adjudicate.registry import Registry, get_registry
 from .adjudicate.runner import adjudicate_capture
@@ -96,11 +96,10 @@ def _scan_and_adjudicate(db: Database, registry: Registry, capture_id: str) -> b
 
 
 def _finish(db: Database, capture_id: str, status: str, error: str | None) -> str:
+    # one UPDATE, not read-then-write: a deletion committing meanwhile matches no row
+    values = {"status": status, "error": error}
+    if status != "failed":
+        values["progress_bytes"] = Capture.size
     with db.session() as s:
-        capture = s.get(Capture, capture_id)
-        if capture is None:
-            return DELETED
-        capture.status, capture.error = status, error
-        if status != "failed":
-            capture.progress_bytes = capture.size
-    return status
+        matched = s.execute(update(Capture).where(Capture.id == capture_id).values(**values)).rowcount
+    return status if matched else DELETED

@@ -1,0 +1,32 @@
+"""A capture that would hold the analysis worker for minutes is ended by deleting it, and the
+next upload is analyzed at once (issue 17, item 3), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import time
+
+from api_helpers import DNS_DEMO
+
+
+def test_deleting_a_capture_in_analysis_frees_the_worker_for_the_next(api, client, captures, tmp_path,
+                                                                     caplog):
+    bomb = tmp_path / "zeros.pcap.gz"  # 256 MiB of empty records in ~250 KiB: ~minutes to walk
+    with gzip.open(bomb, "wb") as f:
+        f.write((captures / DNS_DEMO).read_bytes()[:24])
+        for _ in range(256):
+            f.write(bytes(1 << 20))
+    caplog.set_level(logging.INFO, logger="tracepcap")
+    slow = api.upload(client, bomb).json()["id"]
+    deadline = time.monotonic() + 30
+    while client.get(f"/captures/{slow}").json()["status"] != "analyzing":
+        assert time.monotonic() < deadline, "the bomb never started"
+        time.sleep(0.05)
+    started = time.monotonic()
+    assert client.delete(f"/captures/{slow}").status_code == 204
+    queued_after = api.upload(client, captures / DNS_DEMO).json()["id"]
+    assert api.wait(client, queued_after, timeout=30)["status"] == "done"
+    assert time.monotonic() - started < 20  # the bomb alone would take minutes
+    assert client.get(f"/captures/{slow}").status_code == 404
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]  # no worker traceback
