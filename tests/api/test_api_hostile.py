@@ -1,13 +1,17 @@
-"""A capture that would hold the analysis worker for minutes is ended by deleting it, and the
-next upload is analyzed at once (issue 17, item 3), on SQLite and PostgreSQL."""
+"""Hostile captures through the API (issue 17, items 3 and 10), on SQLite and PostgreSQL: a
+capture that would hold the analysis worker for minutes is ended by deleting it and the next
+upload is analyzed at once; temporary files of killed uploads are swept when the server starts."""
 
 from __future__ import annotations
 
 import gzip
 import logging
+import os
 import time
 
 from api_helpers import DNS_DEMO
+
+from tracepcap.ingest.store import STALE_UPLOAD_SECONDS, UPLOAD_PREFIX
 
 
 def test_deleting_a_capture_in_analysis_frees_the_worker_for_the_next(api, client, captures, tmp_path,
@@ -30,3 +34,13 @@ def test_deleting_a_capture_in_analysis_frees_the_worker_for_the_next(api, clien
     assert time.monotonic() - started < 20  # the bomb alone would take minutes
     assert client.get(f"/captures/{slow}").status_code == 404
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]  # no worker traceback
+
+
+def test_server_start_sweeps_temporary_files_of_killed_uploads(settings, serve):
+    settings.capture_dir.mkdir(parents=True)
+    orphan = settings.capture_dir / f"{UPLOAD_PREFIX}killed-mid-upload"
+    orphan.write_bytes(b"half a capture")
+    hours_ago = time.time() - 2 * STALE_UPLOAD_SECONDS
+    os.utime(orphan, (hours_ago, hours_ago))
+    serve()
+    assert not orphan.exists()
