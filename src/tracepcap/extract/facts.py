@@ -5,9 +5,10 @@ where it was seen. Extractors emit raw sightings through an `Emitter`; the `Fact
 folds repeated sightings into one observation (first/last frame, count, first/last time).
 Absence of a fact is never evidence of absence: captures drop and truncate.
 
-The Emitter is the one door from the wire to the store: every entity and value passes
-`visible()` there (controls and undecodable bytes as `\\xNN`, see `tracepcap/visible.py`),
-so no extractor can hand a NUL or a stray byte to the database or a terminal.
+The FactTable is the one door from the wire to the store: every entity and value is kept
+as `visible()` renders it (controls and undecodable bytes as `\\xNN`, see
+`tracepcap/visible.py`), so no extractor can hand a NUL or a stray byte to the database or a
+terminal. Only a key not seen before is rendered; a repeated sighting costs a lookup.
 """
 
 from __future__ import annotations
@@ -77,6 +78,9 @@ class FactTable:
             frame: int, ts: float, extractor: Emitter) -> bool:
         key = (entity, kind.name, value, source)
         row = self._rows.get(key)
+        if row is None:  # new, or a hostile value kept under its visible rendering
+            key = (visible(entity), kind.name, visible(value), source)
+            row = self._rows.get(key)
         if row is not None:
             if frame >= row[1]:
                 row[1], row[4] = frame, ts
@@ -92,10 +96,11 @@ class FactTable:
 
     def move(self, old_entity: str, new_entity: str, kind: FactKind, value: str, source: str) -> None:
         """Re-attribute a fact (a DHCP name sent from 0.0.0.0 lands on the leased address)."""
-        row = self._rows.pop((old_entity, kind.name, value, source), None)
+        value = visible(value)
+        row = self._rows.pop((visible(old_entity), kind.name, value, source), None)
         if row is None:
             return
-        key = (new_entity, kind.name, value, source)
+        key = (visible(new_entity), kind.name, value, source)
         have = self._rows.get(key)
         if have is None:
             self._rows[key] = row
@@ -134,9 +139,8 @@ class Emitter:
 
     def fact(self, entity: str, kind: FactKind, value: str, frame: int, ts: float,
              source: str | None = None) -> None:
-        self._table.add(visible(entity), kind, visible(value), source or self.name, frame, ts, self)
+        self._table.add(entity, kind, value, source or self.name, frame, ts, self)
 
     def move(self, old_entity: str, new_entity: str, kind: FactKind, value: str,
              source: str | None = None) -> None:
-        self._table.move(visible(old_entity), visible(new_entity), kind, visible(value),
-                         source or self.name)
+        self._table.move(old_entity, new_entity, kind, value, source or self.name)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..visible import visible
 from . import extractors as extractors_pkg
 from .decoders import DecodeError
 from .extractor import Extractor, StreamHead
@@ -89,7 +90,8 @@ class _Tally:
 
     def record(self, frame: int, err: Exception) -> None:
         if not self.count:
-            self.first = f"frame {frame}: {type(err).__name__}: {err}"
+            # a decoder's message may quote the packet: it is wire text like any fact value
+            self.first = visible(f"frame {frame}: {type(err).__name__}: {err}")
             log.debug("extractor failed on frame %d", frame, exc_info=err)
         self.count += 1
 
