@@ -12,7 +12,8 @@ class Limits:
     #: and at the extract rate measured in docs/BENCHMARKS.md (~60 MiB/s) it is ~2.5 minutes
     max_read_bytes: int = 8 << 30
     #: records walked: 28 M minimum-size frames fill 2 GiB, so no whole upload is cut; an
-    #: empty-record flood (a gzip bomb of zeros) stops here after ~2 minutes, not hours
+    #: empty-record flood (a gzip bomb of zeros) stops here after 318 s measured on a busy
+    #: 2-core machine (docs/BENCHMARKS.md), where 20 GiB of it would take ~8,600 s
     max_records: int = 50_000_000
     max_flows: int = 200_000  #: conversations held at once; older ones are written out early
     stream_head_bytes: int = 16 * 1024  #: bytes reassembled per TCP direction

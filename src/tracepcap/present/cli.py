@@ -15,8 +15,8 @@ from ..adjudicate import annotations
 from ..adjudicate.actor import SYSTEM_ACTOR
 from ..adjudicate.registry import get_registry
 from ..adjudicate.runner import Key, stored_verdicts, verdict_document
-from ..analysis import analyze
-from ..errors import TracePcapError, UnusableCapture, UsageError
+from ..analysis import DELETED, analyze
+from ..errors import NotFound, TracePcapError, UnusableCapture, UsageError
 from ..ingest import find_capture, store_file
 from ..settings import Settings
 from ..store import open_database
@@ -55,6 +55,8 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
                                            max_bytes=settings.max_capture_bytes)
             capture_id = capture.id
         status = analyze(db, settings, capture_id, raise_failure=True)
+        if status == DELETED:
+            raise NotFound(f"capture {capture_id} was deleted while it was analyzed")
         with db.session() as s:
             from ..store.models import Capture
             document = capture_document(s, s.get(Capture, capture_id), get_registry())
@@ -270,7 +272,8 @@ class _OneLine(logging.Formatter):
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not logging.getLogger().handlers:  # a warning is a line on stderr; tracebacks stay out
+    if args.run is not cmd_serve and not logging.getLogger().handlers:
+        # a warning is one line on stderr, no traceback; `serve` keeps full records for its log
         handler = logging.StreamHandler()
         handler.setFormatter(_OneLine())
         logging.getLogger().addHandler(handler)
