@@ -9,7 +9,7 @@ import logging
 import os
 import time
 
-from api_helpers import DNS_DEMO
+from api_helpers import DNS_DEMO, assert_error
 
 from tracepcap.ingest.store import STALE_UPLOAD_SECONDS, UPLOAD_PREFIX
 
@@ -44,3 +44,17 @@ def test_server_start_sweeps_temporary_files_of_killed_uploads(settings, serve):
     os.utime(orphan, (hours_ago, hours_ago))
     serve()
     assert not orphan.exists()
+
+
+def test_a_corrupt_gzip_upload_is_415_and_a_damaged_one_is_analyzed_partial(api, client, captures, tmp_path):
+    unreadable = tmp_path / "unreadable.pcap.gz"
+    unreadable.write_bytes(b"\x1f\x8b\x08\x00" + b"\xff" * 200)  # a gzip header, no valid deflate
+    assert_error(api.upload(client, unreadable), 415, None, "gzip data unreadable")
+    damaged = tmp_path / "damaged.pcap.gz"
+    packed = bytearray(gzip.compress((captures / DNS_DEMO).read_bytes()))
+    packed[-8] ^= 0xFF  # bad CRC: every packet is read, then the stream is refused
+    damaged.write_bytes(bytes(packed))
+    response = api.upload(client, damaged)
+    assert response.status_code == 202
+    capture = api.wait(client, response.json()["id"])
+    assert capture["status"] == "partial" and "incorrect data check" in capture["error"]
