@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from sqlalchemy.exc import DataError
 
+from tracepcap import analysis
+from tracepcap.present import cli
 from tracepcap.present.cli import ExitCode, main
 
 
@@ -135,3 +143,59 @@ def test_serve_answers_to_its_bound_host_and_closes_idle_connections(settings, m
     assert main(["serve", "--host", host, "--db", settings.database_url]) == ExitCode.OK
     assert served["app"].state.settings.allowed_hosts == allowed
     assert served["timeout_keep_alive"] == 5
+
+
+# -- hostile captures and failures (issue 17, items 6, 7, 10) -----------------------------------
+
+def test_corrupt_gzip_is_partial_with_what_came_before(run, captures, tmp_path):
+    packed = bytearray(gzip.compress((captures / "dns_demo.pcap").read_bytes()))
+    packed[-8] ^= 0xFF  # the CRC-32: every packet decodes, then zlib refuses the stream
+    (tmp_path / "crc.pcap.gz").write_bytes(bytes(packed))
+    code, out, err = run(tmp_path / "crc.pcap.gz", "--json")
+    assert code == ExitCode.PARTIAL and err == ""
+    reader = json.loads(out)["manifest"][0]
+    assert reader["status"] == "partial" and "incorrect data check" in reader["error"]
+
+
+def test_a_short_last_packet_block_is_partial_not_an_internal_error(run, captures, tmp_path):
+    data = (captures / "telegram_voice.pcapng").read_bytes() + struct.pack("<III", 6, 16, 0) + b"\x10\x00\x00\x00"
+    (tmp_path / "short.pcapng").write_bytes(data)
+    code, out, err = run(tmp_path / "short.pcapng", "--json")
+    whole = json.loads(run(captures / "telegram_voice.pcapng", "--json")[1])
+    doc = json.loads(out)
+    assert code == ExitCode.PARTIAL and err == ""
+    assert doc["capture"]["packets"] == whole["capture"]["packets"]  # every packet before it kept
+    assert "impossible length 16" in doc["manifest"][0]["error"]
+
+
+def test_an_internal_error_exits_1_with_one_line_and_no_sql(run, captures, monkeypatch):
+    def broken(*_args):
+        raise DataError("INSERT INTO vote (reason) VALUES (%(reason)s)", {"reason": "x"},
+                        ValueError("a driver's message"))
+    monkeypatch.setattr(analysis, "_scan_and_adjudicate", broken)
+    code, out, err = run(captures / "dns_demo.pcap")
+    assert code == ExitCode.FAILED == 1 and out == ""
+    assert err.strip().splitlines()[-1] == ("tracepcap: internal error (DataError) while analyzing; "
+                                            "the server log has the details")
+    assert "Traceback" not in err and "INSERT" not in err.splitlines()[-1]
+
+
+def test_an_unexpected_error_outside_analysis_is_one_line_exit_1(run, captures, monkeypatch):
+    def broken(*_args, **_kw):
+        raise RuntimeError("disk on fire\nsecond line")
+    monkeypatch.setattr(cli, "store_file", broken)
+    code, out, err = run(captures / "dns_demo.pcap")
+    assert (code, out, err) == (ExitCode.FAILED, "", "tracepcap: internal error (RuntimeError) disk on fire\n")
+
+
+def test_output_cut_by_its_reader_ends_quietly(settings, captures):
+    """`tracepcap analyze ... | head -c 10`: no BrokenPipeError traceback, the command's code."""
+    env = {**os.environ, "TRACEPCAP_DATA_DIR": str(settings.data_dir),
+           "PYTHONPATH": str(Path(cli.__file__).parents[2])}
+    proc = subprocess.Popen([sys.executable, "-m", "tracepcap.present.cli", "analyze", "--json",
+                             str(captures / "demo_all_rules.pcap"), "--db", settings.database_url],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout.read(10) == b'{\n  "captu'
+    proc.stdout.close()  # the reader goes away with ~260 KB still to come
+    err = proc.stderr.read().decode()
+    assert proc.wait(60) == ExitCode.OK and err == ""

@@ -2,6 +2,9 @@
 
 * TracePcapError                      exit 1, HTTP 500
   * DuplicateQuestion                 exit 1, HTTP 500  two modules claim one question (start-up)
+  * InternalError                     exit 1, HTTP 500  a bug or a failing database: the message
+                                                        names it, the log holds the traceback
+  * AnalysisCancelled                 (worker only)     the capture was deleted while analyzed
   * UsageError                        exit 2, HTTP 400  a request that cannot be carried out as given
     * UnusableCapture                 exit 2, HTTP 415  not a capture, empty, unreadable header
       * CaptureMissing                exit 2, HTTP 400  no such file
@@ -31,6 +34,14 @@ class TracePcapError(Exception):
 
 class DuplicateQuestion(TracePcapError):
     """Two modules claim one question: the registry refuses to start."""
+
+
+class InternalError(TracePcapError):
+    """Something that is no fault of the input failed; the log has the traceback."""
+
+
+class AnalysisCancelled(TracePcapError):
+    """The capture was deleted (or its analysis cancelled) while the walk was running."""
 
 
 class UsageError(TracePcapError):

@@ -17,6 +17,8 @@ from platformdirs import user_data_dir
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from .extract.settings import Limits
+
 GIB = 1 << 30
 #: the names a browser may use for a server on this machine; `tracepcap serve` adds its --host
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
@@ -30,6 +32,10 @@ class Settings(BaseSettings):
     database_url: str | None = None
     #: uploads larger than this are refused while streaming
     max_capture_bytes: int = Field(default=2 * GIB, gt=0)
+    #: an analysis stops (partial, with a sentence) past this many bytes after decompression
+    max_decompressed_bytes: int = Field(default=Limits().max_read_bytes, gt=0)
+    #: ... or past this many records: one capture cannot hold the worker for hours
+    max_records: int = Field(default=Limits().max_records, gt=0)
 
     #: an upload waits at most this long for its next bytes before it is cut (408)
     upload_idle_timeout_seconds: float = Field(default=30, gt=0)
@@ -92,6 +98,10 @@ class Settings(BaseSettings):
     @property
     def capture_dir(self) -> Path:
         return self.data_dir / "captures"
+
+    @property
+    def extract_limits(self) -> Limits:
+        return Limits(max_read_bytes=self.max_decompressed_bytes, max_records=self.max_records)
 
 
 @lru_cache(maxsize=1)

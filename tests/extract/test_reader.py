@@ -5,12 +5,14 @@ from __future__ import annotations
 import gzip
 import io
 import random
+import struct
 
 import pytest
 
 from tracepcap.errors import UnusableCapture
 from tracepcap.extract.packet import decode_frame
 from tracepcap.extract.reader import CaptureReader
+from tracepcap.extract.settings import Limits
 from tracepcap.synth import frames
 from tracepcap.synth.writers import PcapngWriter, PcapWriter
 
@@ -175,3 +177,81 @@ def test_random_bytes_after_a_valid_header_end_partial(tmp_path):
         reader, records = read_all(tmp_path / "r.pcap")
         # it returns; either the records tile the file exactly, or it says where it stopped
         assert reader.partial or sum(16 + len(r[3]) for r in records) == len(tail)
+
+
+# -- hostile captures (issue 17, items 3, 6, 7) ------------------------------------------------
+
+@pytest.mark.parametrize("block_type", [0x00000006, 0x00000002])  # EPB, PB
+@pytest.mark.parametrize("body", [b"", b"\x00" * 4, b"\x00" * 8, b"\x00" * 12])
+def test_a_short_packet_block_at_the_end_is_a_truncation(tmp_path, block_type, body):
+    buf = io.BytesIO()
+    w = PcapngWriter(buf)
+    w.interface(1)
+    w.write(T0, udp_frame(1))
+    w.write(T0 + 1, udp_frame(2))
+    w.raw_block(block_type, body)  # 12-24 bytes: too short to hold a packet header
+    (tmp_path / "short.pcapng").write_bytes(buf.getvalue())
+    reader, records = read_all(tmp_path / "short.pcapng")
+    assert [r[3] for r in records] == [udp_frame(1), udp_frame(2)]  # nothing before it is lost
+    assert f"block of type {block_type:#x} has impossible length {12 + len(body)}" in reader.partial
+
+
+def test_an_interface_option_overrunning_its_block_keeps_the_interface(tmp_path):
+    buf = io.BytesIO()
+    w = PcapngWriter(buf)
+    w.section()
+    # if_tsoffset (14) claiming 8 bytes with only 4 left in the block
+    w.raw_block(0x00000001, struct.pack("<HHI", 1, 0, 65535) + struct.pack("<HH", 14, 8) + b"\x00" * 4)
+    w._units, w._snaplens = [1_000_000], [65535]
+    w.write(T0, udp_frame(1))
+    (tmp_path / "opt.pcapng").write_bytes(buf.getvalue())
+    reader, records = read_all(tmp_path / "opt.pcapng")
+    assert reader.partial is None and [r[3] for r in records] == [udp_frame(1)]
+
+
+@pytest.mark.parametrize("cut", [30, 40, 50, 63])
+def test_a_gzip_cut_in_its_first_64_bytes_reads_like_the_same_cut_uncompressed(tmp_path, cut):
+    plain = write_pcap(tmp_path / "a.pcap", n=3).read_bytes()[:cut]
+    (tmp_path / "cut.pcap").write_bytes(plain)
+    (tmp_path / "cut.pcap.gz").write_bytes(gzip.compress(plain)[:-8])  # no trailer: a cut stream
+    plain_reader, plain_records = read_all(tmp_path / "cut.pcap")
+    gz_reader, gz_records = read_all(tmp_path / "cut.pcap.gz")
+    assert gz_records == plain_records and plain_reader.partial and gz_reader.partial
+    assert plain_reader.partial in gz_reader.partial  # the same sentence, plus the stream's
+
+
+def test_corrupt_gzip_is_partial_not_zlib_error(tmp_path):
+    plain = write_pcap(tmp_path / "a.pcap", n=200).read_bytes()
+    packed = bytearray(gzip.compress(plain))
+    packed[len(packed) // 2:len(packed) // 2 + 4] = b"\xff\xff\xff\xff"
+    (tmp_path / "bad.pcap.gz").write_bytes(bytes(packed))
+    reader, records = read_all(tmp_path / "bad.pcap.gz")
+    # the damage decodes to garbage first or stops zlib: either way a partial with a reason
+    assert 0 < len(records) < 200 and reader.partial
+    assert [r[3] for r in records[:5]] == [udp_frame(i) for i in range(5)]
+
+
+def test_records_past_the_limit_are_not_read(tmp_path):
+    write_pcap(tmp_path / "a.pcap", n=10)
+    with CaptureReader(tmp_path / "a.pcap", Limits(max_records=4)) as reader:
+        records = list(reader.records())
+    assert len(records) == 4 and reader.packets == 4
+    assert reader.partial.startswith("the capture holds more than 4 records, the limit "
+                                     "TRACEPCAP_MAX_RECORDS; the rest was not read (after 4 packets")
+
+
+def test_a_gzip_bomb_stops_at_the_decompressed_byte_limit(tmp_path):
+    """Zeros after a pcap header are 16-byte empty records: 64 MiB of them compress to ~64
+    KiB. The walk stops at the byte limit with a sentence, having read only that far."""
+    header = write_pcap(tmp_path / "a.pcap", n=0).read_bytes()
+    with gzip.open(tmp_path / "bomb.pcap.gz", "wb") as f:
+        f.write(header)
+        for _ in range(64):
+            f.write(bytes(1 << 20))
+    assert (tmp_path / "bomb.pcap.gz").stat().st_size < 200_000
+    with CaptureReader(tmp_path / "bomb.pcap.gz", Limits(max_read_bytes=1 << 20)) as reader:
+        count = sum(1 for _ in reader.records())
+        assert reader.bytes_read < 200_000  # it did not decompress the rest to find the end
+    assert count == ((1 << 20) - 24) // 16
+    assert "more than 1048576 bytes (after decompression), the limit " \
+           "TRACEPCAP_MAX_DECOMPRESSED_BYTES" in reader.partial

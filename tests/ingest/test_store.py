@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
+import time
 
 import pytest
 
 from tracepcap.errors import CaptureTooLarge, NotFound, UnusableCapture
-from tracepcap.ingest import capture_path, find_capture, store_capture
+from tracepcap.ingest import capture_path, find_capture, store_capture, sweep_stale_uploads
+from tracepcap.ingest.store import STALE_UPLOAD_SECONDS, UPLOAD_PREFIX
 
 
 def test_same_bytes_twice_are_one_capture(db, settings, captures):
@@ -73,3 +76,31 @@ def test_find_capture_by_id_prefix_and_sha(db, settings, captures):
         assert find_capture(s, capture.sha256.upper()).id == capture.id
         with pytest.raises(NotFound, match="no capture with id, prefix or sha256 'ffff0000'"):
             find_capture(s, "ffff0000")
+
+
+def test_an_upload_that_breaks_off_leaves_no_temporary_file(db, settings, captures):
+    data = (captures / "dns_demo.pcap").read_bytes()
+
+    def cut_off():
+        yield data[:1000]
+        raise ConnectionResetError("client went away")
+    with db.session() as s, pytest.raises(ConnectionResetError):
+        store_capture(s, settings.capture_dir, cut_off(), name="a.pcap", uploaded_by="alice",
+                      max_bytes=settings.max_capture_bytes)
+    assert list(settings.capture_dir.iterdir()) == []
+
+
+def test_temporary_files_of_killed_uploads_are_swept_but_live_ones_stay(settings):
+    settings.capture_dir.mkdir(parents=True)
+    orphan = settings.capture_dir / f"{UPLOAD_PREFIX}orphan"
+    live = settings.capture_dir / f"{UPLOAD_PREFIX}live"
+    kept = settings.capture_dir / "ab" / ("ab" + "0" * 62)
+    for path in (orphan, live, kept):
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"x")
+    hours_ago = time.time() - 2 * STALE_UPLOAD_SECONDS
+    os.utime(orphan, (hours_ago, hours_ago))
+    os.utime(kept, (hours_ago, hours_ago))
+    assert sweep_stale_uploads(settings.capture_dir) == 1
+    assert not orphan.exists() and live.exists() and kept.exists()
+    assert sweep_stale_uploads(settings.data_dir / "nowhere") == 0

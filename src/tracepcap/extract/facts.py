@@ -4,12 +4,19 @@ An observation is one aggregated fact: (entity, kind, value, source) with a witn
 where it was seen. Extractors emit raw sightings through an `Emitter`; the `FactTable`
 folds repeated sightings into one observation (first/last frame, count, first/last time).
 Absence of a fact is never evidence of absence: captures drop and truncate.
+
+The FactTable is the one door from the wire to the store: every entity and value is kept
+as `visible()` renders it (controls and undecodable bytes as `\\xNN`, see
+`tracepcap/visible.py`), so no extractor can hand a NUL or a stray byte to the database or a
+terminal. Only a key not seen before is rendered; a repeated sighting costs a lookup.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+
+from ..visible import visible
 
 
 class Grade(StrEnum):
@@ -72,6 +79,9 @@ class FactTable:
             frame: int, ts: float, extractor: Emitter) -> bool:
         key = (entity, kind.name, value, source)
         row = self._rows.get(key)
+        if row is None:  # new, or a hostile value kept under its visible rendering
+            key = (visible(entity), kind.name, visible(value), source)
+            row = self._rows.get(key)
         if row is not None:
             if frame >= row[1]:
                 row[1], row[4] = frame, ts
@@ -87,10 +97,11 @@ class FactTable:
 
     def move(self, old_entity: str, new_entity: str, kind: FactKind, value: str, source: str) -> None:
         """Re-attribute a fact (a DHCP name sent from 0.0.0.0 lands on the leased address)."""
-        row = self._rows.pop((old_entity, kind.name, value, source), None)
+        value = visible(value)
+        row = self._rows.pop((visible(old_entity), kind.name, value, source), None)
         if row is None:
             return
-        key = (new_entity, kind.name, value, source)
+        key = (visible(new_entity), kind.name, value, source)
         have = self._rows.get(key)
         if have is None:
             self._rows[key] = row

@@ -7,11 +7,13 @@ so readers (the API, the web UI) see progress and never wait on a long write.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import delete, insert
 
+from ..errors import AnalysisCancelled
 from ..store import Database
 from ..store.models import Capture, CaptureStatus, Conversation, Host, ManifestEntry, ObservationRow
 from .pipeline import ExtractResult, extract
@@ -21,9 +23,11 @@ BATCH = 5000
 PROGRESS_SECONDS = 0.5
 
 
-def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = Limits()) -> ExtractResult:
+def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = Limits(), *,
+                    cancelled: Callable[[], bool] = lambda: False) -> ExtractResult:
     """Replace the capture's Extract output with a fresh walk of `path`; return the result.
-    The capture's status is left at "analyzing": the conductor sets the final one."""
+    The capture's status is left at "analyzing": the conductor sets the final one. The walk
+    raises AnalysisCancelled at the first progress tick after `cancelled()` turns True."""
     with db.session() as s:
         for table in (ObservationRow, Conversation, Host, ManifestEntry):
             s.execute(delete(table).where(table.capture_id == capture_id))
@@ -46,11 +50,16 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
             flush()
 
     def on_progress(done: int, total: int) -> None:
+        if cancelled():
+            raise AnalysisCancelled(f"the analysis of capture {capture_id} was cancelled")
         now = time.monotonic()
         if now - last_progress[0] >= PROGRESS_SECONDS or done >= total:
             last_progress[0] = now
             with db.session() as s:
-                s.get(Capture, capture_id).progress_bytes = done
+                capture = s.get(Capture, capture_id)
+                if capture is None:  # deleted by another process than ours
+                    raise AnalysisCancelled(f"capture {capture_id} was deleted while analyzed")
+                capture.progress_bytes = done
 
     result = extract(path, capture_id, limits=limits, on_conversation=on_conversation,
                      on_progress=on_progress)

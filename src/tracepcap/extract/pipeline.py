@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..visible import visible
 from . import extractors as extractors_pkg
 from .decoders import DecodeError
 from .decoders.tcp import FIN, RST, SYN
@@ -91,7 +92,8 @@ class _Tally:
 
     def record(self, frame: int, err: Exception) -> None:
         if not self.count:
-            self.first = f"frame {frame}: {type(err).__name__}: {err}"
+            # a decoder's message may quote the packet: it is wire text like any fact value
+            self.first = visible(f"frame {frame}: {type(err).__name__}: {err}")
             log.debug("extractor failed on frame %d", frame, exc_info=err)
         self.count += 1
 
@@ -198,7 +200,7 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     tunnelled = 0
     first_time = last_time = None
     frame = 0
-    with CaptureReader(path) as reader:
+    with CaptureReader(path, limits) as reader:
         total = reader.total_bytes
         for linktype, ts, wire_len, data in reader.records():
             frame += 1

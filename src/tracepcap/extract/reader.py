@@ -2,22 +2,23 @@
 
 It yields one record at a time from a fixed-size read buffer, so memory does not grow with
 the capture. A file that ends inside a record, or a record that says something impossible,
-stops the walk: what was read stands, and `partial` says why the rest was not.
+stops the walk: what was read stands, and `partial` says why the rest was not. So does a
+capture past the limits on bytes read (after decompression) and records: a gzip bomb or a
+flood of empty records is cut short with a sentence naming the limit, never walked for hours.
 Formats: tcpdump.org pcap (both byte orders, micro/nanosecond) and pcapng (IETF draft
 "PCAP Now Generic": sections, several interfaces, mixed link types).
 """
 
 from __future__ import annotations
 
-import gzip
 import struct
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
 
 from ..errors import UnusableCapture
+from ..ingest.gunzip import Gunzip, GzipDamaged
 from ..ingest.sniff import PCAP_MAGICS, sniff_file
+from .settings import Limits
 
 CHUNK = 1 << 20
 MAX_RECORD = 16 << 20  # no real frame is 16 MiB; a bigger length means corruption
@@ -25,18 +26,28 @@ PCAP_HEADER = 24
 SHB, IDB, PB, SPB, EPB = 0x0A0D0D0A, 0x00000001, 0x00000002, 0x00000003, 0x00000006
 BYTE_ORDER_MAGIC = 0x1A2B3C4D
 OPT_END, OPT_TSRESOL, OPT_TSOFFSET = 0, 9, 14
+#: the smallest body each block type can have: an EPB or PB shorter than its 20-byte packet
+#: header, or an IDB without link type and snap length, is a cut block, not a packet
+MIN_BLOCK = {EPB: 32, PB: 32, SPB: 16, IDB: 20, SHB: 28}
 
 Record = tuple[int, float, int, memoryview]  # linktype, timestamp, original length, data
 
 
-class CaptureReader:
-    """Iterate `records()`; afterwards `packets`, `partial` (None or why) and `bytes_read`."""
+class _LimitReached(Exception):
+    """The walk passed a configured limit; its message is the user's sentence."""
 
-    def __init__(self, path: Path) -> None:
+
+class CaptureReader:
+    """Iterate `records()`; afterwards `packets`, `partial` (None or why) and `bytes_read`.
+    `limits` bound the bytes walked (after decompression) and the records."""
+
+    def __init__(self, path: Path, limits: Limits = Limits()) -> None:
         self.path = path
         self.format = sniff_file(path)
+        self.max_bytes = limits.max_read_bytes
+        self.max_records = limits.max_records
         self._raw = open(path, "rb")
-        self._stream: BinaryIO = gzip.GzipFile(fileobj=self._raw) if self.format.endswith("+gzip") else self._raw
+        self._stream = Gunzip(self._raw) if self.format.endswith("+gzip") else self._raw
         self.total_bytes = path.stat().st_size
         self.packets = 0
         self.partial: str | None = None
@@ -59,10 +70,13 @@ class CaptureReader:
         self.close()
 
     def records(self) -> Iterator[Record]:
-        if self.format.startswith("pcapng"):
-            yield from self._pcapng()
-        else:
-            yield from self._pcap()
+        try:
+            if self.format.startswith("pcapng"):
+                yield from self._pcapng()
+            else:
+                yield from self._pcap()
+        except _LimitReached as limit:
+            self._stop(str(limit))
         if self._stream_error:
             self.partial = (f"compressed stream unreadable after {self.packets} packets "
                             f"({self._stream_error}); {self.partial}")
@@ -71,6 +85,10 @@ class CaptureReader:
 
     def _fill(self, size: int) -> bool:
         """Make `size` bytes available at _pos; False when the file ends first."""
+        if self._offset + self._pos + size > self.max_bytes:
+            raise _LimitReached(f"the capture holds more than {self.max_bytes} bytes (after "
+                                "decompression), the limit TRACEPCAP_MAX_DECOMPRESSED_BYTES; "
+                                "the rest was not read")
         if len(self._buf) - self._pos >= size:
             return True
         rest = self._buf[self._pos:]
@@ -80,7 +98,7 @@ class CaptureReader:
         while have < size and not self._stream_error:
             try:
                 data = self._stream.read1(max(CHUNK, size - have))  # read1: a gzip error keeps what came before
-            except (OSError, EOFError, zlib.error) as err:  # a cut or corrupt gzip stream
+            except (OSError, GzipDamaged) as err:  # a cut or corrupt gzip stream, a failing disk
                 self._stream_error = str(err)
                 break
             if not data:
@@ -90,6 +108,12 @@ class CaptureReader:
         self._buf = b"".join(chunks)
         self._pos = 0
         return have >= size
+
+    def _count_record(self) -> None:
+        if self.packets >= self.max_records:
+            raise _LimitReached(f"the capture holds more than {self.max_records} records, the "
+                                "limit TRACEPCAP_MAX_RECORDS; the rest was not read")
+        self.packets += 1
 
     def _stop(self, why: str) -> None:
         self.partial = f"{why} (after {self.packets} packets, at byte {self._offset + self._pos})"
@@ -121,7 +145,7 @@ class CaptureReader:
                 return
             start = self._pos + 16
             self._pos = start + incl
-            self.packets += 1
+            self._count_record()
             yield linktype, sec + frac * scale, orig, memoryview(self._buf)[start:start + incl]
 
     # -- pcapng -----------------------------------------------------------------------------
@@ -147,7 +171,7 @@ class CaptureReader:
                     return
                 interfaces = []
             btype, blen = struct.unpack_from(order + "II", self._buf, at)
-            if blen < 12 or blen % 4 or blen > MAX_RECORD:
+            if blen < MIN_BLOCK.get(btype, 12) or blen % 4 or blen > MAX_RECORD:
                 self._stop(f"block of type {btype:#x} has impossible length {blen}")
                 return
             if not self._fill(blen):
@@ -174,7 +198,7 @@ class CaptureReader:
                 linktype, units, offset = interfaces[iface]
                 seconds, ticks = divmod((hi << 32) | lo, units)  # exact, then one rounding
                 last_ts = seconds + ticks / units + offset
-                self.packets += 1
+                self._count_record()
                 yield linktype, last_ts, orig, memoryview(self._buf)[data:data + incl]
             elif btype == SPB:
                 if not interfaces:
@@ -182,7 +206,7 @@ class CaptureReader:
                     return
                 (orig,) = struct.unpack_from(order + "I", self._buf, body)
                 incl = min(orig, blen - 16)
-                self.packets += 1
+                self._count_record()
                 yield interfaces[0][0], last_ts, orig, memoryview(self._buf)[body + 4:body + 4 + incl]
             # every other block type (statistics, name resolution, custom, unknown) is skipped
 
@@ -194,6 +218,8 @@ class CaptureReader:
             code, length = struct.unpack_from(order + "HH", self._buf, at)
             if code == OPT_END:
                 break
+            if at + 4 + length > end:
+                break  # an option overrunning its block: keep what the earlier ones said
             value = self._buf[at + 4:at + 4 + length]
             if code == OPT_TSRESOL and length >= 1:
                 res = value[0]

@@ -8,6 +8,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Limits:
+    #: bytes walked after decompression; a 2 GiB upload of full-size frames gzip'd 3:1 fits,
+    #: and at the extract rate measured in docs/BENCHMARKS.md (~60 MiB/s) it is ~2.5 minutes
+    max_read_bytes: int = 8 << 30
+    #: records walked: 28 M minimum-size frames fill 2 GiB, so no whole upload is cut; an
+    #: empty-record flood (a gzip bomb of zeros) stops here after 318 s measured on a busy
+    #: 2-core machine (docs/BENCHMARKS.md), where 20 GiB of it would take ~8,600 s
+    max_records: int = 50_000_000
     max_flows: int = 200_000  #: conversations held at once; older ones are written out early
     stream_head_bytes: int = 16 * 1024  #: bytes reassembled per TCP direction
     max_open_stream_heads: int = 4096  #: directions reassembling at once (x head bytes = memory)

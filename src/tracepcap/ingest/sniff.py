@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 from pathlib import Path
 
 from ..errors import UnusableCapture
+from .gunzip import GzipDamaged, gunzip_head
 
 PCAP_MAGICS = {  # first four bytes -> (format, byte order)
     b"\xd4\xc3\xb2\xa1": ("pcap", "<"),
@@ -28,10 +28,10 @@ def sniff(head: bytes) -> str:
         raise UnusableCapture("not a capture: the file is empty")
     if head[:2] == GZIP_MAGIC:
         try:
-            inner = gzip.GzipFile(fileobj=io.BytesIO(head)).read(8)
-        except (OSError, EOFError):
-            inner = b""  # the head alone may not decompress far; trust the full read later
-        if inner and not _plain_format(inner):
+            inner = gunzip_head(io.BytesIO(head), 8)
+        except GzipDamaged:
+            inner = b""  # the head alone may not decompress far; the whole file decides later
+        if len(inner) >= 4 and not _plain_format(inner):
             raise UnusableCapture(f"not a capture: gzip data starting {inner[:4].hex()} "
                                   "matches no pcap or pcapng magic")
         return (_plain_format(inner) or "pcap") + "+gzip"
@@ -48,11 +48,14 @@ def sniff_file(path: Path) -> str:
         head = f.read(HEAD_BYTES)
     fmt = sniff(head)
     if fmt.endswith("+gzip"):
-        try:
-            with gzip.open(path, "rb") as inner:
-                fmt = sniff(inner.read(HEAD_BYTES)) + "+gzip"
-        except (OSError, EOFError) as err:
-            raise UnusableCapture(f"not a capture: gzip data unreadable ({err})") from err
+        with open(path, "rb") as raw:
+            try:
+                inner = gunzip_head(raw, HEAD_BYTES)
+            except GzipDamaged as err:
+                raise UnusableCapture(f"not a capture: gzip data unreadable ({err})") from err
+        if len(inner) < 4:  # a cut pcap header is the reader's to report, as uncompressed
+            raise UnusableCapture(f"not a capture: the gzip data holds only {len(inner)} bytes")
+        fmt = sniff(inner) + "+gzip"
     return fmt
 
 

@@ -2,14 +2,17 @@
 
 Bytes are streamed to a temporary file while hashed and counted; the size limit is checked
 as they arrive, never after. The same bytes uploaded twice are one capture, even when the two
-uploads race each other.
+uploads race each other. A temporary file is removed however its upload ends; those of a
+process that was killed are swept when the server starts (`sweep_stale_uploads`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from collections.abc import Iterable, Iterator
@@ -21,12 +24,17 @@ from sqlalchemy.orm import Session
 
 from ..errors import CaptureMissing, CaptureTooLarge, NotFound
 from ..store.models import Capture, CaptureStatus
+from ..visible import visible
 from .sniff import HEAD_BYTES, sniff, sniff_file
 
+log = logging.getLogger(__name__)
 CHUNK = 1 << 20
 ID_LENGTH = 16
 HEX_DIGITS = "0123456789abcdef"
 SHA256_HEX = 64
+UPLOAD_PREFIX = ".upload-"
+#: an upload writes its temporary file at every chunk; one untouched this long is an orphan
+STALE_UPLOAD_SECONDS = 3600
 
 
 def capture_path(capture_dir: Path, sha256: str) -> Path:
@@ -50,7 +58,7 @@ def store_capture(session: Session, capture_dir: Path, source: BinaryIO | Iterab
     digest = hashlib.sha256()
     size = 0
     head = b""
-    fd, tmp_name = tempfile.mkstemp(dir=capture_dir, prefix=".upload-")
+    fd, tmp_name = tempfile.mkstemp(dir=capture_dir, prefix=UPLOAD_PREFIX)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -75,7 +83,7 @@ def store_capture(session: Session, capture_dir: Path, source: BinaryIO | Iterab
         os.replace(tmp, final)
     finally:
         tmp.unlink(missing_ok=True)
-    capture = Capture(id=sha[:ID_LENGTH], sha256=sha, name=name, size=size, format=fmt,
+    capture = Capture(id=sha[:ID_LENGTH], sha256=sha, name=visible(name), size=size, format=fmt,
                       status=CaptureStatus.QUEUED, progress_bytes=0, uploaded_at=datetime.now(UTC),
                       uploaded_by=uploaded_by)
     try:
@@ -87,6 +95,25 @@ def store_capture(session: Session, capture_dir: Path, source: BinaryIO | Iterab
             raise
         return existing, False
     return capture, True
+
+
+def sweep_stale_uploads(capture_dir: Path, *, older_than: float = STALE_UPLOAD_SECONDS) -> int:
+    """Remove temporary upload files untouched for `older_than` seconds (left by a process
+    that was killed mid-upload); return how many. Uploads in progress are fresh and stay."""
+    if not capture_dir.is_dir():
+        return 0
+    cutoff = time.time() - older_than
+    removed = 0
+    for tmp in capture_dir.glob(f"{UPLOAD_PREFIX}*"):
+        try:
+            if tmp.stat().st_mtime < cutoff:
+                tmp.unlink()
+                removed += 1
+        except FileNotFoundError:  # finished or swept by another process meanwhile
+            continue
+    if removed:
+        log.info("removed %d temporary files of uploads that never finished", removed)
+    return removed
 
 
 def store_file(session: Session, capture_dir: Path, path: Path, *, uploaded_by: str,

@@ -1,9 +1,12 @@
-"""The `tracepcap` command line. Errors are one line on stderr; exit codes are `ExitCode`."""
+"""The `tracepcap` command line. Errors are one line on stderr, never a traceback; exit codes
+are `ExitCode`. Output cut off by its reader (`| head`) ends quietly with the command's code."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import sys
 from enum import IntEnum
 from pathlib import Path
@@ -12,13 +15,16 @@ from ..adjudicate import annotations
 from ..adjudicate.actor import SYSTEM_ACTOR
 from ..adjudicate.registry import get_registry
 from ..adjudicate.runner import Key, stored_verdicts, verdict_document
-from ..analysis import analyze
-from ..errors import NotFound, TracePcapError, UnusableCapture, UsageError
+from ..analysis import DELETED, analyze
+from ..errors import NotFound, TracePcapError, UsageError
 from ..ingest import find_capture, store_file
 from ..settings import Settings
 from ..store import open_database
 from ..store.models import CaptureStatus
 from .report import capture_document, host_table, verdict_lines
+
+
+log = logging.getLogger(__name__)
 
 
 class ExitCode(IntEnum):
@@ -49,20 +55,20 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
             capture, _created = store_file(s, settings.capture_dir, path, uploaded_by=SYSTEM_ACTOR.name,
                                            max_bytes=settings.max_capture_bytes)
             capture_id = capture.id
-        status = analyze(db, settings, capture_id)
+        status = analyze(db, settings, capture_id, raise_failure=True)
+        if status == DELETED:
+            raise NotFound(f"capture {capture_id} was deleted while it was analyzed")
         with db.session() as s:
             from ..store.models import Capture
-            capture = s.get(Capture, capture_id)
-            if status == CaptureStatus.FAILED:
-                raise UnusableCapture(capture.error or "analysis failed")
-            document = capture_document(s, capture, get_registry())
+            document = capture_document(s, s.get(Capture, capture_id), get_registry())
     finally:
         db.dispose()
+    args.outcome = ExitCode.OK if status == CaptureStatus.DONE else ExitCode.PARTIAL  # kept if `| head` cuts us
     if args.json:
         print(json.dumps(document, indent=2, sort_keys=False))
     else:
         print(host_table(document))
-    return ExitCode.OK if status == CaptureStatus.DONE else ExitCode.PARTIAL
+    return args.outcome
 
 
 def _annotate(args: argparse.Namespace, action) -> ExitCode:
@@ -266,14 +272,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _OneLine(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"tracepcap: {record.getMessage()}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.run is not cmd_serve and not logging.getLogger().handlers:
+        # a warning is one line on stderr, no traceback; `serve` keeps full records for its log
+        handler = logging.StreamHandler()
+        handler.setFormatter(_OneLine())
+        logging.getLogger().addHandler(handler)
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()  # here, not at interpreter exit, so a closed pipe is caught below
+        return code
+    except BrokenPipeError:
+        # the reader went away (`| head`); what it read was right. Point stdout at /dev/null
+        # so the interpreter's last flush does not fail again, and end quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return getattr(args, "outcome", ExitCode.OK)
     except TracePcapError as err:
         print(f"tracepcap: {err}", file=sys.stderr)
         return ExitCode(err.exit_code)
+    except Exception as err:  # noqa: BLE001 - the CLI's named boundary: one line, not a traceback
+        log.debug("internal error", exc_info=err)
+        first_line = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        print(f"tracepcap: internal error ({type(err).__name__}) {first_line}".rstrip(), file=sys.stderr)
+        return ExitCode.FAILED
 
 
 if __name__ == "__main__":

@@ -116,9 +116,9 @@ def test_bad_address_length_is_malformed():
         dns.decode(msg)
 
 
-def test_non_utf8_label_is_replaced_not_raised():
+def test_non_utf8_label_keeps_its_bytes_not_raised():
     msg = HEADER.pack(1, 0, 1, 0, 0, 0) + b"\x02\xff\xfe\x00" + b"\x00\x01\x00\x01"
-    assert dns.decode(msg).questions[0].name == "\ufffd\ufffd"
+    assert dns.decode(msg).questions[0].name == "\udcff\udcfe"  # surrogateescape: the bytes kept
 
 
 def test_mutations_raise_only_decode_errors(payload):

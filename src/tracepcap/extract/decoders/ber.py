@@ -72,7 +72,7 @@ def integer(buf, start: int, end: int) -> int:
 
 
 def text(buf, start: int, end: int) -> str:
-    return bytes(buf[start:end]).decode("utf-8", "replace")
+    return bytes(buf[start:end]).decode("utf-8", "surrogateescape")
 
 
 def oid(buf, start: int, end: int) -> str:

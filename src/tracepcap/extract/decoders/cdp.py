@@ -46,7 +46,7 @@ def is_cdp(link) -> bool:
 
 
 def text(raw) -> str:
-    return bytes(raw).decode("utf-8", "replace").strip("\x00 \t\r\n")
+    return bytes(raw).decode("utf-8", "surrogateescape").strip("\x00 \t\r\n")
 
 
 def capability_names(bits: int) -> tuple[str, ...]:

@@ -78,7 +78,7 @@ def decode(buf) -> Dhcp:
 def text(data: bytes) -> str:
     """A string option as text: trailing NULs (some clients send C strings) removed, bytes
     that are not UTF-8 replaced."""
-    return data.rstrip(b"\x00").decode("utf-8", "replace")
+    return data.rstrip(b"\x00").decode("utf-8", "surrogateescape")
 
 
 def wire_name(data: bytes) -> str:
@@ -89,7 +89,7 @@ def wire_name(data: bytes) -> str:
         if length & 0xC0:
             raise Malformed("fqdn", f"label length {length:#x}: compression is not allowed")
         need("fqdn", data, at + 1, length)
-        labels.append(data[at + 1:at + 1 + length].decode("utf-8", "replace"))
+        labels.append(data[at + 1:at + 1 + length].decode("utf-8", "surrogateescape"))
         at += 1 + length
     return ".".join(labels)
 

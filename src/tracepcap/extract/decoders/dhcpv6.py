@@ -66,6 +66,6 @@ def vendor_class(data: bytes) -> tuple[int, tuple[str, ...]]:
         need("dhcpv6-vendor-class", data, at, ITEM.size)
         length = ITEM.unpack_from(data, at)[0]
         need("dhcpv6-vendor-class", data, at + ITEM.size, length)
-        items.append(data[at + ITEM.size:at + ITEM.size + length].decode("utf-8", "replace"))
+        items.append(data[at + ITEM.size:at + ITEM.size + length].decode("utf-8", "surrogateescape"))
         at += ITEM.size + length
     return enterprise, tuple(items)

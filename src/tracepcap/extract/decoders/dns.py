@@ -97,7 +97,7 @@ def read_name(buf, at: int) -> tuple[str, int]:
         size += length + 1
         if size > MAX_NAME:
             raise Malformed("dns-name", f"longer than {MAX_NAME} octets")
-        labels.append(bytes(buf[pos + 1:pos + 1 + length]).decode("utf-8", "replace"))
+        labels.append(bytes(buf[pos + 1:pos + 1 + length]).decode("utf-8", "surrogateescape"))
         pos += 1 + length
     return ".".join(labels), (pos + 1 if end is None else end)
 
@@ -159,7 +159,7 @@ def txt_strings(rdata: bytes) -> list[str]:
     while at < len(rdata):
         length = rdata[at]
         need("dns-txt", rdata, at + 1, length)
-        out.append(rdata[at + 1:at + 1 + length].decode("utf-8", "replace"))
+        out.append(rdata[at + 1:at + 1 + length].decode("utf-8", "surrogateescape"))
         at += 1 + length
     return out
 

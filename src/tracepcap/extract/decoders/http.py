@@ -52,7 +52,7 @@ def decode_head(data: bytes, at: int = 0) -> tuple[Message, int]:
         request, method, target, status = False, "", "", int(code)
     elif first in METHODS and version.startswith(b"HTTP/") and target:
         request, status = True, 0
-        method, target = first.decode("ascii"), target.decode("utf-8", "replace")
+        method, target = first.decode("ascii"), target.decode("utf-8", "surrogateescape")
     else:
         raise Malformed("http", f"start line {lines[0][:60]!r}")
     headers = []
@@ -60,7 +60,7 @@ def decode_head(data: bytes, at: int = 0) -> tuple[Message, int]:
         name, colon, value = line.partition(b":")
         if colon and name and not name[:1].isspace():  # obsolete folding and junk are skipped
             headers.append((name.decode("latin-1").strip().lower(),
-                            value.strip().decode("utf-8", "replace")))
+                            value.strip().decode("utf-8", "surrogateescape")))
     return Message(request, method, target, status, tuple(headers)), end + 4
 
 

@@ -45,7 +45,7 @@ def netbios_name(encoded: str) -> tuple[str, int]:
         raise Malformed("nbns-name", f"not a first-level encoded NetBIOS name: {label[:40]!r}")
     raw = bytes((ord(hi) - 65) << 4 | (ord(lo) - 65)
                 for hi, lo in zip(label.upper()[0::2], label.upper()[1::2]))
-    return raw[:15].decode("utf-8", "replace").rstrip(" \x00"), raw[15]
+    return raw[:15].decode("utf-8", "surrogateescape").rstrip(" \x00"), raw[15]
 
 
 def _entries(records: tuple[dns.Record, ...]) -> tuple[NbEntry, ...]:

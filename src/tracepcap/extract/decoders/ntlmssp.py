@@ -54,7 +54,7 @@ def _payload(buf, at: int, unicode: bool) -> str | None:
         return None
     need("ntlmssp-payload", buf, offset, length)
     raw = bytes(buf[offset:offset + length])
-    return raw.decode("utf-16-le" if unicode else "latin-1", "replace")
+    return raw.decode("utf-16-le" if unicode else "latin-1", "backslashreplace")
 
 
 def _av_pairs(buf, at: int) -> dict[int, str]:
@@ -72,7 +72,7 @@ def _av_pairs(buf, at: int) -> dict[int, str]:
             raise Malformed("ntlmssp-av", f"pair {av_id} of {av_len} bytes overruns the list")
         if AV_NB_COMPUTER <= av_id <= AV_DNS_DOMAIN:
             names.setdefault(av_id, bytes(buf[pos + AV.size:pos + AV.size + av_len])
-                             .decode("utf-16-le", "replace"))
+                             .decode("utf-16-le", "backslashreplace"))
         pos += AV.size + av_len
     return names
 

@@ -62,7 +62,7 @@ def _strings(buf, at: int, end: int, unicode: bool, count: int) -> list[str]:
             stop = at
             while stop + 1 < end and (buf[stop] or buf[stop + 1]):
                 stop += 2
-            out.append(bytes(buf[at:stop]).decode("utf-16-le", "replace"))
+            out.append(bytes(buf[at:stop]).decode("utf-16-le", "backslashreplace"))
             at = stop + 2
         else:
             stop = at

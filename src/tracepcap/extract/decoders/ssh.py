@@ -30,7 +30,7 @@ def decode(data: bytes) -> Identification:
         if len(data) < MAX_LINE:
             raise Truncated("ssh", need=len(data) + 1, have=len(data))
         raise Malformed("ssh", f"no line end within {MAX_LINE} bytes")
-    line = data[:end].rstrip(b"\r").decode("utf-8", "replace")
+    line = data[:end].rstrip(b"\r").decode("utf-8", "surrogateescape")
     proto, dash, rest = line[len(PREFIX):].partition("-")
     if not dash or not proto or not rest:
         raise Malformed("ssh", f"identification {line[:60]!r}")

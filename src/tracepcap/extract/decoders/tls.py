@@ -92,7 +92,7 @@ def server_names(body: bytes) -> list[str]:
             need("tls-server-name", entries, pos, 1)
             name, pos2 = _vector(entries, pos + 1, 2, "tls-server-name")
             if entries[pos] == HOST_NAME:
-                names.append(name.decode("utf-8", "replace").rstrip("."))
+                names.append(name.decode("utf-8", "surrogateescape").rstrip("."))
             pos = pos2
     return names
 

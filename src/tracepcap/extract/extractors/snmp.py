@@ -33,10 +33,10 @@ class Snmp(Extractor):
             return  # a manager answering an inform: its bindings are not its own
         for oid, tag, value in msg.bindings:
             if oid == snmp.SYS_NAME and tag == ber.OCTET_STRING:
-                if name := value.decode("utf-8", "replace").strip("\x00 \r\n"):
+                if name := value.decode("utf-8", "surrogateescape").strip("\x00 \r\n"):
                     self.emit.fact(pkt.src, HOSTNAME_CLAIM, name, pkt.frame, pkt.ts, source="snmp")
             elif oid == snmp.SYS_DESCR and tag == ber.OCTET_STRING:
-                if text := one_line(value.decode("utf-8", "replace").strip("\x00")):
+                if text := one_line(value.decode("utf-8", "surrogateescape").strip("\x00")):
                     self.emit.fact(pkt.src, SNMP_SYSDESCR, text, pkt.frame, pkt.ts)
             elif oid == snmp.SYS_OBJECT_ID and tag == ber.OID and value:
                 self.emit.fact(pkt.src, SNMP_SYSOBJECTID, ber.oid(value, 0, len(value)),

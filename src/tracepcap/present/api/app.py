@@ -1,7 +1,8 @@
 """The REST API: `create_app(settings, db=None, registry=None)` builds it.
 
 Routers per resource under /api; OpenAPI schema at /api/openapi.json, docs at /api/docs.
-On start-up the background analysis worker starts and every capture an earlier run left
+On start-up temporary files of uploads an earlier run never finished are removed, the
+background analysis worker starts and every capture an earlier run left
 `queued` or `analyzing` is queued again; on shutdown the worker stops after the capture it
 is on.
 """
@@ -18,6 +19,7 @@ from fastapi import Depends, FastAPI
 from ... import __version__
 from ...adjudicate.registry import Registry, get_registry
 from ...analysis import analyze
+from ...ingest import sweep_stale_uploads
 from ...settings import Settings, get_settings
 from ...store import Database, open_database
 from .. import queries
@@ -43,10 +45,12 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     registry = registry or get_registry()
     owns_db = db is None
     db = db or open_database(settings.database_url)
-    worker = AnalysisWorker(lambda capture_id: analyze(db, settings, capture_id, registry))
+    worker = AnalysisWorker(lambda capture_id, cancelled: analyze(db, settings, capture_id, registry,
+                                                                  cancelled=cancelled))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        sweep_stale_uploads(settings.capture_dir)
         worker.start()
         with db.session() as session:
             unfinished = queries.unfinished_captures(session)

@@ -49,8 +49,11 @@ def read_capture(capture: CaptureDep, session: SessionDep) -> dict:
 
 
 @router.delete("/{cid}", status_code=status.HTTP_204_NO_CONTENT, dependencies=[Admin])
-def delete_capture(capture: CaptureDep, session: SessionDep, settings: SettingsDep, actor: ActorDep) -> Response:
+def delete_capture(capture: CaptureDep, session: SessionDep, settings: SettingsDep, actor: ActorDep,
+                   worker: WorkerDep) -> Response:
     """Delete the capture, everything derived from it and its stored file; the audit log keeps
-    the deletion and every earlier human action."""
+    the deletion and every earlier human action. A capture waiting for analysis leaves the
+    queue; one being analyzed has its analysis stopped (this is how a runaway one is ended)."""
+    worker.cancel(capture.id)
     annotations.delete_capture(session, settings.capture_dir, capture.id, actor=actor)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

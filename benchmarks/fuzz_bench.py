@@ -1,0 +1,115 @@
+"""The long fuzz run: N damaged copies of the shared captures through Extract (issue 17).
+
+The same mutants as tests/extract/test_fuzz.py (`tracepcap.synth.mutants`, fixed seed), many
+more of them. Prints the count of each outcome per kind of damage (complete, partial,
+"unusable" = not a capture), every other exception with the mutant that raised it (there
+should be none), the slowest mutants, and the process's peak RSS. Asserts nothing.
+
+With `--bomb-mib N` it also builds a gzip of a pcap header and N MiB of zeros (16-byte empty
+records, the cheapest way to make the walk slow) and times Extract on it under the product's
+default limits: how long one hostile upload can hold the analysis worker.
+
+    .venv/bin/python benchmarks/fuzz_bench.py [--count 5000] [--seed 20261201] [--bomb-mib 1024]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import resource
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from tracepcap.errors import UnusableCapture
+from tracepcap.extract.pipeline import discover, extract
+from tracepcap.extract.settings import Limits
+from tracepcap.synth.mutants import KINDS, mutants
+
+CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
+OUTCOMES = ("complete", "partial", "unusable", "EXCEPTION")
+#: as in the test: keeps the gzip-of-zeros mutants to ~0.05 s; --default-limits drops it
+FUZZ_LIMITS = Limits(max_read_bytes=2 << 20, max_records=20_000)
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run(path: Path, limits: Limits, classes) -> tuple[str, str]:
+    try:
+        result = extract(path, "fuzz", limits=limits, classes=classes)
+    except UnusableCapture:
+        return "unusable", ""
+    except Exception as err:  # noqa: BLE001 - what the benchmark exists to find
+        return "EXCEPTION", f"{type(err).__name__}: {err}"
+    return ("complete" if result.complete else "partial"), result.partial or ""
+
+
+def fuzz(count: int, seed: int, limits: Limits, workdir: Path) -> None:
+    seeds = [(p.name, p.read_bytes()) for p in sorted(CAPTURES.iterdir()) if p.suffix in (".pcap", ".pcapng")]
+    classes = discover()
+    path = workdir / "mutant"
+    table = {kind: Counter() for kind in KINDS}
+    failures: list[str] = []
+    times: list[tuple[float, str]] = []
+    started = time.perf_counter()
+    for mutant in mutants(seeds, count, seed):
+        path.write_bytes(mutant.data)
+        t0 = time.perf_counter()
+        result, detail = run(path, limits, classes)
+        times.append((time.perf_counter() - t0, mutant.name))
+        table[mutant.kind][result] += 1
+        if result == "EXCEPTION":
+            failures.append(f"{mutant.name}: {detail}")
+    total = time.perf_counter() - started
+    print(f"{count} mutants of {len(seeds)} captures, seed {seed}, limits: "
+          f"{limits.max_read_bytes} bytes, {limits.max_records} records")
+    print(f"{'kind':<14}" + "".join(f"{o:>11}" for o in OUTCOMES))
+    for kind in KINDS:
+        print(f"{kind:<14}" + "".join(f"{table[kind][o]:>11}" for o in OUTCOMES))
+    print(f"{'all':<14}" + "".join(f"{sum(t[o] for t in table.values()):>11}" for o in OUTCOMES))
+    times.sort(reverse=True)
+    print(f"wall {total:.1f} s, mean {1000 * total / count:.1f} ms per mutant; slowest: "
+          + ", ".join(f"{name} {seconds:.2f} s" for seconds, name in times[:3]))
+    for line in failures[:20]:
+        print("EXCEPTION", line)
+
+
+def bomb(mib: int, workdir: Path) -> None:
+    path = workdir / "bomb.pcap.gz"
+    header = bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000")
+    zeros = bytes(1 << 20)
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        f.write(header)
+        for _ in range(mib):
+            f.write(zeros)
+    limits = Limits()
+    t0 = time.perf_counter()
+    result, detail = run(path, limits, discover())
+    print(f"bomb: {path.stat().st_size:,} bytes gzip'd holding {mib} MiB of empty records; "
+          f"default limits ({limits.max_read_bytes:,} bytes, {limits.max_records:,} records): "
+          f"{result} after {time.perf_counter() - t0:.1f} s: {detail}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument("--default-limits", action="store_true",
+                        help="the product's limits for the mutants too (gzip-of-zeros then ~0.4 s each)")
+    parser.add_argument("--bomb-mib", type=int, default=0, help="also time one gzip bomb of this many MiB")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.count:
+            fuzz(args.count, args.seed, Limits() if args.default_limits else FUZZ_LIMITS, Path(tmp))
+        if args.bomb_mib:
+            bomb(args.bomb_mib, Path(tmp))
+    print(f"peak RSS {peak_rss_mb():.0f} MB (this process: interpreter, extract, one mutant at a time)")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

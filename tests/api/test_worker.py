@@ -1,0 +1,61 @@
+"""The analysis worker's queue: a capture deleted while waiting is never analyzed, one deleted
+while analyzed is told to stop, and the queue goes on (issue 17, item 3)."""
+
+from __future__ import annotations
+
+import threading
+
+from tracepcap.present.api.worker import AnalysisWorker
+
+
+class Recorder:
+    """A stand-in analysis: "slow" runs until cancelled (or 10 s), others return at once."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.stopped_by_cancel: list[str] = []
+        self.slow_running = threading.Event()
+        self.done = threading.Event()
+
+    def __call__(self, capture_id: str, cancelled) -> None:
+        self.started.append(capture_id)
+        if capture_id == "slow":
+            self.slow_running.set()
+            for _ in range(1000):
+                if cancelled():
+                    self.stopped_by_cancel.append(capture_id)
+                    break
+                threading.Event().wait(0.01)
+        if capture_id == "last":
+            self.done.set()
+
+
+def test_cancel_stops_the_running_analysis_and_drops_a_waiting_one():
+    analysis = Recorder()
+    worker = AnalysisWorker(analysis)
+    worker.start()
+    try:
+        for cid in ("slow", "dropped", "last"):
+            worker.submit(cid)
+        assert analysis.slow_running.wait(5)
+        assert worker.cancel("dropped") is True
+        assert worker.cancel("slow") is True
+        assert analysis.done.wait(5)
+    finally:
+        worker.stop()
+    assert analysis.started == ["slow", "last"]
+    assert analysis.stopped_by_cancel == ["slow"]
+
+
+def test_cancel_of_a_capture_neither_waiting_nor_running_is_refused_and_forgotten():
+    analysis = Recorder()
+    worker = AnalysisWorker(analysis)
+    assert worker.cancel("never-submitted") is False
+    worker.start()
+    try:
+        worker.submit("never-submitted")
+        worker.submit("last")
+        assert analysis.done.wait(5)
+    finally:
+        worker.stop()
+    assert analysis.started == ["never-submitted", "last"]  # an old cancel does not stick
