@@ -1,0 +1,46 @@
+"""Payloads that identify a host beyond its name: Windows Browser announcements ([MS-BRWS]
+in an SMB1 mailslot transaction in a NetBIOS datagram, RFC 1002 4.4), SSDP searches and
+UPnP device descriptions, VPN handshakes (WireGuard, OpenVPN, IKEv2, ESP, L2TP) and
+cleartext logins. Each returns a UDP payload or one direction's TCP bytes."""
+
+from __future__ import annotations
+
+import struct
+
+from tracepcap.synth.frames import ip_bytes
+from tracepcap.synth.names import netbios_name
+
+# --- Windows Browser ---------------------------------------------------------------------
+DGM_DIRECT_GROUP = 0x11
+DGM_FIRST_B_NODE = 0x02  # F bit set, node type B
+DGM_HEADER = struct.Struct("!BBH4sHHH")  # type, flags, id, source ip, port, length, offset
+SMB_HEADER = struct.Struct("<4sBIBHH8sHHHHH")  # as smb.py builders: protocol .. mid
+SMB_COM_TRANSACTION = 0x25
+MAILSLOT_BROWSE = b"\\MAILSLOT\\BROWSE\x00"
+MAILSLOT_WRITE, MAILSLOT_UNRELIABLE = 1, 2  # setup words: opcode, priority, class
+BROWSER_HOST = struct.Struct("<BBI16sBBIBBH")  # [MS-BRWS] 2.2.1 HostAnnouncement
+HOST_ANNOUNCEMENT = 0x01
+SV_WORKSTATION, SV_SERVER, SV_NT = 0x1, 0x2, 0x1000
+BROWSER_SIGNATURE = 0xAA55
+
+
+def browser_announcement(name: str, source_ip: str, *, os_version: tuple[int, int] = (10, 0),
+                         server_type: int = SV_WORKSTATION | SV_SERVER | SV_NT,
+                         workgroup: str = "WORKGROUP", comment: str = "",
+                         datagram_id: int = 0x1234) -> bytes:
+    """A HostAnnouncement to WORKGROUP<1d> as Windows broadcasts it every 12 minutes."""
+    data = BROWSER_HOST.pack(HOST_ANNOUNCEMENT, 0, 720_000, name.upper().encode()[:15],
+                             os_version[0], os_version[1], server_type, 15, 1,
+                             BROWSER_SIGNATURE) + comment.encode() + b"\x00"
+    setup = struct.pack("<HHH", MAILSLOT_WRITE, 0, MAILSLOT_UNRELIABLE)
+    words = 14 + 3
+    data_offset = SMB_HEADER.size + 1 + words * 2 + 2 + len(MAILSLOT_BROWSE)
+    params = struct.pack("<HHHHBBHIHHHHHBB", 0, len(data), 0, 0, 0, 0, 0, 1000, 0, 0, 0,
+                         len(data), data_offset, 3, 0) + setup
+    smb = (SMB_HEADER.pack(b"\xffSMB", SMB_COM_TRANSACTION, 0, 0, 0, 0, bytes(8), 0, 0, 0, 0, 0)
+           + bytes([words]) + params + struct.pack("<H", len(MAILSLOT_BROWSE) + len(data))
+           + MAILSLOT_BROWSE + data)
+    names = netbios_name(name, 0x20) + netbios_name(workgroup, 0x1D)
+    header = DGM_HEADER.pack(DGM_DIRECT_GROUP, DGM_FIRST_B_NODE, datagram_id,
+                             ip_bytes(source_ip), 138, len(names) + len(smb), 0)
+    return header + names + smb
