@@ -44,3 +44,28 @@ def browser_announcement(name: str, source_ip: str, *, os_version: tuple[int, in
     header = DGM_HEADER.pack(DGM_DIRECT_GROUP, DGM_FIRST_B_NODE, datagram_id,
                              ip_bytes(source_ip), 138, len(names) + len(smb), 0)
     return header + names + smb
+
+
+# --- SSDP and UPnP -----------------------------------------------------------------------
+def ssdp_search(target: str, user_agent: str | None = None) -> bytes:
+    """An M-SEARCH to 239.255.255.250:1900 (UDA 2.0 1.3.2)."""
+    lines = ["M-SEARCH * HTTP/1.1", "HOST: 239.255.255.250:1900", 'MAN: "ssdp:discover"',
+             "MX: 1", f"ST: {target}"]
+    if user_agent:
+        lines.append(f"USER-AGENT: {user_agent}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def upnp_description(friendly_name: str, manufacturer: str, model_name: str,
+                     model_number: str = "", device_type: str = "urn:schemas-upnp-org:"
+                     "device:MediaRenderer:1") -> bytes:
+    """A root device description document (UDA 2.0 2.3), XML-escaped where needed."""
+    def esc(text: str) -> str:
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    number = f"<modelNumber>{esc(model_number)}</modelNumber>" if model_number else ""
+    return ('<?xml version="1.0"?>\n<root xmlns="urn:schemas-upnp-org:device-1-0">'
+            "<specVersion><major>1</major><minor>0</minor></specVersion><device>"
+            f"<deviceType>{device_type}</deviceType><friendlyName>{esc(friendly_name)}"
+            f"</friendlyName><manufacturer>{esc(manufacturer)}</manufacturer>"
+            f"<modelName>{esc(model_name)}</modelName>{number}"
+            "<UDN>uuid:RINCON_000E58000001</UDN></device></root>").encode()
