@@ -69,3 +69,48 @@ def upnp_description(friendly_name: str, manufacturer: str, model_name: str,
             f"</friendlyName><manufacturer>{esc(manufacturer)}</manufacturer>"
             f"<modelName>{esc(model_name)}</modelName>{number}"
             "<UDN>uuid:RINCON_000E58000001</UDN></device></root>").encode()
+
+
+# --- VPN handshakes ----------------------------------------------------------------------
+def _filler(seed: int, size: int) -> bytes:
+    """Deterministic stand-in for key material and ciphertext."""
+    return bytes((seed * 31 + i * 7) & 0xFF for i in range(size))
+
+
+def wireguard_initiation(sender: int) -> bytes:
+    """Handshake initiation (WireGuard whitepaper 5.4.2): 148 bytes."""
+    return struct.pack("<B3sI", 1, bytes(3), sender) + _filler(sender, 32 + 48 + 28 + 16) + bytes(16)
+
+
+def wireguard_response(sender: int, receiver: int) -> bytes:
+    """Handshake response (5.4.3): 92 bytes."""
+    return struct.pack("<B3sII", 2, bytes(3), sender, receiver) + _filler(sender, 32 + 16 + 16) + bytes(16)
+
+
+def openvpn_hard_reset_client(session: int) -> bytes:
+    """P_CONTROL_HARD_RESET_CLIENT_V2 with key id 0, no tls-auth: session id, an empty ACK
+    array and message packet id 0."""
+    return bytes([7 << 3]) + struct.pack("!Q", session) + b"\x00" + struct.pack("!I", 0)
+
+
+def ike_sa_init(spi_i: int, natt: bool = False) -> bytes:
+    """An IKEv2 IKE_SA_INIT request (RFC 7296 1.2) carrying one Nonce payload."""
+    nonce = _filler(spi_i & 0xFF, 32)
+    payload = struct.pack("!BBH", 0, 0, 4 + len(nonce)) + nonce
+    header = struct.pack("!QQBBBBII", spi_i, 0, 40, 0x20, 34, 0x08, 0, 28 + len(payload))
+    return (b"\x00" * 4 if natt else b"") + header + payload
+
+
+def esp(spi: int, seq: int, size: int = 64) -> bytes:
+    """An ESP packet (RFC 4303 2): SPI, sequence number, then opaque ciphertext."""
+    return struct.pack("!II", spi, seq) + _filler(seq, size)
+
+
+def l2tp_sccrq(hostname: str = "lac") -> bytes:
+    """An L2TPv2 Start-Control-Connection-Request (RFC 2661 6.1) with Message Type,
+    Protocol Version, Host Name and Assigned Tunnel ID AVPs."""
+    def avp(attr: int, value: bytes) -> bytes:
+        return struct.pack("!HHH", 0x8000 | (6 + len(value)), 0, attr) + value
+    body = (avp(0, b"\x00\x01") + avp(2, b"\x01\x00") + avp(7, hostname.encode())
+            + avp(9, b"\x00\x05"))
+    return struct.pack("!HHHHHH", 0xC802, 12 + len(body), 0, 0, 0, 0) + body
