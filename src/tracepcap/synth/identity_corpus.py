@@ -103,7 +103,7 @@ def build(path: Path) -> Path:
                     server=[b"login: ", b"Password: "])
     net.udp(pi, router, 50026, 161, snmp.get_request(1, ["1.3.6.1.2.1.1.5.0"], community="Secret-1"))
     net.tcp_session(win, router, 50027, 445, client=[
-        w.smb2_session_setup(w.spnego(w.ntlm_authenticate("anna", "CORP", "DESKTOP-21"), response=True))])
+        w.smb2_session_setup(w.spnego(w.ntlm_authenticate("anna", "CORP", "DESKTOP-21")))])
     return net.write_pcap(path)
 
 
