@@ -134,8 +134,9 @@ def test_client_id_by_type():
         "rfc4361 iaid 8f9aaebd duid-llt b8:27:eb:3d:08:db"
     assert dhcp.client_id(b"\x00printer") == "text printer"
     assert dhcp.client_id(b"\x06\x01\x02") == "type 6 0102"
+    assert dhcp.client_id(b"\xff\x01") == "type 255 01"  # too short for an IAID and DUID
     with pytest.raises(Truncated):
-        dhcp.client_id(b"\xff\x01")
+        dhcp.client_id(b"")
 
 
 def test_user_class_items_or_bare_text():

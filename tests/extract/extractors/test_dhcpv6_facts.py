@@ -53,3 +53,15 @@ def test_claims_join_the_ia_na_address_the_reply_assigns(run, rows):
         ("2001:db8::77", "hostname-claim", "ws7.corp.example", "dhcpv6", 1, 2, 2),
         ("2001:db8::77", "dhcp-vendor-class", "MSFT 5.0", "dhcpv6", 1, 2, 2),
         ("2001:db8::77", "dhcp-vendor-enterprise", "4491 cablelabs", "dhcpv6", 1, 2, 2)}
+
+
+def test_a_malformed_vendor_class_keeps_the_name_before_it(run, rows, manifest):
+    net = Scenario()
+    client = net.host("fe80::215:5dff:fe01:203", MAC)
+    solicit = bytearray(app.dhcpv6(app.DHCP6_SOLICIT, 0x30, MAC, fqdn="ws8", vendor_class="MSFT 5.0"))
+    at = solicit.index(b"MSFT 5.0") - 2
+    solicit[at:at + 2] = (200).to_bytes(2, "big")  # an item longer than its option
+    net.udp(client, "ff02::1:2", 546, 547, bytes(solicit))
+    result = run(net, Dhcpv6)
+    assert rows(result) == {("fe80::215:5dff:fe01:203", "hostname-claim", "ws8", "dhcpv6", 1, 1, 1)}
+    assert manifest(result, "dhcpv6").status == "partial"

@@ -130,8 +130,7 @@ def client_id(data: bytes) -> str:
     kind, rest = data[0], data[1:]
     if kind == CLIENT_ID_ETHERNET and len(rest) == 6:
         return f"ethernet {_mac(rest)}"
-    if kind == CLIENT_ID_RFC4361:
-        need("dhcp-client-id", data, 1, 4)
+    if kind == CLIENT_ID_RFC4361 and len(rest) >= 6:  # IAID, then at least a DUID type
         return f"rfc4361 iaid {rest[:4].hex()} {duid(rest[4:])}"
     if kind == CLIENT_ID_TEXT:
         return f"text {text(rest)}"

@@ -47,7 +47,7 @@ def claims(msg: dhcp.Dhcp) -> list[tuple[FactKind, str, str | None]]:
         out.append((VENDOR_CLASS, vendor, None))
     if user := dhcp.user_class(options.get(dhcp.OPT_USER_CLASS, b"")):
         out.append((USER_CLASS, user, None))
-    if dhcp.OPT_CLIENT_ID in options:
+    if options.get(dhcp.OPT_CLIENT_ID):
         out.append((CLIENT_ID, dhcp.client_id(options[dhcp.OPT_CLIENT_ID]), None))
     return out
 

@@ -12,6 +12,8 @@ DUIDs; witness frames are the frames the client sent the claim in.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ..decoders import dhcpv6
 from ..extractor import Extractor
 from ..facts import FactKind, Grade
@@ -26,20 +28,18 @@ ENTERPRISES = {9: "cisco", 63: "apple", 311: "microsoft", 2011: "huawei", 3561: 
                4491: "cablelabs", 11129: "google"}
 
 
-def claims(msg: dhcpv6.Dhcpv6) -> list[tuple[FactKind, str, str | None]]:
-    """(kind, value, source) of what a client's message says about it."""
-    out: list[tuple[FactKind, str, str | None]] = []
+def claims(msg: dhcpv6.Dhcpv6) -> Iterator[tuple[FactKind, str, str | None]]:
+    """(kind, value, source) of what a client's message says about it, in option order
+    (a malformed option raises after the claims before it were given)."""
     if (data := msg.option(dhcpv6.OPT_CLIENT_FQDN)) is not None:
         if name := dhcpv6.client_fqdn(data).rstrip("."):
-            out.append((HOSTNAME_CLAIM, name, "dhcpv6"))
+            yield HOSTNAME_CLAIM, name, "dhcpv6"
     for code, data in msg.options:
         if code == dhcpv6.OPT_VENDOR_CLASS:
             enterprise, items = dhcpv6.vendor_class(data)
             if value := ",".join(item for item in items if item):
-                out.append((VENDOR_CLASS, value, None))
-            out.append((VENDOR_ENTERPRISE,
-                        f"{enterprise} {ENTERPRISES.get(enterprise, 'unregistered-here')}", None))
-    return out
+                yield VENDOR_CLASS, value, None
+            yield VENDOR_ENTERPRISE, f"{enterprise} {ENTERPRISES.get(enterprise, 'unregistered-here')}", None
 
 
 class Dhcpv6(Extractor):
@@ -74,16 +74,14 @@ class Dhcpv6(Extractor):
             return
         if msg.msg_type not in dhcpv6.CLIENT_MESSAGES:
             return
-        found = claims(msg)
-        for kind, value, source in found:
+        seen = self._remember(self._claims, duid, {}) if duid is not None else {}
+        for claim in claims(msg):
+            kind, value, source = claim
             self.emit.fact(client, kind, value, pkt.frame, pkt.ts, source=source)
-        if duid is not None and found:
-            seen = self._remember(self._claims, duid, {})
-            for claim in found:
-                if claim in seen:
-                    seen[claim][2:] = [pkt.frame, pkt.ts, seen[claim][4] + 1]
-                else:
-                    seen[claim] = [pkt.frame, pkt.ts, pkt.frame, pkt.ts, 1]
+            if claim in seen:
+                seen[claim][2:] = [pkt.frame, pkt.ts, seen[claim][4] + 1]
+            else:
+                seen[claim] = [pkt.frame, pkt.ts, pkt.frame, pkt.ts, 1]
 
     def _remember(self, table: dict, key, empty):
         """The entry for `key`, created in a bounded table; past the limit the oldest goes."""
