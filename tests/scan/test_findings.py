@@ -45,3 +45,23 @@ def test_ip_claimed_by_two_macs():
     routed = {"203.0.113.9": [fact(MAC, "00:00:0c:00:00:01", 10), fact(MAC, "00:00:0c:00:00:02", 500),
                               fact(TTL, "52", 10, 40)]}
     assert found(ip_mac_conflict, routed)[0][1] == "low"  # a routed address through two gateways
+
+
+def test_cleartext_login_per_server_and_protocol():
+    from tracepcap.scan.findings import cleartext_login
+    facts = {"192.168.0.114": [fact("credential", "ftp user csanders, password ****** to 192.168.0.193:21", 5,
+                                    source="credentials", grade="REPORTED")],
+             "192.168.0.115": [fact("credential", "ftp user bob, no password seen to 192.168.0.193:21", 9,
+                                    source="credentials", grade="REPORTED"),
+                               fact("credential", "ntlm user CORP\\bob, response ****** to 192.168.0.5:445", 12,
+                                    source="credentials", grade="REPORTED")],
+             "10.0.0.7": [fact("credential", "snmp community ****** to [2001:db8::1]:161", 3,
+                               source="credentials", grade="REPORTED")]}
+    assert found(cleartext_login, facts) == [
+        ("cleartext-login", "medium", ("192.168.0.193", "192.168.0.114", "192.168.0.115"),
+         "ftp login to 192.168.0.193:21 in cleartext (with its password) from 192.168.0.114, "
+         "192.168.0.115 as bob, csanders", (5, 9)),
+        ("cleartext-login", "medium", ("2001:db8::1", "10.0.0.7"),
+         "snmp login to 2001:db8::1:161 in cleartext (with its password) from 10.0.0.7", (3,))]
+    only_user = {"10.0.1.11": [fact("credential", "ftp user ftpuser, no password seen to 192.0.2.99:21", 38)]}
+    assert found(cleartext_login, only_user)[0][1] == "low"

@@ -36,6 +36,13 @@ TLS_SNI = FactKind("tls-sni", Grade.REPORTED)
 SSH_BANNER = FactKind("ssh-banner", Grade.REPORTED)
 DHCP_PARAMETER_LIST = FactKind("dhcp-parameter-list", Grade.REPORTED)  #: option 55, in order
 DHCP_VENDOR_CLASS = FactKind("dhcp-vendor-class", Grade.REPORTED)  #: option 60 / DHCPv6 16
+DHCP_USER_CLASS = FactKind("dhcp-user-class", Grade.REPORTED)  #: option 77
+DHCP_CLIENT_ID = FactKind("dhcp-client-id", Grade.REPORTED)  #: option 61, by its type
+DHCP_VENDOR_ENTERPRISE = FactKind("dhcp-vendor-enterprise", Grade.REPORTED)  #: DHCPv6 vendor class enterprise number
+DEVICE_MODEL = FactKind("device-model", Grade.REPORTED)  #: a model a device announces (mDNS TXT, UPnP)
+DEVICE_NAME = FactKind("device-name", Grade.REPORTED)  #: a friendly name it announces (Cast fn=, UPnP)
+BROWSER_SERVER_TYPE = FactKind("browser-server-type", Grade.REPORTED)  #: Windows Browser announcement flags
+CREDENTIAL = FactKind("credential", Grade.REPORTED)  #: a cleartext login, secret masked
 MDNS_SERVICE = FactKind("mdns-service", Grade.REPORTED)
 SSDP_NT = FactKind("ssdp-nt", Grade.REPORTED)
 SSDP_USN = FactKind("ssdp-usn", Grade.REPORTED)

@@ -5,7 +5,7 @@ from __future__ import annotations
 #: a name in a certificate the host itself served: cryptographically backed
 CERTIFICATE_SOURCES = frozenset({"tls-certificate"})
 #: a name the host announced about itself
-SELF_SOURCES = frozenset({"dhcp", "dhcpv6", "nbns", "llmnr", "mdns", "dns-update", "lldp", "cdp",
+SELF_SOURCES = frozenset({"dhcp", "dhcpv6", "nbns", "browser", "llmnr", "mdns", "dns-update", "lldp", "cdp",
                           "ntlm", "snmp"})
 #: what third parties said about it
 THIRD_PARTY_SOURCES = frozenset({"dns-ptr", "dns-a", "dns-zone-transfer", "http-host"})

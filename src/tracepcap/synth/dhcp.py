@@ -106,11 +106,12 @@ def dhcpv6(msg_type: int, txid: int, client_mac: str, *, fqdn: str | None = None
            vendor_class: str | None = None, enterprise: int = ENTERPRISE_MICROSOFT,
            oro: Sequence[int] = (OPT6_DNS_SERVERS, OPT6_DOMAIN_LIST), elapsed: int = 0,
            iaid: int | None = None, address: str | None = None,
+           lifetimes: tuple[int, int] = (3600, 7200),
            server_duid: bytes | None = None) -> bytes:
     """A DHCPv6 message (RFC 8415 8): type, 24-bit transaction id, then options.
 
     Client ID (DUID-LL), Server ID when given, IA_NA when `iaid` is given (with an IA
-    Address when `address` is), Elapsed Time, Client FQDN (RFC 4704), Vendor Class
+    Address when `address` is, valid for `lifetimes` (preferred, valid) seconds), Elapsed Time, Client FQDN (RFC 4704), Vendor Class
     (RFC 8415 21.16: enterprise number, then length-prefixed data), Option Request.
     """
     opts = [_option6(OPT6_CLIENTID, duid_ll(client_mac))]
@@ -119,7 +120,7 @@ def dhcpv6(msg_type: int, txid: int, client_mac: str, *, fqdn: str | None = None
     if iaid is not None:
         inner = b""
         if address:
-            inner = _option6(OPT6_IAADDR, ip_bytes(address) + IAADDR_LIFETIMES.pack(0, 0))
+            inner = _option6(OPT6_IAADDR, ip_bytes(address) + IAADDR_LIFETIMES.pack(*lifetimes))
         opts.append(_option6(OPT6_IA_NA, IA_NA.pack(iaid, 0, 0) + inner))
     opts.append(_option6(OPT6_ELAPSED_TIME, U16.pack(elapsed)))
     if fqdn:

@@ -151,6 +151,10 @@ class Scenario:
         self._send(src, dst, f.PROTO_UDP, f.udp(src.ip, dst_ip, sport, dport, payload), ttl,
                    delay)
 
+    def ip(self, src: Host, dst: Host | str, proto: int, payload: bytes) -> None:
+        """One IP packet of another protocol (ESP: 50), `payload` as its whole body."""
+        self._send(src, dst, proto, payload)
+
     def arp_exchange(self, asker: Host, target: Host) -> None:
         """Who-has from `asker` to broadcast, is-at from `target` (RFC 826)."""
         request = f.arp(f.ARP_REQUEST, asker.mac, asker.ip, "00:00:00:00:00:00", target.ip)

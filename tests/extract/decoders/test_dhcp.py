@@ -124,3 +124,27 @@ def test_mutated_options_raise_only_decode_errors(payload):
                     dhcp.client_fqdn(msg.options[dhcp.OPT_CLIENT_FQDN])
             except DecodeError:
                 pass
+
+
+def test_client_id_by_type():
+    assert dhcp.client_id(bytes.fromhex("01d830625600 1c".replace(" ", ""))) == \
+        "ethernet d8:30:62:56:00:1c"
+    # demo_all_rules.pcap frame 597 (pi3.ntop.org): IAID 8f9aaebd, DUID-LLT of b8:27:eb:3d:08:db
+    assert dhcp.client_id(bytes.fromhex("ff8f9aaebd000100011fcb3eceb827eb3d08db")) == \
+        "rfc4361 iaid 8f9aaebd duid-llt b8:27:eb:3d:08:db"
+    assert dhcp.client_id(b"\x00printer") == "text printer"
+    assert dhcp.client_id(b"\x06\x01\x02") == "type 6 0102"
+    assert dhcp.client_id(b"\xff\x01") == "type 255 01"  # too short for an IAID and DUID
+    with pytest.raises(Truncated):
+        dhcp.client_id(b"")
+
+
+def test_user_class_items_or_bare_text():
+    assert dhcp.user_class(b"\x04iPXE\x03lab") == "iPXE,lab"
+    assert dhcp.user_class(b"MSFT 5.0") == "MSFT 5.0"  # 'M' is no fitting length
+    assert dhcp.user_class(b"") == ""
+
+
+def test_client_id_sweep(sweep):
+    sweep(lambda b: dhcp.client_id(bytes(b)), bytes.fromhex("ff8f9aaebd000100011fcb3eceb827eb3d08db"))
+    sweep(lambda b: dhcp.user_class(bytes(b)), b"\x04iPXE\x03lab")

@@ -65,3 +65,12 @@ def test_truncation_sweep(data):
                     dhcpv6.vendor_class(option)
         except (Truncated, Malformed):
             pass
+
+
+def test_ia_na_addresses_skip_released_ones(sweep):
+    ia = struct.pack("!III", 7, 0, 0)
+    for addr, valid in (("2001:db8::77", 7200), ("2001:db8::78", 0)):
+        body = socket.inet_pton(socket.AF_INET6, addr) + struct.pack("!II", 3600, valid)
+        ia += struct.pack("!HH", 5, len(body)) + body
+    assert dhcpv6.ia_na_addresses(ia) == ("2001:db8::77",)
+    sweep(lambda b: dhcpv6.ia_na_addresses(bytes(b)), ia)

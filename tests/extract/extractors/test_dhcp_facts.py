@@ -28,6 +28,7 @@ def test_exchange_from_unbound_client_lands_on_the_acked_address(run, rows, mani
         ("192.168.1.50", "hostname-claim", "annas-mbp.corp.example", "dhcp", 1, 3, 2),
         ("192.168.1.50", "dhcp-parameter-list", MAC_PARAMS, "dhcp", 1, 3, 2),
         ("192.168.1.50", "dhcp-vendor-class", "MSFT 5.0", "dhcp", 1, 3, 2),
+        ("192.168.1.50", "dhcp-client-id", f"ethernet {MAC}", "dhcp", 1, 3, 2),
         ("192.168.1.1", "served", "udp/67", "dhcp", 2, 4, 2),
     }
     assert manifest(result, "dhcp").status == "completed"
@@ -40,7 +41,8 @@ def test_without_ack_the_requested_address_is_used(run, rows):
         net.udp(unbound, "255.255.255.255", 68, 67,
                 app.dhcp(app.BOOTREQUEST, 0x1234, MAC, msg_type, hostname="printer-2", **extra))
     assert rows(run(net, Dhcp)) == {
-        ("192.168.1.77", "hostname-claim", "printer-2", "dhcp", 1, 2, 2)}
+        ("192.168.1.77", "hostname-claim", "printer-2", "dhcp", 1, 2, 2),
+        ("192.168.1.77", "dhcp-client-id", f"ethernet {MAC}", "dhcp", 1, 2, 2)}
 
 
 def test_no_address_at_all_yields_nothing(run, rows, manifest):
@@ -70,6 +72,7 @@ def test_renewal_from_own_address_is_attributed_directly(run, rows):
                                              ciaddr="192.168.1.50", yiaddr="192.168.1.50"))
     assert rows(run(net, Dhcp)) == {
         ("192.168.1.50", "hostname-claim", "Annas-MacBook", "dhcp", 1, 1, 1),
+        ("192.168.1.50", "dhcp-client-id", f"ethernet {MAC}", "dhcp", 1, 1, 1),
         ("192.168.1.1", "served", "udp/67", "dhcp", 2, 2, 1)}
 
 
@@ -82,6 +85,7 @@ def test_relayed_request_is_not_the_relays_name(run, rows):
                                             giaddr="10.1.0.1", yiaddr="10.1.0.77"))
     assert rows(run(net, Dhcp)) == {
         ("10.1.0.77", "hostname-claim", "branch-pc", "dhcp", 1, 1, 1),
+        ("10.1.0.77", "dhcp-client-id", f"ethernet {MAC}", "dhcp", 1, 1, 1),
         ("192.168.1.1", "served", "udp/67", "dhcp", 2, 2, 1)}
 
 
@@ -114,6 +118,7 @@ def test_demo_all_rules(run, rows, captures):
         ("192.168.0.1", "hostname-claim", "TL-SG116E", "dhcp", 1, 1418, 12),
         ("192.168.0.1", "dhcp-parameter-list", "1,3", "dhcp", 1, 1418, 12),
         ("192.168.0.1", "dhcp-vendor-class", "TL-SG116E", "dhcp", 1, 1418, 12),
+        ("192.168.0.1", "dhcp-client-id", "ethernet d8:0d:17:d6:55:ab", "dhcp", 1, 1418, 12),
         ("192.168.100.254", "served", "udp/67", "dhcp", 1578, 1578, 1),
     }
 
@@ -121,3 +126,15 @@ def test_demo_all_rules(run, rows, captures):
 def test_signal_discovers_without_answer(run, rows, captures):
     # signal.pcap frames 1, 147, 148, 171: Lucas-iMac DISCOVERs from 0.0.0.0, no OFFER/ACK
     assert rows(run(captures / "signal.pcap", Dhcp)) == set()
+
+
+def test_user_class_and_rfc4361_client_id(run, rows):
+    net, server, _ = lan()
+    duid_llt = bytes.fromhex("0001 0001 1fcb 3ece b827eb3d08db")  # as pi3.ntop.org sends it
+    client_id = bytes([255]) + bytes.fromhex("8f9aaebd") + duid_llt
+    net.dhcp_exchange(MAC, server, "192.168.1.60", vendor_class="android-dhcp-13", client_id=False,
+                      extra_options=[(61, client_id), (77, b"\x04iPXE\x03lab")])
+    found = rows(run(net, Dhcp))
+    assert {row[1:3] for row in found if row[0] == "192.168.1.60"} == {
+        ("dhcp-vendor-class", "android-dhcp-13"), ("dhcp-user-class", "iPXE,lab"),
+        ("dhcp-client-id", "rfc4361 iaid 8f9aaebd duid-llt b8:27:eb:3d:08:db")}

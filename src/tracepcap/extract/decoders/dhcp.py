@@ -23,7 +23,11 @@ OPT_OVERLOAD = 52  # 1: options continue in file, 2: in sname, 3: both
 OPT_MSG_TYPE = 53
 OPT_PARAM_LIST = 55  # parameter request list (RFC 2132 9.8)
 OPT_VENDOR_CLASS = 60  # vendor class identifier (RFC 2132 9.13)
+OPT_CLIENT_ID = 61  # client identifier (RFC 2132 9.14; type 255 is RFC 4361's IAID + DUID)
+OPT_USER_CLASS = 77  # user class (RFC 3004: length-prefixed items; Windows sends bare text)
 OPT_CLIENT_FQDN = 81  # client FQDN (RFC 4702)
+CLIENT_ID_TEXT, CLIENT_ID_ETHERNET, CLIENT_ID_RFC4361 = 0, 1, 255
+DUID_TYPES = {1: "duid-llt", 2: "duid-en", 3: "duid-ll", 4: "duid-uuid"}  # RFC 8415 11.1
 FQDN_E = 0x04  # RFC 4702 2.1: the name is in DNS wire format, not ASCII
 
 
@@ -98,3 +102,49 @@ def client_fqdn(data: bytes) -> str:
     """The name in option 81: flags, two obsolete rcodes, then the name (RFC 4702 2)."""
     need("dhcp-fqdn", data, 0, 3)
     return wire_name(data[3:]) if data[0] & FQDN_E else text(data[3:])
+
+
+def _mac(data: bytes) -> str:
+    return ":".join(f"{b:02x}" for b in data)
+
+
+def duid(data: bytes) -> str:
+    """A DUID as "<type> <identifier>": the link-layer address of DUID-LLT and DUID-LL,
+    the enterprise number and hex identifier of DUID-EN, hex otherwise (RFC 8415 11)."""
+    need("duid", data, 0, 2)
+    kind = int.from_bytes(data[:2], "big")
+    name = DUID_TYPES.get(kind, f"duid-type-{kind}")
+    if kind == 1 and len(data) >= 8:  # type, hardware type, time, address
+        return f"{name} {_mac(data[8:])}"
+    if kind == 3 and len(data) >= 4:  # type, hardware type, address
+        return f"{name} {_mac(data[4:])}"
+    if kind == 2 and len(data) >= 6:
+        return f"{name} {int.from_bytes(data[2:6], 'big')} {data[6:].hex()}"
+    return f"{name} {data[2:].hex()}"
+
+
+def client_id(data: bytes) -> str:
+    """Option 61 described by its type: "ethernet <mac>", "rfc4361 iaid <hex> <duid>",
+    "text <string>", or "type <n> <hex>"."""
+    need("dhcp-client-id", data, 0, 1)
+    kind, rest = data[0], data[1:]
+    if kind == CLIENT_ID_ETHERNET and len(rest) == 6:
+        return f"ethernet {_mac(rest)}"
+    if kind == CLIENT_ID_RFC4361 and len(rest) >= 6:  # IAID, then at least a DUID type
+        return f"rfc4361 iaid {rest[:4].hex()} {duid(rest[4:])}"
+    if kind == CLIENT_ID_TEXT:
+        return f"text {text(rest)}"
+    return f"type {kind} {rest.hex()}"
+
+
+def user_class(data: bytes) -> str:
+    """Option 77's items joined by ","; data that is not RFC 3004's length-prefixed list
+    (Windows and iPXE send one bare string) is one item."""
+    items, at = [], 0
+    while at < len(data):
+        length = data[at]
+        if length == 0 or at + 1 + length > len(data):
+            return text(data)
+        items.append(text(data[at + 1:at + 1 + length]))
+        at += 1 + length
+    return ",".join(items)

@@ -18,6 +18,9 @@ RELEASE, DECLINE, RECONFIGURE, INFORMATION_REQUEST, RELAY_FORW, RELAY_REPL = 8, 
 CLIENT_MESSAGES = frozenset((SOLICIT, REQUEST, CONFIRM, RENEW, REBIND, RELEASE, DECLINE,
                              INFORMATION_REQUEST))
 OPT_CLIENTID, OPT_RELAY_MSG, OPT_VENDOR_CLASS, OPT_CLIENT_FQDN = 1, 9, 16, 39
+OPT_IA_NA, OPT_IAADDR = 3, 5
+IA_NA = struct.Struct("!III")  # IAID, T1, T2, then IA_NA-options (RFC 8415 21.4)
+IAADDR = struct.Struct("!16sII")  # address, preferred lifetime, valid lifetime (21.6)
 VENDOR = struct.Struct("!I")  # enterprise-number, then vendor-class-data items
 ITEM = struct.Struct("!H")  # vendor-class-len
 
@@ -32,6 +35,17 @@ class Dhcpv6(NamedTuple):
         return next((data for c, data in self.options if c == code), None)
 
 
+def _options(buf, at: int, proto: str) -> list[tuple[int, bytes]]:
+    options = []
+    while at < len(buf):
+        need(proto, buf, at, OPTION.size)
+        code, length = OPTION.unpack_from(buf, at)
+        need(proto, buf, at + OPTION.size, length)
+        options.append((code, bytes(buf[at + OPTION.size:at + OPTION.size + length])))
+        at += OPTION.size + length
+    return options
+
+
 def decode(buf) -> Dhcpv6:
     need("dhcpv6", buf, 0, HEADER.size)
     msg_type = buf[0]
@@ -42,14 +56,7 @@ def decode(buf) -> Dhcpv6:
         peer, txid, at = socket.inet_ntop(socket.AF_INET6, peer_raw), 0, RELAY.size
     else:
         txid, at = HEADER.unpack_from(buf, 0)[0] & 0xFFFFFF, HEADER.size
-    options = []
-    while at < len(buf):
-        need("dhcpv6-option", buf, at, OPTION.size)
-        code, length = OPTION.unpack_from(buf, at)
-        need("dhcpv6-option", buf, at + OPTION.size, length)
-        options.append((code, bytes(buf[at + OPTION.size:at + OPTION.size + length])))
-        at += OPTION.size + length
-    return Dhcpv6(msg_type, txid, peer, tuple(options))
+    return Dhcpv6(msg_type, txid, peer, tuple(_options(buf, at, "dhcpv6-option")))
 
 
 def client_fqdn(data: bytes) -> str:
@@ -69,3 +76,17 @@ def vendor_class(data: bytes) -> tuple[int, tuple[str, ...]]:
         items.append(data[at + ITEM.size:at + ITEM.size + length].decode("utf-8", "surrogateescape"))
         at += ITEM.size + length
     return enterprise, tuple(items)
+
+
+def ia_na_addresses(data: bytes) -> tuple[str, ...]:
+    """Option 3: the addresses of its IA Address options whose valid lifetime is not 0
+    (a lifetime of 0 gives the address back, RFC 8415 18.3.4)."""
+    need("dhcpv6-ia-na", data, 0, IA_NA.size)
+    out = []
+    for code, inner in _options(data, IA_NA.size, "dhcpv6-ia-na"):
+        if code == OPT_IAADDR:
+            need("dhcpv6-iaaddr", inner, 0, IAADDR.size)
+            raw, _preferred, valid = IAADDR.unpack_from(inner, 0)
+            if valid:
+                out.append(socket.inet_ntop(socket.AF_INET6, raw))
+    return tuple(out)

@@ -1,6 +1,9 @@
 """`hostname-claim` facts (source dhcp: host name option 12, client FQDN option 81),
-`dhcp-parameter-list` (option 55, codes in order joined by ",") and `dhcp-vendor-class`
-(option 60) facts of DHCPv4 clients, and `served udp/67` for hosts that sent a BOOTREPLY
+`dhcp-parameter-list` (option 55, codes in order joined by ","), `dhcp-vendor-class`
+(option 60, e.g. "dhcpcd-6.10.1:Linux-4.9.57-v7+:armv7l:BCM2835"), `dhcp-user-class`
+(option 77) and `dhcp-client-id` (option 61 by its type: "ethernet <mac>" as Windows, macOS
+and Android send it, "rfc4361 iaid .. duid-llt <mac>" as dhcpcd and systemd do) facts of
+DHCPv4 clients, and `served udp/67` for hosts that sent a BOOTREPLY
 (which the services extractor cannot pair: replies go to broadcast or another 5-tuple).
 
 A client that asks from its own address (a renewal) is that address. One that asks from
@@ -16,9 +19,10 @@ from __future__ import annotations
 from ..decoders import dhcp
 from ..extractor import Extractor
 from ..facts import FactKind
-from ..kinds import DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, HOSTNAME_CLAIM, SERVED
+from ..kinds import (DHCP_CLIENT_ID, DHCP_PARAMETER_LIST, DHCP_USER_CLASS, DHCP_VENDOR_CLASS,
+                     HOSTNAME_CLAIM, SERVED)
 
-NAME, VERSION = "dhcp", "1"
+NAME, VERSION = "dhcp", "2"
 SERVER_PORT, CLIENT_PORT = 67, 68
 UNSPECIFIED = "0.0.0.0"
 NAK = object()  # the server refused: the requested address is not the client's
@@ -37,6 +41,10 @@ def claims(msg: dhcp.Dhcp) -> list[tuple[FactKind, str, str | None]]:
         out.append((DHCP_PARAMETER_LIST, ",".join(str(code) for code in params), None))
     if vendor := dhcp.text(options.get(dhcp.OPT_VENDOR_CLASS, b"")):
         out.append((DHCP_VENDOR_CLASS, vendor, None))
+    if user := dhcp.user_class(options.get(dhcp.OPT_USER_CLASS, b"")):
+        out.append((DHCP_USER_CLASS, user, None))
+    if options.get(dhcp.OPT_CLIENT_ID):
+        out.append((DHCP_CLIENT_ID, dhcp.client_id(options[dhcp.OPT_CLIENT_ID]), None))
     return out
 
 
@@ -52,7 +60,7 @@ class _Pending:
 
 class Dhcp(Extractor):
     NAME, VERSION = NAME, VERSION
-    KINDS = (HOSTNAME_CLAIM, DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, SERVED)
+    KINDS = (HOSTNAME_CLAIM, DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, DHCP_USER_CLASS, DHCP_CLIENT_ID, SERVED)
     UDP_PORTS = frozenset((SERVER_PORT, CLIENT_PORT))
 
     def __init__(self, emit, limits) -> None:

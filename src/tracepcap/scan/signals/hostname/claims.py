@@ -18,6 +18,7 @@ SAYS = {  # how a reason names each source
     "dhcp": "DHCP option 12/81 from this host says {}",
     "dhcpv6": "DHCPv6 client FQDN from this host says {}",
     "nbns": "NBNS registration from this host says {}",
+    "browser": "a Windows Browser announcement from this host names it {}",
     "llmnr": "LLMNR answer from this host says {}",
     "mdns": "mDNS announcement from this host says {}",
     "dns-update": "a DNS dynamic update from this host registers {}",
