@@ -21,6 +21,7 @@ from pathlib import Path
 from sqlalchemy import insert
 
 from tracepcap.adjudicate import annotations
+from tracepcap.adjudicate.actor import SYSTEM_ACTOR
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.adjudicate.runner import Key, adjudicate_capture
 from tracepcap.store import open_database
@@ -69,9 +70,9 @@ def main() -> None:
         for _ in range(args.actions):
             key = Key("host-identity", cid, rng.choice(ips))
             for action, call in (
-                    ("override.set", lambda s: annotations.set_override(s, registry, key, "Router", "bench", actor="bench")),
-                    ("evidence.added", lambda s: annotations.add_evidence(s, registry, key, "Printer", 30, "bench", actor="bench")),
-                    ("override.cleared", lambda s: annotations.clear_override(s, registry, key, actor="bench"))):
+                    ("override.set", lambda s: annotations.set_override(s, registry, key, "Router", "bench", actor=SYSTEM_ACTOR)),
+                    ("evidence.added", lambda s: annotations.add_evidence(s, registry, key, "Printer", 30, "bench", actor=SYSTEM_ACTOR)),
+                    ("override.cleared", lambda s: annotations.clear_override(s, registry, key, actor=SYSTEM_ACTOR))):
                 t0 = time.perf_counter()
                 with db.session() as s:
                     call(s)

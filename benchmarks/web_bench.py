@@ -28,6 +28,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import insert
 
 from tracepcap.adjudicate import annotations
+from tracepcap.adjudicate.actor import SYSTEM_ACTOR
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.adjudicate.runner import Key, adjudicate_capture
 from tracepcap.present.api import create_app
@@ -118,9 +119,9 @@ def main() -> None:
         built = time.perf_counter() - t0
         host = ip(args.hosts // 2)
         key = Key("host-identity", CID, host)
-        for action in (lambda s: annotations.add_evidence(s, registry, key, "Printer", 30, "a label on the case", actor="bench"),
-                       lambda s: annotations.dismiss(s, registry, key, "Mobile", "it is racked", actor="bench"),
-                       lambda s: annotations.set_override(s, registry, key, "Router", "the diagram", actor="bench")):
+        for action in (lambda s: annotations.add_evidence(s, registry, key, "Printer", 30, "a label on the case", actor=SYSTEM_ACTOR),
+                       lambda s: annotations.dismiss(s, registry, key, "Mobile", "it is racked", actor=SYSTEM_ACTOR),
+                       lambda s: annotations.set_override(s, registry, key, "Router", "the diagram", actor=SYSTEM_ACTOR)):
             with db.session() as s:
                 action(s)
         app, times = timed(create_app(settings, db=db, registry=registry))

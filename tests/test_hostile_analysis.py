@@ -21,6 +21,7 @@ from tracepcap.store.models import Capture, Host, ObservationRow
 from tracepcap.synth import app
 from tracepcap.synth.scenario import Scenario
 from tracepcap.visible import visible
+from fake_actor import person
 
 MAC = "a4:83:e7:00:00:01"
 HOSTILE_NAME = b"ev\x00il\xff\x1b[2J"  # NUL, a byte that is not UTF-8, an ANSI "clear screen"
@@ -98,7 +99,7 @@ def test_an_internal_error_is_a_sentence_and_the_sql_goes_to_the_log(db, setting
 def test_a_capture_deleted_before_its_analysis_is_skipped(db, settings, captures):
     cid = stored(db, settings, captures / "dns_demo.pcap")
     with db.session() as s:
-        annotations.delete_capture(s, settings.capture_dir, cid, actor="alice")
+        annotations.delete_capture(s, settings.capture_dir, cid, actor=person("alice"))
     assert analyze(db, settings, cid) == DELETED
 
 
@@ -108,7 +109,7 @@ def test_a_capture_deleted_during_its_analysis_stops_quietly(db, settings, captu
     def delete_meanwhile() -> bool:  # asked at the walk's progress tick: delete, do not cancel
         with db.session() as s:
             if s.get(Capture, cid) is not None:
-                annotations.delete_capture(s, settings.capture_dir, cid, actor="alice")
+                annotations.delete_capture(s, settings.capture_dir, cid, actor=person("alice"))
         return False
     with caplog.at_level(logging.INFO, logger="tracepcap"):
         assert analyze(db, settings, cid, cancelled=delete_meanwhile) == DELETED

@@ -95,7 +95,12 @@ def test_wire_names_and_grades_are_unchanged():
         "snmp-sysobjectid": Grade.REPORTED, "ssdp-nt": Grade.REPORTED, "ssdp-server": Grade.REPORTED,
         "ssdp-usn": Grade.REPORTED, "ssh-banner": Grade.REPORTED, "tcp-syn-signature": Grade.MEASURED,
         "tls-client-fingerprint": Grade.MEASURED, "tls-sni": Grade.REPORTED,
-        "ttl": Grade.MEASURED, "tunnel-endpoint": Grade.MEASURED, "user-agent": Grade.REPORTED}
+        "ttl": Grade.MEASURED, "tunnel-endpoint": Grade.MEASURED, "user-agent": Grade.REPORTED,
+        # issue 12: evidence parity
+        "dns-zone": Grade.REPORTED, "dhcp-user-class": Grade.REPORTED, "dhcp-client-id": Grade.REPORTED,
+        "dhcp-vendor-enterprise": Grade.REPORTED, "device-model": Grade.REPORTED,
+        "device-name": Grade.REPORTED, "browser-server-type": Grade.REPORTED,
+        "credential": Grade.REPORTED}
 
 
 @pytest.mark.parametrize("module", reading_modules(), ids=lambda m: m.__name__)

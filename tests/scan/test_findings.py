@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracepcap.extract.kinds import HOSTNAME_CLAIM, MAC, TTL
+from tracepcap.extract.kinds import CREDENTIAL, HOSTNAME_CLAIM, MAC, TTL
 from tracepcap.scan.context import CaptureContext, Fact
 from tracepcap.scan.findings import ip_mac_conflict, name_conflict
 
@@ -49,19 +49,15 @@ def test_ip_claimed_by_two_macs():
 
 def test_cleartext_login_per_server_and_protocol():
     from tracepcap.scan.findings import cleartext_login
-    facts = {"192.168.0.114": [fact("credential", "ftp user csanders, password ****** to 192.168.0.193:21", 5,
-                                    source="credentials", grade="REPORTED")],
-             "192.168.0.115": [fact("credential", "ftp user bob, no password seen to 192.168.0.193:21", 9,
-                                    source="credentials", grade="REPORTED"),
-                               fact("credential", "ntlm user CORP\\bob, response ****** to 192.168.0.5:445", 12,
-                                    source="credentials", grade="REPORTED")],
-             "10.0.0.7": [fact("credential", "snmp community ****** to [2001:db8::1]:161", 3,
-                               source="credentials", grade="REPORTED")]}
+    facts = {"192.168.0.114": [fact(CREDENTIAL, "ftp user csanders, password ****** to 192.168.0.193:21", 5, source="credentials")],
+             "192.168.0.115": [fact(CREDENTIAL, "ftp user bob, no password seen to 192.168.0.193:21", 9, source="credentials"),
+                               fact(CREDENTIAL, "ntlm user CORP\\bob, response ****** to 192.168.0.5:445", 12, source="credentials")],
+             "10.0.0.7": [fact(CREDENTIAL, "snmp community ****** to [2001:db8::1]:161", 3, source="credentials")]}
     assert found(cleartext_login, facts) == [
         ("cleartext-login", "medium", ("192.168.0.193", "192.168.0.114", "192.168.0.115"),
          "ftp login to 192.168.0.193:21 in cleartext (with its password) from 192.168.0.114, "
          "192.168.0.115 as bob, csanders", (5, 9)),
         ("cleartext-login", "medium", ("2001:db8::1", "10.0.0.7"),
          "snmp login to 2001:db8::1:161 in cleartext (with its password) from 10.0.0.7", (3,))]
-    only_user = {"10.0.1.11": [fact("credential", "ftp user ftpuser, no password seen to 192.0.2.99:21", 38)]}
+    only_user = {"10.0.1.11": [fact(CREDENTIAL, "ftp user ftpuser, no password seen to 192.0.2.99:21", 38)]}
     assert found(cleartext_login, only_user)[0][1] == "low"

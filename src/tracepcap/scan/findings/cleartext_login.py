@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...extract.extractors.credentials import CLEARTEXT, CREDENTIAL, MASK, value_parts
+from ...extract.extractors.credentials import CLEARTEXT, MASK, value_parts
+from ...extract.kinds import CREDENTIAL
 from ..context import CaptureContext
 from . import Finding
 
