@@ -12,6 +12,7 @@
     * present/api/auth.py: Unauthenticated (401, with WWW-Authenticate), Forbidden (403);
       present/api/upload.py: MissingFile (422) — HTTP-only, defined beside their one user
   * present/api/auth.py: AuthUnavailable  HTTP 503  the issuer's keys cannot be fetched
+  * present/api/turns.py: Busy            HTTP 503  no turn at the database within the wait (Retry-After)
 
 Decoders have their own small tree (`extract.decoders.DecodeError`): a packet that does not
 decode is a per-packet matter recorded in the manifest, never an error of the capture.

@@ -25,6 +25,7 @@ from . import errors
 from .auth import TokenVerifier
 from .routes import adjudications, captures, exports, hosts, meta
 from .schemas import ErrorOut
+from .turns import Turns
 from .worker import AnalysisWorker
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
                   description="Packet captures in; hosts, verdicts with their reasons, and the "
                               "human actions on them out.")
     app.state.settings, app.state.db, app.state.registry, app.state.worker = settings, db, registry, worker
+    app.state.turns = Turns(db.pool_size, one_writer=db.is_sqlite)
     app.state.verifier = TokenVerifier(settings) if settings.auth == "oidc" else None
     app.dependency_overrides[get_settings] = lambda: settings
     errors.install(app)
