@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from ..errors import CaptureMissing, CaptureTooLarge, NotFound
 from ..store.models import Capture
+from ..store.staging import STAGING
 from .sniff import HEAD_BYTES, sniff, sniff_file
 
 CHUNK = 1 << 20
@@ -100,10 +101,12 @@ def store_file(session: Session, capture_dir: Path, path: Path, *, uploaded_by: 
 def find_capture(session: Session, ref: str) -> Capture:
     """A capture by id, unique id prefix, or sha256; NotFound says which of those failed."""
     ref = ref.strip().lower()
-    capture = session.get(Capture, ref) or session.scalar(select(Capture).where(Capture.sha256 == ref))
+    listed = Capture.status != STAGING  # a re-analysis's rows in the making are no capture of anyone's
+    capture = session.scalar(select(Capture).where(listed, (Capture.id == ref) | (Capture.sha256 == ref)))
     if capture is not None:
         return capture
-    matches = session.scalars(select(Capture).where(Capture.id.startswith(ref)).limit(2)).all() if ref else []
+    matches = session.scalars(select(Capture).where(listed, Capture.id.startswith(ref))
+                              .limit(2)).all() if ref else []
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
