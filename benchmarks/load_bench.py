@@ -5,13 +5,16 @@ directory; PostgreSQL in a schema of its own, dropped at the end), uploads a sha
 waits for its analysis, then fires
   - a burst of concurrent writes (overrides and evidence, alternating, spread over the hosts),
   - a burst of concurrent reads (host list, verdict, capture detail, in turn),
-all requests in flight at once. Prints failures (the goal is 0), throughput and p50/p99 latency
-per operation, and checks the audit log: every successful write has exactly one audit event
-and every failed one none. Nothing is asserted about time; the exit status is 1 when a request
+all requests in flight at once; during the write burst the capture is re-analysed by the CLI in
+another process (`tracepcap analyze` on the same file; `--no-reanalyze` to leave it out).
+Prints failures (the goal is 0), throughput and p50/p99 latency per operation, and checks the
+store: every successful write has exactly one audit event and every failed one none, and each
+host's stored verdict carries the override its last `override.set` event wrote (none lost to
+the re-analysis). Nothing is asserted about time; the exit status is 1 when a request
 failed or the audit check did not hold.
 
     .venv/bin/python benchmarks/load_bench.py [--backend sqlite|postgresql|both] [--writes 200]
-        [--reads 500] [--postgres URL] [--capture PATH]
+        [--reads 500] [--postgres URL] [--capture PATH] [--no-reanalyze]
 
 Bounded: one burst of each kind per backend, every request with a 120 s timeout, the server
 stopped at the end whatever happened. Traffic goes to 127.0.0.1 only.
@@ -175,6 +178,45 @@ def audit_check(db_url: str, results: list) -> bool:
     return not wrong
 
 
+def reanalyze(data_dir: Path, db_url: str, capture: Path) -> subprocess.Popen:
+    env = {**os.environ, "TRACEPCAP_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.Popen([sys.executable, "-m", "tracepcap.present.cli", "analyze", str(capture), "--db", db_url,
+                             "--json"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+async def writes_beside_a_reanalysis(base: str, requests: list, start_reanalysis) -> tuple[list, str]:
+    process = start_reanalysis() if start_reanalysis else None
+    started = time.perf_counter()
+    results = await burst(base, requests)
+    if process is None:
+        return results, "none"
+    _out, err = await asyncio.to_thread(process.communicate, timeout=300)
+    tail = err.decode(errors="replace").strip().splitlines()[-1:] if process.returncode else []
+    return results, f"exit {process.returncode} after {time.perf_counter() - started:.1f} s {' '.join(tail)}"
+
+
+def overrides_check(db_url: str, cid: str) -> bool:
+    """Each host's stored verdict holds the override of its last override.set event."""
+    from tracepcap.store.models import AuditEvent, VerdictRow
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            last = {}
+            for entity, after in conn.execute(select(AuditEvent.entity_key, AuditEvent.after).where(
+                    AuditEvent.capture_id == cid, AuditEvent.action == "override.set").order_by(AuditEvent.id)):
+                last[entity] = after["label"]
+            stored = dict(conn.execute(select(VerdictRow.entity_key, VerdictRow.document).where(
+                VerdictRow.capture_id == cid, VerdictRow.question == QUESTION)).all())
+            status = conn.execute(text("SELECT status FROM capture WHERE id = :id"), {"id": cid}).scalar()
+    finally:
+        engine.dispose()
+    lost = {e: (label, (stored.get(e) or {}).get("override")) for e, label in last.items()
+            if ((stored.get(e) or {}).get("override") or {}).get("label") != label}
+    print(f"  overrides: {len(last)} hosts overridden, {len(lost)} lost {list(lost.items())[:2]}; "
+          f"capture status {status}")
+    return not lost and status == "done"
+
+
 def run_backend(backend: str, args: argparse.Namespace) -> bool:
     schema = None
     with tempfile.TemporaryDirectory(prefix="tracepcap-load-") as tmp:
@@ -198,13 +240,18 @@ def run_backend(backend: str, args: argparse.Namespace) -> bool:
                 hosts = [h["ip"] for h in client.get(f"/captures/{cid}/hosts").json()]
             print(f"{backend}: capture {cid} with {len(hosts)} hosts")
             started = time.perf_counter()
-            writes = asyncio.run(burst(base, write_requests(cid, hosts, args.writes)))
+            start_reanalysis = (lambda: reanalyze(data_dir, db_url, args.capture)) if args.reanalyze else None
+            writes, reanalysis = asyncio.run(writes_beside_a_reanalysis(
+                base, write_requests(cid, hosts, args.writes), start_reanalysis))
             failures = report(f"{args.writes} concurrent writes", writes, time.perf_counter() - started)
+            print(f"  re-analysis by the CLI during the writes: {reanalysis}")
+            failures += 0 if reanalysis.startswith(("none", "exit 0")) else 1
             started = time.perf_counter()
             reads = asyncio.run(burst(base, read_requests(cid, hosts, args.reads)))
             failures += report(f"{args.reads} concurrent reads", reads, time.perf_counter() - started)
             audited = audit_check(db_url, writes)
-            return failures == 0 and audited
+            kept = overrides_check(db_url, cid)
+            return failures == 0 and audited and kept
         finally:
             server.terminate()
             try:
@@ -227,6 +274,8 @@ def main() -> int:
     parser.add_argument("--reads", type=int, default=500)
     parser.add_argument("--postgres", default=os.environ.get("TRACEPCAP_TEST_POSTGRES_URL") or POSTGRES)
     parser.add_argument("--capture", type=Path, default=CAPTURE)
+    parser.add_argument("--no-reanalyze", dest="reanalyze", action="store_false",
+                        help="no re-analysis by the CLI during the write burst")
     args = parser.parse_args()
     backends = ("sqlite", "postgresql") if args.backend == "both" else (args.backend,)
     ok = [run_backend(b, args) for b in backends]
