@@ -16,7 +16,8 @@ import pytest
 from api_helpers import DNS_SERVER, WORKSTATION
 from sqlalchemy import select
 
-from tracepcap.present.api.turns import Busy, Turns
+from tracepcap.errors import Busy
+from tracepcap.present.api.turns import Turns
 from tracepcap.store.models import AuditEvent
 
 BURST = 120  # half writes, half reads, all in flight at once

@@ -77,7 +77,10 @@ def _take_turn(session: Session, registry: Registry, key: Key) -> None:
     PostgreSQL: a row lock on the host (after a key-share lock on the capture, the order a
     capture deletion takes them in, so the two never deadlock). SQLite: the database write
     lock, taken before the first read (BEGIN IMMEDIATE), so a writer never has to upgrade a
-    read that went stale, which SQLite refuses with "database is locked" at once.
+    read that went stale, which SQLite refuses with "database is locked" at once; a writing
+    unit of work (`Database.session(write=True)`, every API write request's) already holds it.
+    A re-analysis swapping its rows in holds the capture itself (`store.staging.hold_capture`),
+    so it runs wholly before or wholly after a human writer's turn.
     """
     connection = session.connection()
     if connection.dialect.name == "sqlite":

@@ -20,6 +20,8 @@ from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from ..errors import Busy
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 POOL_SIZE = 10
 POOL_WAIT_SECONDS = 120
@@ -54,11 +56,23 @@ class Database:
         process's writers and holds the write lock from its first statement, so it never has to
         upgrade a read lock (which SQLite refuses at once with "database is locked" when another
         writer committed in between). On PostgreSQL it is an ordinary transaction."""
-        with self._writers if write and self._writers else nullcontext():
+        with self._writer_turn() if write and self._writers else nullcontext():
             with self.sessions() as session, session.begin():
                 if write and self.is_sqlite:
                     session.connection().exec_driver_sql("BEGIN IMMEDIATE")
                 yield session
+
+    @contextmanager
+    def _writer_turn(self) -> Iterator[None]:
+        # bounded: a writer that never comes back (a thread starved by waiters) must not
+        # freeze every later writer of the process
+        if not self._writers.acquire(timeout=POOL_WAIT_SECONDS):
+            raise Busy(f"the database is busy: no writer's turn came within {POOL_WAIT_SECONDS} s; "
+                       "nothing was done, try again")
+        try:
+            yield
+        finally:
+            self._writers.release()
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -20,19 +20,9 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 import anyio
 
-from ...errors import TracePcapError
+from ...errors import Busy
 
 WAIT_SECONDS = 120
-
-
-class Busy(TracePcapError):
-    """No turn at the database came within the wait: nothing was done, the client may retry."""
-
-    http_status = 503
-
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
-        self.headers = {"Retry-After": str(retry_after)}
 
 
 class Turns:
