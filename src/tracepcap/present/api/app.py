@@ -45,6 +45,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        _app.state.turns = Turns(db.pool_size, one_writer=db.is_sqlite)  # bound to the serving loop
         worker.start()
         with db.session() as session:
             unfinished = queries.unfinished_captures(session)
@@ -64,7 +65,6 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
                   description="Packet captures in; hosts, verdicts with their reasons, and the "
                               "human actions on them out.")
     app.state.settings, app.state.db, app.state.registry, app.state.worker = settings, db, registry, worker
-    app.state.turns = Turns(db.pool_size, one_writer=db.is_sqlite)
     app.state.verifier = TokenVerifier(settings) if settings.auth == "oidc" else None
     app.dependency_overrides[get_settings] = lambda: settings
     errors.install(app)
