@@ -42,10 +42,10 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
             report = scan_capture(s, stage, registry.signals(), CaptureContext.load(s, stage))
         return _swap_in(db, registry, capture_id, stage, report, result)
     except TracePcapError as err:
-        return _fail(db, capture_id, str(err))
+        return _fail(db, capture_id, stage, str(err))
     except Exception as err:  # noqa: BLE001 - the named boundary of one analysis job
         log.exception("analysis of capture %s failed", capture_id)
-        return _fail(db, capture_id, f"internal error: {type(err).__name__}: {err}")
+        return _fail(db, capture_id, stage, f"internal error: {type(err).__name__}: {err}")
 
 
 def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, report, result) -> str:
@@ -54,7 +54,7 @@ def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, repo
     with db.session(write=True) as s:
         capture = hold_capture(s, capture_id)
         if capture is None:
-            drop_stage(s, capture_id)
+            drop_stage(s, stage)
             return DELETED
         swap(s, capture, stage)
         failures = adjudicate_held(s, registry, capture_id)
@@ -74,10 +74,10 @@ def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, repo
     return capture.status
 
 
-def _fail(db: Database, capture_id: str, error: str) -> str:
+def _fail(db: Database, capture_id: str, stage: str, error: str) -> str:
     """The capture keeps the rows of its previous analysis, if any; what was staged goes."""
     with db.session(write=True) as s:
-        drop_stage(s, capture_id)
+        drop_stage(s, stage)
         capture = s.get(Capture, capture_id)
         if capture is None:
             return DELETED

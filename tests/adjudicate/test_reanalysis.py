@@ -115,3 +115,20 @@ def test_a_capture_deleted_during_its_analysis_leaves_nothing_staged(db, setting
     with db.session() as s:
         assert s.scalar(select(func.count()).select_from(Capture)) == 0
         assert s.scalar(select(func.count()).select_from(Host)) == 0
+
+
+def test_two_analyses_of_one_capture_at_once_both_finish(db, settings, capture_id, monkeypatch):
+    walk = persist.extract
+    inner: list[str] = []
+
+    def extract_while_another_analysis_runs(*args, **kwargs):
+        if not inner:  # the CLI analyses the same file while the server's worker is at it
+            inner.append("running")
+            inner.append(analyze(db, settings, capture_id))
+        return walk(*args, **kwargs)
+
+    monkeypatch.setattr(persist, "extract", extract_while_another_analysis_runs)
+    assert analyze(db, settings, capture_id) == "done" and inner == ["running", "done"]
+    with db.session() as s:
+        assert s.scalars(select(Capture.id)).all() == [capture_id]  # no staging capture left
+        assert s.scalar(select(func.count()).select_from(Host).where(Host.capture_id == capture_id)) == 5

@@ -21,7 +21,7 @@ from ..ingest import capture_path
 from ..scan.vote import normalize_label
 from ..store.models import (AuditEvent, Capture, Dismissal, Host, HumanOverride, ManualEvidence,
                             ObservationRow, VerdictRow)
-from ..store.staging import drop_stage
+from ..store.staging import drop_stages
 from .contract import Verdict
 from .registry import Registry
 from .runner import Key, rerun
@@ -314,7 +314,7 @@ def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, acto
         "uploaded_at": capture.uploaded_at.isoformat()})
     shared = session.scalar(select(func.count()).select_from(Capture).where(
         Capture.sha256 == capture.sha256, Capture.id != capture.id))
-    drop_stage(session, capture.id)
+    drop_stages(session, capture.id)
     session.delete(capture)
     session.flush()
     if not shared:

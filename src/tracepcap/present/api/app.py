@@ -19,6 +19,7 @@ from ...adjudicate.registry import Registry, get_registry
 from ...analysis import analyze
 from ...settings import Settings, get_settings
 from ...store import Database, open_database
+from ...store.staging import drop_stages
 from .. import queries
 from ..web import mount_web
 from . import errors
@@ -47,7 +48,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         _app.state.turns = Turns(db.pool_size, one_writer=db.is_sqlite)  # bound to the serving loop
         worker.start()
-        with db.session() as session:
+        with db.session(write=True) as session:
+            drop_stages(session)  # rows staged by analyses this server's last run left unfinished
             unfinished = queries.unfinished_captures(session)
         for capture_id in unfinished:
             worker.submit(capture_id)
