@@ -17,9 +17,10 @@ from sqlalchemy import insert
 from .adjudicate.registry import Registry, get_registry
 from .adjudicate.runner import adjudicate_held
 from .errors import TracePcapError
-from .extract import extract_capture
+from .extract import ExtractResult, extract_capture
 from .ingest import capture_path
 from .scan import CaptureContext, scan_capture
+from .scan.run import ScanReport
 from .settings import Settings
 from .store import Database
 from .store.models import Capture, ManifestEntry
@@ -48,7 +49,8 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         return _fail(db, capture_id, stage, f"internal error: {type(err).__name__}: {err}")
 
 
-def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, report, result) -> str:
+def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, report: ScanReport,
+             result: ExtractResult) -> str:
     """One transaction: the staged rows replace the capture's, every question is re-adjudicated
     (on a partial capture too), each failure becomes a manifest row, the final status is set."""
     with db.session(write=True) as s:
