@@ -17,6 +17,7 @@
       present/api/upload.py: MissingFile (422), UploadTimeout (408), UploadsBusy (503, with
       Retry-After) — HTTP-only, defined beside their one user
   * present/api/auth.py: AuthUnavailable  HTTP 503  the issuer's keys cannot be fetched
+  * Busy                              exit 1, HTTP 503  no turn at the database within the wait (Retry-After)
 
 Decoders have their own small tree (`extract.decoders.DecodeError`): a packet that does not
 decode is a per-packet matter recorded in the manifest, never an error of the capture.
@@ -96,3 +97,13 @@ class NotAuthor(UsageError):
     """Only the author of a piece of evidence may edit or delete it."""
 
     http_status = 403
+
+
+class Busy(TracePcapError):
+    """No turn at the database came within the wait: nothing was done, the caller may retry."""
+
+    http_status = 503
+
+    def __init__(self, message: str, retry_after: int = 5) -> None:
+        super().__init__(message)
+        self.headers = {"Retry-After": str(retry_after)}

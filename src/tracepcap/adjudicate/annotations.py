@@ -23,6 +23,7 @@ from ..ingest import capture_path
 from ..scan.vote import normalize_label
 from ..store.models import (MAX_INTEGER, AccessDenial, AuditEvent, Capture, Dismissal, Host, HumanOverride,
                             ManualEvidence, ObservationRow, VerdictRow)
+from ..store.staging import drop_stages
 from ..text import LABEL, PROSE
 from .actor import SYSTEM_ACTOR, Actor
 from .contract import Verdict
@@ -125,7 +126,10 @@ def _take_turn(session: Session, registry: Registry, key: Key) -> None:
     PostgreSQL: a row lock on the host (after a key-share lock on the capture, the order a
     capture deletion takes them in, so the two never deadlock). SQLite: the database write
     lock, taken before the first read (BEGIN IMMEDIATE), so a writer never has to upgrade a
-    read that went stale, which SQLite refuses with "database is locked" at once.
+    read that went stale, which SQLite refuses with "database is locked" at once; a writing
+    unit of work (`Database.session(write=True)`, every API write request's) already holds it.
+    A re-analysis swapping its rows in holds the capture itself (`store.staging.hold_capture`),
+    so it runs wholly before or wholly after a human writer's turn.
     """
     _lock_for_writing(session)
     if session.connection().dialect.name != "sqlite":
@@ -355,6 +359,7 @@ def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, acto
         "uploaded_at": capture.uploaded_at.isoformat()})
     shared = session.scalar(select(func.count()).select_from(Capture).where(
         Capture.sha256 == capture.sha256, Capture.id != capture.id))
+    drop_stages(session, capture.id)
     session.delete(capture)
     session.flush()
     if not shared:

@@ -2,7 +2,7 @@
 question. It reads stored votes and annotations only, never facts or the capture.
 
 Precedence: override > machine vote (signals + analyst evidence, minus dismissed labels) >
-contested. A broad `except` lives at one place: per question in `adjudicate_capture`, so one
+contested. A broad `except` lives at one place: per question in `adjudicate_held`, so one
 failing adjudicator never costs the others their answers.
 """
 
@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
-from ..errors import TracePcapError
+from ..errors import NotFound, TracePcapError
 from ..extract.facts import Grade
 from ..scan.vote import ScoreBoard, Tally, Vote, normalize_label
 from ..store.models import Dismissal, Host, HumanOverride, ManualEvidence, VerdictRow, VoteRow
+from ..store.staging import hold_capture
 from .contract import Adjudicator, Basis, Candidate, Tier, Verdict, VoteView
 from .registry import Registry
 
@@ -206,21 +207,32 @@ def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str) -> 
     return len(rows)
 
 
-def adjudicate_capture(db, registry: Registry, capture_id: str) -> dict[str, str]:
-    """Every question for a capture, each in its own transaction; return failures by question.
-    Human answers whose facts moved since they were given are marked stale first."""
+def adjudicate_held(session: Session, registry: Registry, capture_id: str) -> dict[str, str]:
+    """Every question for a capture, in the caller's transaction, which holds the capture
+    (`store.staging.hold_capture`): no human writer is between reading the annotations and
+    writing the verdicts, so none of their answers is overwritten by a verdict computed without
+    it. Human answers whose facts moved are marked stale first; each question then runs in a
+    savepoint of its own. Returns failures by question."""
     from .annotations import mark_stale  # annotations imports this module
     failures: dict[str, str] = {}
-    with db.session() as session:
-        mark_stale(session, capture_id)
+    mark_stale(session, capture_id)
     for adj in registry:
         try:
-            with db.session() as session:
+            with session.begin_nested():
                 adjudicate_question(session, adj, capture_id)
         except Exception as err:  # noqa: BLE001 - named boundary: one question
             log.exception("adjudicating %s for capture %s failed", adj.question, capture_id)
             failures[adj.question] = f"{type(err).__name__}: {err}"
     return failures
+
+
+def adjudicate_capture(db, registry: Registry, capture_id: str) -> dict[str, str]:
+    """Every question for a capture, in one writing unit of work holding the capture; return
+    failures by question."""
+    with db.session(write=True) as session:
+        if hold_capture(session, capture_id) is None:
+            raise NotFound(f"no capture {capture_id!r}")
+        return adjudicate_held(session, registry, capture_id)
 
 
 def rerun(session: Session, registry: Registry, key: Key) -> Verdict:
@@ -249,7 +261,7 @@ def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
     return verdict
 
 
-__all__ = ["Key", "MissingReasons", "adjudicate_capture", "decide", "rerun", "verdict_document"]
+__all__ = ["Key", "MissingReasons", "adjudicate_capture", "adjudicate_held", "decide", "rerun", "verdict_document"]
 
 
 def stored_verdicts(session: Session, registry: Registry, capture_id: str,

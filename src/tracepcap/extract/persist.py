@@ -1,7 +1,9 @@
 """Run Extract on a stored capture and write its facts, conversations, hosts and manifest.
 
 Short transactions throughout: progress and conversation batches commit as the walk goes,
-so readers (the API, the web UI) see progress and never wait on a long write.
+so readers (the API, the web UI) see progress and never wait on a long write. During an
+analysis the rows go to a staging capture (`rows_to`, see `store/staging.py`): the capture's
+own rows stay whole until the analysis swaps the new ones in.
 """
 
 from __future__ import annotations
@@ -24,13 +26,16 @@ PROGRESS_SECONDS = 0.5
 
 
 def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = Limits(), *,
-                    cancelled: Callable[[], bool] = lambda: False) -> ExtractResult:
-    """Replace the capture's Extract output with a fresh walk of `path`; return the result.
-    The capture's status is left at "analyzing": the conductor sets the final one. The walk
-    raises AnalysisCancelled at the first progress tick after `cancelled()` turns True."""
-    with db.session() as s:
+                    cancelled: Callable[[], bool] = lambda: False,
+                    rows_to: str | None = None) -> ExtractResult:
+    """Replace the Extract output under `rows_to` (default: the capture itself) with a fresh
+    walk of `path`; return the result. Progress goes on the capture, whose status is left at
+    "analyzing": the conductor sets the final one. The walk raises AnalysisCancelled at the
+    first progress tick after `cancelled()` turns True."""
+    rows_to = rows_to or capture_id
+    with db.session(write=True) as s:
         for table in (ObservationRow, Conversation, Host, ManifestEntry):
-            s.execute(delete(table).where(table.capture_id == capture_id))
+            s.execute(delete(table).where(table.capture_id == rows_to))
         capture = s.get(Capture, capture_id)
         capture.status, capture.progress_bytes, capture.error = CaptureStatus.ANALYZING, 0, None
 
@@ -39,12 +44,12 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
 
     def flush() -> None:
         if batch:
-            with db.session() as s:
+            with db.session(write=True) as s:
                 s.execute(insert(Conversation), batch)
             batch.clear()
 
     def on_conversation(row: dict) -> None:
-        row["capture_id"] = capture_id
+        row["capture_id"] = rows_to
         batch.append(row)
         if len(batch) >= BATCH:
             flush()
@@ -55,7 +60,7 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
         now = time.monotonic()
         if now - last_progress[0] >= PROGRESS_SECONDS or done >= total:
             last_progress[0] = now
-            with db.session() as s:
+            with db.session(write=True) as s:
                 capture = s.get(Capture, capture_id)
                 if capture is None:  # deleted by another process than ours
                     raise AnalysisCancelled(f"capture {capture_id} was deleted while analyzed")
@@ -64,8 +69,8 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
     result = extract(path, capture_id, limits=limits, on_conversation=on_conversation,
                      on_progress=on_progress)
     flush()
-    with db.session() as s:
-        rows = [{"capture_id": capture_id, "entity": o.entity, "kind": o.kind, "value": o.value,
+    with db.session(write=True) as s:
+        rows = [{"capture_id": rows_to, "entity": o.entity, "kind": o.kind, "value": o.value,
                  "source": o.source, "grade": str(o.grade), "first_frame": o.witness.first_frame,
                  "last_frame": o.witness.last_frame, "count": o.witness.count,
                  "first_time": o.witness.first_time, "last_time": o.witness.last_time,
@@ -74,12 +79,12 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
         for start in range(0, len(rows), BATCH):
             s.execute(insert(ObservationRow), rows[start:start + BATCH])
         if result.hosts:
-            s.execute(insert(Host), [{"capture_id": capture_id, "ip": ip, "position": i}
+            s.execute(insert(Host), [{"capture_id": rows_to, "ip": ip, "position": i}
                                      for i, ip in enumerate(result.hosts)])
         s.execute(insert(ManifestEntry), [
-            {"capture_id": capture_id, "extractor": m.extractor, "version": m.version,
+            {"capture_id": rows_to, "extractor": m.extractor, "version": m.version,
              "status": m.status, "facts": m.facts, "error": m.error} for m in result.manifest])
-        capture = s.get(Capture, capture_id)
+        capture = s.get(Capture, rows_to)
         capture.format = result.format
         capture.packets = result.packets
         capture.conversations = result.conversations

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from ..errors import CaptureMissing, CaptureTooLarge, NotFound
 from ..store.models import Capture, CaptureStatus
+from ..store.staging import STAGING
 from ..visible import visible
 from .sniff import HEAD_BYTES, sniff, sniff_file
 
@@ -134,10 +135,11 @@ def find_capture(session: Session, ref: str) -> Capture:
     if not ref or len(ref) > SHA256_HEX or ref.strip(HEX_DIGITS):
         raise NotFound(f"no capture with id, prefix or sha256 {ref[:80]!r}: a capture reference is 1 to "
                        f"{SHA256_HEX} hex digits")
-    capture = session.get(Capture, ref) or session.scalar(select(Capture).where(Capture.sha256 == ref))
+    listed = Capture.status != STAGING  # a re-analysis's rows in the making are no capture of anyone's
+    capture = session.scalar(select(Capture).where(listed, (Capture.id == ref) | (Capture.sha256 == ref)))
     if capture is not None:
         return capture
-    matches = session.scalars(select(Capture).where(Capture.id.startswith(ref)).limit(2)).all()
+    matches = session.scalars(select(Capture).where(listed, Capture.id.startswith(ref)).limit(2)).all()
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:

@@ -17,6 +17,7 @@ from ..errors import NotFound
 from ..extract.kinds import HOSTNAME_CLAIM, MAC
 from ..store.models import (AuditEvent, Capture, CaptureStatus, Conversation, Dismissal, Host, HumanOverride,
                             ManifestEntry, ManualEvidence, ObservationRow, VerdictRow)
+from ..store.staging import STAGING
 from .report import capture_document, findings_of
 
 NAME_KIND = HOSTNAME_CLAIM.name
@@ -52,7 +53,8 @@ def capture_extras(session: Session, capture_id: str) -> dict:
 
 def list_captures(session: Session) -> list[Capture]:
     """Newest first."""
-    return list(session.scalars(select(Capture).order_by(Capture.uploaded_at.desc(), Capture.id)))
+    return list(session.scalars(select(Capture).where(Capture.status != STAGING)
+                                .order_by(Capture.uploaded_at.desc(), Capture.id)))
 
 
 def unfinished_captures(session: Session) -> list[str]:

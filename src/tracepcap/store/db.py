@@ -1,9 +1,18 @@
-"""Open a database by URL and bring its schema to the newest migration."""
+"""Open a database by URL and bring its schema to the newest migration.
+
+Sizing and waiting, so that load queues instead of failing: the pool holds `pool_size`
+connections plus as many again for callers outside the API's turns (the analysis worker, the
+web pages); a caller finding none free waits up to `POOL_WAIT_SECONDS`. SQLite has one writer
+at a time per file: a writing unit of work (`session(write=True)`) first waits for this
+process's other writers on one lock per database file, then takes the file's write lock at once
+(BEGIN IMMEDIATE); another process's writer is waited for by SQLite's busy timeout.
+"""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from alembic import command
@@ -11,21 +20,59 @@ from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from ..errors import Busy
+
 MIGRATIONS = Path(__file__).parent / "migrations"
+POOL_SIZE = 10
+POOL_WAIT_SECONDS = 120
+# another process's writer (the CLI beside the server) is waited for this long, in milliseconds
+SQLITE_BUSY_MS = 120_000
+
+_sqlite_writers: dict[str, threading.Lock] = {}  # database file -> its writers' turn in this process
+_sqlite_writers_guard = threading.Lock()
+
+
+def _writer_lock(engine: Engine) -> threading.Lock:
+    path = str(Path(engine.url.database or ":memory:").resolve())
+    with _sqlite_writers_guard:
+        return _sqlite_writers.setdefault(path, threading.Lock())
 
 
 class Database:
     """An engine and its session factory. `session()` is a unit of work: commit on success,
-    roll back on error."""
+    roll back on error. `pool_size` is how many units of work may hold a connection at once
+    without waiting (the API admits that many requests at a time)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, pool_size: int = POOL_SIZE) -> None:
         self.engine = engine
+        self.pool_size = pool_size
         self.sessions = sessionmaker(engine, expire_on_commit=False)
+        self.is_sqlite = engine.dialect.name == "sqlite"
+        self._writers = _writer_lock(engine) if self.is_sqlite else None
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        with self.sessions() as session, session.begin():
-            yield session
+    def session(self, *, write: bool = False) -> Iterator[Session]:
+        """write=True for a unit of work that writes: on SQLite it runs alone among this
+        process's writers and holds the write lock from its first statement, so it never has to
+        upgrade a read lock (which SQLite refuses at once with "database is locked" when another
+        writer committed in between). On PostgreSQL it is an ordinary transaction."""
+        with self._writer_turn() if write and self._writers else nullcontext():
+            with self.sessions() as session, session.begin():
+                if write and self.is_sqlite:
+                    session.connection().exec_driver_sql("BEGIN IMMEDIATE")
+                yield session
+
+    @contextmanager
+    def _writer_turn(self) -> Iterator[None]:
+        # bounded: a writer that never comes back (a thread starved by waiters) must not
+        # freeze every later writer of the process
+        if not self._writers.acquire(timeout=POOL_WAIT_SECONDS):
+            raise Busy(f"the database is busy: no writer's turn came within {POOL_WAIT_SECONDS} s; "
+                       "nothing was done, try again")
+        try:
+            yield
+        finally:
+            self._writers.release()
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -35,21 +82,24 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")  # readers (the web UI) never block the analysis
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
 
 
-def open_database(url: str, *, migrate: bool = True) -> Database:
+def open_database(url: str, *, migrate: bool = True, pool_size: int = POOL_SIZE) -> Database:
     """Connect and apply pending migrations. SQLite files get their directory created."""
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+    memory = url in ("sqlite://", "sqlite:///:memory:")
+    if url.startswith("sqlite:///") and not memory:
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+    pool = {} if memory else {"pool_size": pool_size, "max_overflow": pool_size,
+                              "pool_timeout": POOL_WAIT_SECONDS}
+    engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"), **pool)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     if migrate:
         upgrade(engine)
-    return Database(engine)
+    return Database(engine, pool_size)
 
 
 def alembic_config() -> Config:

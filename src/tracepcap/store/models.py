@@ -28,6 +28,7 @@ class CaptureStatus(StrEnum):
     DONE = "done"  #: every stage completed
     PARTIAL = "partial"  #: finished, but something could not be read (the manifest says what)
     FAILED = "failed"  #: unusable, with the error
+    STAGING = "staging"  #: the hidden rows of a re-analysis in the making (store/staging.py), never listed
 
 
 class Capture(Base):

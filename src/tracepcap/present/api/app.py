@@ -22,6 +22,7 @@ from ...analysis import analyze
 from ...ingest import sweep_stale_uploads
 from ...settings import Settings, get_settings
 from ...store import Database, open_database
+from ...store.staging import drop_stages
 from .. import queries
 from ..web import mount_web
 from . import errors
@@ -30,6 +31,7 @@ from .request_guard import RequestGuard
 from .request_text import plain_parameters
 from .routes import adjudications, captures, exports, hosts, meta
 from .schemas import ErrorOut
+from .turns import Turns
 from .worker import AnalysisWorker
 
 log = logging.getLogger(__name__)
@@ -51,8 +53,10 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         sweep_stale_uploads(settings.capture_dir)
+        _app.state.turns = Turns(db.pool_size, one_writer=db.is_sqlite)  # bound to the serving loop
         worker.start()
-        with db.session() as session:
+        with db.session(write=True) as session:
+            drop_stages(session)  # rows staged by analyses this server's last run left unfinished
             unfinished = queries.unfinished_captures(session)
         for capture_id in unfinished:
             worker.submit(capture_id)

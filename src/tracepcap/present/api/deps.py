@@ -8,11 +8,12 @@ the role with 403, after recording the refused attempt in the audit log.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Query, Request, Response
+from fastapi.concurrency import contextmanager_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
@@ -50,10 +51,18 @@ WorkerDep = Annotated[AnalysisWorker, Depends(_worker)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
-def _session(db: DbDep) -> Iterator[Session]:
-    """One unit of work per request, committed before the response is sent."""
-    with db.session() as session:
-        yield session
+READ_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
+
+
+async def _session(request: Request, db: DbDep) -> AsyncIterator[Session]:
+    """One unit of work per request, committed before the response is sent. The request waits
+    for its turn (`turns.py`) in the event loop first; a request that may write gets a writing
+    unit of work (on SQLite: one writer at a time, holding the write lock from its first
+    statement)."""
+    write = request.method not in READ_METHODS
+    async with request.app.state.turns.take(write=write):
+        async with contextmanager_in_threadpool(db.session(write=write)) as session:
+            yield session
 
 
 SessionDep = Annotated[Session, Depends(_session, scope="function")]
@@ -92,7 +101,7 @@ def _refuse(request: Request, db: Database, registry: Registry, actor: Actor, ro
     """Record `access.denied` (in its own transaction: the request itself fails; at most one
     event a minute per actor, method and route, see `annotations.record_refusal`) and raise 403."""
     params = request.path_params
-    with db.session() as session:
+    with db.session(write=True) as session:
         try:
             capture_id = find_capture(session, params["cid"]).id if "cid" in params else None
         except NotFound:

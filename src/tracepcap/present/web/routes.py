@@ -231,7 +231,7 @@ def _act(request: Request, db, registry, key: Key, actor: Actor, form: dict,
     """Run one annotation service call in its own unit of work (all of it or none of it), then
     answer with the panel as stored: the new verdict, or the service's message."""
     try:
-        with db.session() as s:
+        with db.session(write=True) as s:
             action(s)
     except TracePcapError as err:
         with db.session() as s:
