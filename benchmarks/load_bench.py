@@ -120,7 +120,8 @@ def read_requests(cid: str, hosts: list[str], count: int) -> list[tuple[str, str
 async def burst(base: str, requests: list) -> list[tuple[str, int | str, float, str | None]]:
     """Every request at once; (operation, status or error, seconds, marker) each."""
     limits = httpx.Limits(max_connections=len(requests), max_keepalive_connections=0)
-    async with httpx.AsyncClient(base_url=f"{base}/api", timeout=REQUEST_TIMEOUT, limits=limits) as client:
+    async with httpx.AsyncClient(base_url=f"{base}/api", timeout=REQUEST_TIMEOUT, limits=limits,
+                                 headers={"X-TracePcap-Request": "1"}) as client:
         gate = asyncio.Event()
 
         async def one(op, method, path, body, marker):
@@ -235,7 +236,7 @@ def run_backend(backend: str, args: argparse.Namespace) -> bool:
         server = start_server(data_dir, db_url, port, Path(tmp) / "server.log")
         try:
             wait_ready(base, server)
-            with httpx.Client(base_url=f"{base}/api", timeout=60) as client:
+            with httpx.Client(base_url=f"{base}/api", timeout=60, headers={"X-TracePcap-Request": "1"}) as client:
                 cid = upload_and_wait(client, args.capture)
                 hosts = [h["ip"] for h in client.get(f"/captures/{cid}/hosts").json()]
             print(f"{backend}: capture {cid} with {len(hosts)} hosts")

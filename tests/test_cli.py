@@ -172,7 +172,7 @@ def test_an_internal_error_exits_1_with_one_line_and_no_sql(run, captures, monke
     def broken(*_args):
         raise DataError("INSERT INTO vote (reason) VALUES (%(reason)s)", {"reason": "x"},
                         ValueError("a driver's message"))
-    monkeypatch.setattr(analysis, "_scan_and_adjudicate", broken)
+    monkeypatch.setattr(analysis, "_swap_in", broken)
     code, out, err = run(captures / "dns_demo.pcap")
     assert code == ExitCode.FAILED == 1 and out == ""
     assert err.strip().splitlines()[-1] == ("tracepcap: internal error (DataError) while analyzing; "

@@ -87,7 +87,7 @@ def test_an_internal_error_is_a_sentence_and_the_sql_goes_to_the_log(db, setting
     def broken(*_args):
         raise DataError("INSERT INTO observation (value) VALUES (%(value)s)", {"value": "secret"},
                         ValueError("A string literal cannot contain NUL (0x00) characters."))
-    monkeypatch.setattr(analysis, "_scan_and_adjudicate", broken)
+    monkeypatch.setattr(analysis, "_swap_in", broken)
     with caplog.at_level(logging.ERROR, logger="tracepcap.analysis"):
         assert analyze(db, settings, cid) == "failed"
     with db.session() as s:

@@ -19,6 +19,7 @@ from tracepcap.extract import persist
 from tracepcap.ingest import find_capture, store_file
 from tracepcap.present import queries
 from tracepcap.store.models import AuditEvent, Capture, Host, VerdictRow
+from fake_actor import person
 
 DNS = "192.168.1.1"  # dns_demo.pcap's DNS server
 
@@ -53,7 +54,7 @@ def test_hosts_stay_and_writes_succeed_while_the_capture_is_re_extracted(db, set
             with pytest.raises(NotFound):
                 find_capture(s, stage)
             a.set_override(s, registry, Key("host-identity", capture_id, DNS), "Printer", "seen its web page",
-                           actor="alice")
+                           actor=person("alice"))
         return walk(*args, **kwargs)
 
     monkeypatch.setattr(persist, "extract", extract_after_a_human_acts)
@@ -78,7 +79,7 @@ def test_an_override_written_during_re_adjudication_is_in_the_final_verdict(db, 
         try:
             with db.session() as s:
                 a.set_override(s, registry, Key("host-identity", capture_id, DNS), "Printer", "seen its web page",
-                               actor="alice")
+                               actor=person("alice"))
         except BaseException as err:  # reported below, not lost in the thread
             writer_errors.append(err)
 
@@ -106,7 +107,7 @@ def test_a_capture_deleted_during_its_analysis_leaves_nothing_staged(db, setting
 
     def extract_after_the_capture_is_deleted(*args, **kwargs):
         with db.session() as s:
-            a.delete_capture(s, settings.capture_dir, capture_id, actor="admin")
+            a.delete_capture(s, settings.capture_dir, capture_id, actor=person("admin"))
         return walk(*args, **kwargs)
 
     monkeypatch.setattr(persist, "extract", extract_after_the_capture_is_deleted)

@@ -26,7 +26,8 @@ DEADLINE = 25  # seconds: the old code's requests hung past this, waiting on the
 
 async def _burst(url: str, requests: list[tuple[str, str, dict | None]]) -> list[httpx.Response | Exception]:
     limits = httpx.Limits(max_connections=len(requests), max_keepalive_connections=0)
-    async with httpx.AsyncClient(base_url=f"{url}/api", timeout=DEADLINE, limits=limits) as client:
+    async with httpx.AsyncClient(base_url=f"{url}/api", timeout=DEADLINE, limits=limits,
+                                 headers={"X-TracePcap-Request": "1"}) as client:
         return await asyncio.gather(*(client.request(method, path, json=body) for method, path, body in requests),
                                     return_exceptions=True)
 

@@ -52,6 +52,7 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
 READ_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
+WEB_PARTIALS = "/ui/"  # the web UI's htmx routes (present/web/routes.py)
 
 
 async def _session(request: Request, db: DbDep) -> AsyncIterator[Session]:
@@ -59,7 +60,10 @@ async def _session(request: Request, db: DbDep) -> AsyncIterator[Session]:
     for its turn (`turns.py`) in the event loop first; a request that may write gets a writing
     unit of work (on SQLite: one writer at a time, holding the write lock from its first
     statement)."""
-    write = request.method not in READ_METHODS
+    # The web UI's write actions (/ui/...) read through this session and write in a unit of
+    # work of their own (`web.routes._act`), so that a refused action is answered with the panel
+    # as stored: their dependency session only reads, or the two would wait on each other.
+    write = request.method not in READ_METHODS and not request.url.path.startswith(WEB_PARTIALS)
     async with request.app.state.turns.take(write=write):
         async with contextmanager_in_threadpool(db.session(write=write)) as session:
             yield session
