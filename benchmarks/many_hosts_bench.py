@@ -126,11 +126,10 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
     """The stages of cmd_analyze, one by one, printing a row after each (the child)."""
     from tracepcap.adjudicate.actor import SYSTEM_ACTOR
     from tracepcap.adjudicate.registry import get_registry
-    from tracepcap.analysis import _scan_and_adjudicate  # noqa: F401 - the conductor's own step
     from tracepcap.adjudicate.runner import adjudicate_capture
     from tracepcap.extract import extract_capture
     from tracepcap.ingest import capture_path, store_file
-    from tracepcap.present.cli import write_document
+    from tracepcap.present.report import write_capture
     from tracepcap.scan import CaptureContext, scan_capture
     from tracepcap.settings import Settings
     from tracepcap.store import open_database
@@ -166,7 +165,7 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
 
     def present():
         with db.session() as s, open(os.devnull, "w") as out:
-            write_document(s, s.get(Capture, capture_id), registry, out, as_json=True)
+            write_capture(s, s.get(Capture, capture_id), registry, out, as_json=True)
     stage("report", present)
     db.dispose()
     print(f"  {'total':<12} {sum(r[1] for r in rows):8.2f} s wall {sum(r[2] for r in rows):8.2f} s cpu "
@@ -220,6 +219,7 @@ def main() -> None:
             import pstats
             profiler = cProfile.Profile()
             profiler.runcall(run_stages, path, args.db, args.data_dir)
+            profiler.dump_stats(args.out / "many_hosts.pstats")
             stats = pstats.Stats(profiler)
             stats.sort_stats("cumulative").print_stats(40)
             stats.sort_stats("tottime").print_stats(25)

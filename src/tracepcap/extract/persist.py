@@ -13,6 +13,7 @@ from pathlib import Path
 from sqlalchemy import delete, insert
 
 from ..store import Database
+from ..store.bulk import insert_rows
 from ..store.models import Capture, Conversation, Host, ManifestEntry, ObservationRow
 from .pipeline import ExtractResult, extract
 from .settings import Limits
@@ -36,7 +37,7 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
     def flush() -> None:
         if batch:
             with db.session() as s:
-                s.execute(insert(Conversation), batch)
+                insert_rows(s, Conversation, batch)
             batch.clear()
 
     def on_conversation(row: dict) -> None:
@@ -56,17 +57,15 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
                      on_progress=on_progress)
     flush()
     with db.session() as s:
-        rows = [{"capture_id": capture_id, "entity": o.entity, "kind": o.kind, "value": o.value,
-                 "source": o.source, "grade": str(o.grade), "first_frame": o.witness.first_frame,
-                 "last_frame": o.witness.last_frame, "count": o.witness.count,
-                 "first_time": o.witness.first_time, "last_time": o.witness.last_time,
-                 "extractor": o.witness.extractor, "extractor_version": o.witness.extractor_version}
-                for o in result.observations]
-        for start in range(0, len(rows), BATCH):
-            s.execute(insert(ObservationRow), rows[start:start + BATCH])
-        if result.hosts:
-            s.execute(insert(Host), [{"capture_id": capture_id, "ip": ip, "position": i}
-                                     for i, ip in enumerate(result.hosts)])
+        insert_rows(s, ObservationRow, (
+            {"capture_id": capture_id, "entity": o.entity, "kind": o.kind, "value": o.value,
+             "source": o.source, "grade": str(o.grade), "first_frame": o.witness.first_frame,
+             "last_frame": o.witness.last_frame, "count": o.witness.count,
+             "first_time": o.witness.first_time, "last_time": o.witness.last_time,
+             "extractor": o.witness.extractor, "extractor_version": o.witness.extractor_version}
+            for o in result.observations))
+        insert_rows(s, Host, ({"capture_id": capture_id, "ip": ip, "position": i}
+                              for i, ip in enumerate(result.hosts)))
         s.execute(insert(ManifestEntry), [
             {"capture_id": capture_id, "extractor": m.extractor, "version": m.version,
              "status": m.status, "facts": m.facts, "error": m.error} for m in result.manifest])

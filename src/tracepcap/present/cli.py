@@ -17,7 +17,7 @@ from ..errors import TracePcapError, UnusableCapture, UsageError
 from ..ingest import find_capture, store_file
 from ..settings import Settings
 from ..store import open_database
-from .report import capture_document, host_table, verdict_lines
+from .report import verdict_lines, write_capture
 
 
 class ExitCode(IntEnum):
@@ -54,13 +54,9 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
             capture = s.get(Capture, capture_id)
             if status == "failed":
                 raise UnusableCapture(capture.error or "analysis failed")
-            document = capture_document(s, capture, get_registry())
+            write_capture(s, capture, get_registry(), sys.stdout, as_json=args.json)
     finally:
         db.dispose()
-    if args.json:
-        print(json.dumps(document, indent=2, sort_keys=False))
-    else:
-        print(host_table(document))
     return ExitCode.OK if status == "done" else ExitCode.PARTIAL
 
 

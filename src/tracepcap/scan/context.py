@@ -71,6 +71,7 @@ class CaptureContext:
         self.hosts = hosts
         self._facts = facts
         self._traffic = traffic
+        self._by_kind: dict[str, dict[str, list[Fact]]] = {}
 
     @classmethod
     def load(cls, session: Session, capture_id: str) -> CaptureContext:
@@ -110,8 +111,24 @@ class CaptureContext:
     def host(self, ip: str) -> HostFacts:
         return HostFacts(ip, self)
 
+    @cached_property
+    def host_set(self) -> frozenset[str]:
+        """The capture's hosts as a set, built once: a per-host membership test must not
+        rebuild it (that made many-host captures quadratic)."""
+        return frozenset(self.hosts)
+
     def facts_of(self, entity: str) -> list[Fact]:
         return self._facts.get(entity, [])
+
+    def facts_of_kind(self, entity: str, kind: str) -> list[Fact]:
+        """One entity's facts of one kind, indexed on first use so that signals asking for
+        several kinds of one host do not each walk all its facts."""
+        by_kind = self._by_kind.get(entity)
+        if by_kind is None:
+            by_kind = self._by_kind[entity] = defaultdict(list)
+            for fact in self._facts.get(entity, ()):
+                by_kind[fact.kind].append(fact)
+        return by_kind.get(kind, [])
 
     def traffic_of(self, ip: str) -> Traffic:
         return self._traffic.get(ip) or Traffic()
@@ -121,9 +138,8 @@ class CaptureContext:
         """MAC -> [(ip, frames sent from it with that MAC)], most frames first."""
         out: dict[str, list[tuple[str, int]]] = defaultdict(list)
         for ip in self.hosts:
-            for fact in self.facts_of(ip):
-                if fact.kind == "mac":
-                    out[fact.value].append((ip, fact.count))
+            for fact in self.facts_of_kind(ip, "mac"):
+                out[fact.value].append((ip, fact.count))
         for ips in out.values():
             ips.sort(key=lambda pair: (-pair[1], pair[0]))
         return dict(out)
@@ -158,7 +174,7 @@ class HostFacts:
     capture: CaptureContext
 
     def facts(self, kind: str) -> list[Fact]:
-        return [f for f in self.capture.facts_of(self.ip) if f.kind == kind]
+        return list(self.capture.facts_of_kind(self.ip, kind))
 
     def values(self, kind: str) -> list[str]:
         return [f.value for f in self.facts(kind)]
