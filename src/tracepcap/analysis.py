@@ -31,14 +31,16 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         sha = s.get(Capture, capture_id).sha256
     try:
         result = extract_capture(db, capture_id, capture_path(settings.capture_dir, sha))
+        extracted, lost = result.complete, result.partial
+        del result  # its facts are stored: held through Scan they raised a many-host capture's peak
         adjudicated = _scan_and_adjudicate(db, registry, capture_id)  # on a partial capture too
-        complete = result.complete and adjudicated
+        complete = extracted and adjudicated
     except TracePcapError as err:
         return _finish(db, capture_id, "failed", str(err))
     except Exception as err:  # noqa: BLE001 - the named boundary of one analysis job
         log.exception("analysis of capture %s failed", capture_id)
         return _finish(db, capture_id, "failed", f"internal error: {type(err).__name__}: {err}")
-    return _finish(db, capture_id, "done" if complete else "partial", result.partial)
+    return _finish(db, capture_id, "done" if complete else "partial", lost)
 
 
 def _scan_and_adjudicate(db: Database, registry: Registry, capture_id: str) -> bool:
