@@ -50,12 +50,14 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
     from tracepcap.adjudicate.runner import adjudicate_capture
     from tracepcap.extract import extract_capture
     from tracepcap.ingest import capture_path, store_file
+    from tracepcap.present.cli import batch_gc
     from tracepcap.present.report import write_capture
     from tracepcap.scan import CaptureContext, scan_capture
     from tracepcap.settings import Settings
     from tracepcap.store import open_database
     from tracepcap.store.models import Capture
 
+    batch_gc()  # as `tracepcap analyze` does
     settings = Settings(data_dir=data_dir, database_url=db_url)
     db = open_database(settings.database_url)
     registry = get_registry()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from enum import IntEnum
@@ -39,7 +40,19 @@ def _demo_capture(settings: Settings) -> Path:
     return build_demo_office(path)
 
 
+#: gen-0 collection threshold for a one-shot analysis (Python's default is 700): a many-host
+#: capture keeps millions of objects alive (facts, votes, verdict documents), and collecting
+#: every 700 allocations re-walked them for about 13 % of the run. Cyclic garbage is still
+#: collected, only less often; the server (`serve`) keeps the default.
+BATCH_GC_THRESHOLD = 10_000
+
+
+def batch_gc() -> None:
+    gc.set_threshold(BATCH_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
 def cmd_analyze(args: argparse.Namespace) -> ExitCode:
+    batch_gc()
     settings = _settings(args)
     path = Path(args.path) if args.path else _demo_capture(settings)
     db = open_database(settings.database_url)
