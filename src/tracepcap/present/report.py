@@ -70,7 +70,7 @@ class _Rows:
         self._next = next(self._rows, None)
 
     def take(self, position: int) -> list[tuple]:
-        """The rows of `position` (without it); rows of earlier positions are skipped."""
+        """The rows of `position`, each without its position; rows of earlier positions are skipped."""
         out = []
         while self._next is not None and self._next[0] <= position:
             if self._next[0] == position:
