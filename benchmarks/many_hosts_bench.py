@@ -15,10 +15,11 @@
 3. Times the real CLI, `tracepcap analyze FILE --db URL --json > /dev/null`, as one more
    child: wall time and peak RSS of the whole command.
 
-`--db` takes a PostgreSQL URL (use an empty database or schema, e.g.
-`postgresql+psycopg://postgres@127.0.0.1:5432/test?options=-csearch_path%3Dbench`); default
-a fresh SQLite file. `--profile` runs the stages under cProfile and prints the top costs;
-`--trace-memory` runs them under tracemalloc and prints the biggest allocation sites at peak.
+`--db` takes a PostgreSQL URL naming a schema of the benchmark's own, e.g.
+`postgresql+psycopg://postgres@127.0.0.1:5432/test?options=-csearch_path%3Dbench`: that schema
+is DROPPED and recreated before each run. Default: a fresh SQLite file. `--profile` runs the
+stages under cProfile, prints the top costs and saves them to --out/many_hosts.pstats;
+`--trace-memory` runs them under tracemalloc and prints the biggest allocation sites.
 """
 
 from __future__ import annotations
@@ -35,9 +36,6 @@ from pathlib import Path
 from tracepcap.synth.crowd import build_crowd
 
 GEN_VERSION = 1  # bump when tracepcap.synth.crowd's traffic changes, so cached captures are rebuilt
-# =========================================================================================
-# Measuring
-# =========================================================================================
 
 def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
