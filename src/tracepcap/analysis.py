@@ -23,7 +23,7 @@ from sqlalchemy import insert
 from .adjudicate.registry import Registry, get_registry
 from .adjudicate.runner import adjudicate_held
 from .errors import AnalysisCancelled, InternalError, TracePcapError
-from .extract import ExtractResult, extract_capture
+from .extract import extract_capture
 from .ingest import capture_path
 from .scan import CaptureContext, scan_capture
 from .scan.run import ScanReport
@@ -54,9 +54,11 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
     try:
         result = extract_capture(db, capture_id, capture_path(settings.capture_dir, sha),
                                  settings.extract_limits, cancelled=cancelled, rows_to=stage)
+        extracted, lost = result.complete, result.partial
+        del result  # its facts are stored: held through Scan they raised a many-host capture's peak
         with db.session(write=True) as s:
             report = scan_capture(s, stage, registry.signals(), CaptureContext.load(s, stage))
-        return _swap_in(db, registry, capture_id, stage, report, result)
+        return _swap_in(db, registry, capture_id, stage, report, extracted, lost)
     except Exception as err:  # noqa: BLE001 - the named boundary of one analysis job
         if isinstance(err, TracePcapError):
             failure = err
@@ -73,7 +75,7 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
 
 
 def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, report: ScanReport,
-             result: ExtractResult) -> CaptureStatus | str:
+             extracted: bool, lost: str | None) -> CaptureStatus | str:
     """One transaction: the staged rows replace the capture's, every question is re-adjudicated
     (on a partial capture too), each failure becomes a manifest row, the final status is set."""
     with db.session(write=True) as s:
@@ -89,9 +91,9 @@ def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, repo
             {"capture_id": capture_id, "extractor": name, "version": "1",
              "status": status if err else "completed", "facts": n, "error": err or None}
             for name, status, n, err in rows])
-        complete = result.complete and not report.failures and not failures
+        complete = extracted and not report.failures and not failures
         capture.status = CaptureStatus.DONE if complete else CaptureStatus.PARTIAL
-        capture.error = result.partial
+        capture.error = lost
         capture.progress_bytes = capture.size
         status = capture.status
     if db.engine.dialect.name == "postgresql":  # fresh statistics after bulk inserts, or the

@@ -13,12 +13,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from ..errors import NotFound, TracePcapError
 from ..extract.facts import Grade
 from ..scan.vote import ScoreBoard, Tally, Vote, normalize_label
+from ..store.bulk import insert_rows
 from ..store.models import Dismissal, Host, HumanOverride, ManualEvidence, VerdictRow, VoteRow
 from ..store.staging import hold_capture
 from .contract import Adjudicator, Basis, Candidate, Tier, Verdict, VoteView
@@ -180,12 +181,14 @@ def _annotations(session: Session, adj: Adjudicator, capture_id: str, entity: st
 
 
 def _votes(session: Session, capture_id: str, question: str, entity: str | None = None):
-    stmt = select(VoteRow).where(VoteRow.capture_id == capture_id, VoteRow.question == question)
+    stmt = select(VoteRow.entity_key, VoteRow.label, VoteRow.weight, VoteRow.reason, VoteRow.grade,
+                  VoteRow.frames, VoteRow.signal).where(VoteRow.capture_id == capture_id,
+                                                        VoteRow.question == question)
     if entity is not None:
         stmt = stmt.where(VoteRow.entity_key == entity)
     grouped: dict[str, list[Vote]] = defaultdict(list)
-    for r in session.scalars(stmt.order_by(VoteRow.id)):
-        grouped[r.entity_key].append(Vote(r.label, r.weight, r.reason, r.grade, tuple(r.frames), r.signal))
+    for entity_key, label, weight, reason, grade, frames, signal in session.execute(stmt.order_by(VoteRow.id)):
+        grouped[entity_key].append(Vote(label, weight, reason, grade, tuple(frames), signal))
     return grouped
 
 
@@ -195,16 +198,15 @@ def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str) -> 
     votes = _votes(session, capture_id, adj.question)
     notes = _annotations(session, adj, capture_id)
     now = datetime.now(UTC)
-    rows = []
-    for ip in hosts:
-        verdict = decide(adj, Key(adj.question, capture_id, ip), votes.get(ip, []), notes[ip])
-        _check_reasons(verdict)
-        rows.append(_row(verdict, now))
+
+    def rows():  # made as they are inserted: a many-host capture's documents are never all in memory
+        for ip in hosts:
+            verdict = decide(adj, Key(adj.question, capture_id, ip), votes.pop(ip, []), notes[ip])
+            _check_reasons(verdict)
+            yield _row(verdict, now)
     session.execute(delete(VerdictRow).where(VerdictRow.capture_id == capture_id,
                                              VerdictRow.question == adj.question))
-    for start in range(0, len(rows), 2000):
-        session.execute(insert(VerdictRow), rows[start:start + 2000])
-    return len(rows)
+    return insert_rows(session, VerdictRow, rows(), batch=2000)
 
 
 def adjudicate_held(session: Session, registry: Registry, capture_id: str) -> dict[str, str]:

@@ -17,6 +17,7 @@ from sqlalchemy import delete, insert
 
 from ..errors import AnalysisCancelled
 from ..store import Database
+from ..store.bulk import insert_rows
 from ..store.models import Capture, CaptureStatus, Conversation, Host, ManifestEntry, ObservationRow
 from .pipeline import ExtractResult, extract
 from .settings import Limits
@@ -45,7 +46,7 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
     def flush() -> None:
         if batch:
             with db.session(write=True) as s:
-                s.execute(insert(Conversation), batch)
+                insert_rows(s, Conversation, batch)
             batch.clear()
 
     def on_conversation(row: dict) -> None:
@@ -70,17 +71,15 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
                      on_progress=on_progress)
     flush()
     with db.session(write=True) as s:
-        rows = [{"capture_id": rows_to, "entity": o.entity, "kind": o.kind, "value": o.value,
-                 "source": o.source, "grade": str(o.grade), "first_frame": o.witness.first_frame,
-                 "last_frame": o.witness.last_frame, "count": o.witness.count,
-                 "first_time": o.witness.first_time, "last_time": o.witness.last_time,
-                 "extractor": o.witness.extractor, "extractor_version": o.witness.extractor_version}
-                for o in result.observations]
-        for start in range(0, len(rows), BATCH):
-            s.execute(insert(ObservationRow), rows[start:start + BATCH])
-        if result.hosts:
-            s.execute(insert(Host), [{"capture_id": rows_to, "ip": ip, "position": i}
-                                     for i, ip in enumerate(result.hosts)])
+        insert_rows(s, ObservationRow, (
+            {"capture_id": rows_to, "entity": o.entity, "kind": o.kind, "value": o.value,
+             "source": o.source, "grade": str(o.grade), "first_frame": o.witness.first_frame,
+             "last_frame": o.witness.last_frame, "count": o.witness.count,
+             "first_time": o.witness.first_time, "last_time": o.witness.last_time,
+             "extractor": o.witness.extractor, "extractor_version": o.witness.extractor_version}
+            for o in result.observations))
+        insert_rows(s, Host, ({"capture_id": rows_to, "ip": ip, "position": i}
+                              for i, ip in enumerate(result.hosts)))
         s.execute(insert(ManifestEntry), [
             {"capture_id": rows_to, "extractor": m.extractor, "version": m.version,
              "status": m.status, "facts": m.facts, "error": m.error} for m in result.manifest])

@@ -3,37 +3,30 @@ store. Deterministic: hosts by address, facts by kind, value and source."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+import json
+from collections.abc import Iterable, Iterator
+from typing import TextIO
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..adjudicate.registry import Registry
-from ..adjudicate.runner import stored_verdicts
 from ..extract.facts import FactKind
 from ..extract.kinds import HOSTNAME_CLAIM, MAC, OUI_VENDOR, SERVED, TTL
-from ..store.models import Capture, Finding, Host, ManifestEntry, ObservationRow
+from ..store.models import Capture, Finding, Host, ManifestEntry, ObservationRow, VerdictRow
 
 TOP_REASONS = 3
 
 
 def capture_document(session: Session, capture: Capture, registry: Registry) -> dict:
+    """The whole document in memory (the API's export); `write_capture` streams it instead."""
+    return capture_head(session, capture) | {"hosts": list(host_documents(session, capture.id, registry))}
+
+
+def capture_head(session: Session, capture: Capture) -> dict:
+    """Everything of the document but its hosts, in the document's key order."""
     manifest = session.scalars(select(ManifestEntry).where(ManifestEntry.capture_id == capture.id)
                                .order_by(ManifestEntry.id)).all()
-    facts: dict[str, list[dict]] = defaultdict(list)
-    rows = session.scalars(select(ObservationRow).where(ObservationRow.capture_id == capture.id)).all()
-    for row in rows:
-        facts[row.entity].append({"kind": row.kind, "value": row.value, "source": row.source,
-                                  "grade": row.grade, "first_frame": row.first_frame,
-                                  "last_frame": row.last_frame, "count": row.count})
-    verdicts = stored_verdicts(session, registry, capture.id)
-    hosts = []
-    for host in session.scalars(select(Host).where(Host.capture_id == capture.id).order_by(Host.position)):
-        host_facts = sorted(facts.get(host.ip, ()), key=lambda f: (f["kind"], f["value"], f["source"]))
-        hosts.append({"ip": host.ip,
-                      "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
-                      "facts": host_facts,
-                      "verdicts": verdicts.get(host.ip, {})})
     return {
         "capture": {"id": capture.id, "name": capture.name, "sha256": capture.sha256,
                     "size": capture.size, "format": capture.format, "packets": capture.packets,
@@ -42,8 +35,80 @@ def capture_document(session: Session, capture: Capture, registry: Registry) -> 
                       "facts": m.facts, "error": m.error} for m in manifest],
         "conversations": capture.conversations or 0,
         "findings": findings_of(session, capture.id),
-        "hosts": hosts,
     }
+
+
+def host_documents(session: Session, capture_id: str, registry: Registry) -> Iterator[dict]:
+    """Each host's document in host order, read host by host: facts and verdicts stream from
+    cursors ordered by host position and are merged here, so a capture of many hosts is
+    never in memory at once."""
+    order = {a.question: i for i, a in enumerate(registry)}
+    by_host = (Host.capture_id == capture_id)
+    facts = _stream(session, select(
+        Host.position, ObservationRow.kind, ObservationRow.value, ObservationRow.source, ObservationRow.grade,
+        ObservationRow.first_frame, ObservationRow.last_frame, ObservationRow.count)
+        .join(Host, (Host.capture_id == ObservationRow.capture_id) & (Host.ip == ObservationRow.entity))
+        .where(by_host).order_by(Host.position, ObservationRow.id))
+    verdicts = _stream(session, select(Host.position, VerdictRow.question, VerdictRow.document)
+                       .join(Host, (Host.capture_id == VerdictRow.capture_id) & (Host.ip == VerdictRow.entity_key))
+                       .where(by_host).order_by(Host.position))
+    hosts = select(Host.position, Host.ip).where(by_host).order_by(Host.position)
+    for position, ip in session.execute(hosts.execution_options(yield_per=2000)):
+        host_facts = sorted(({"kind": kind, "value": value, "source": source, "grade": grade,
+                              "first_frame": first, "last_frame": last, "count": count}
+                             for kind, value, source, grade, first, last, count in facts.take(position)),
+                            key=lambda f: (f["kind"], f["value"], f["source"]))
+        answers = sorted(((order[q], q, doc) for q, doc in verdicts.take(position) if q in order),
+                         key=lambda answer: answer[0])
+        yield {"ip": ip, "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
+               "facts": host_facts, "verdicts": {q: doc for _, q, doc in answers}}
+
+
+class _Rows:
+    """A cursor of rows whose first column is a host position, read one host at a time."""
+
+    def __init__(self, rows) -> None:
+        self._rows = iter(rows)
+        self._next = next(self._rows, None)
+
+    def take(self, position: int) -> list[tuple]:
+        """The rows of `position`, each without its position; rows of earlier positions are skipped."""
+        out = []
+        while self._next is not None and self._next[0] <= position:
+            if self._next[0] == position:
+                out.append(tuple(self._next[1:]))
+            self._next = next(self._rows, None)
+        return out
+
+
+def _stream(session: Session, statement) -> _Rows:
+    # yield_per streams (a server-side cursor on PostgreSQL) instead of fetching every row
+    return _Rows(session.execute(statement.execution_options(yield_per=2000)))
+
+
+def write_capture(session: Session, capture: Capture, registry: Registry, out: TextIO, *,
+                  as_json: bool) -> None:
+    """Write the capture document (as JSON, or as the host table) host by host: byte for byte
+    what printing the whole document would give, without holding it."""
+    head = capture_head(session, capture)
+    hosts = host_documents(session, capture.id, registry)
+    if as_json:
+        write_json(head, hosts, out)
+        return
+    count = session.scalar(select(func.count()).select_from(Host).where(Host.capture_id == capture.id))
+    for line in table_lines(head, hosts, count):
+        out.write(line + "\n")
+
+
+def write_json(head: dict, hosts: Iterable[dict], out: TextIO) -> None:
+    """`json.dumps(head | {"hosts": [...]}, indent=2)` and a newline, one host at a time."""
+    text = json.dumps(head, indent=2)
+    out.write(text[:-2] + ',\n  "hosts": [' if head else '{\n  "hosts": [')
+    separator = "\n    "
+    for host in hosts:
+        out.write(separator + json.dumps(host, indent=2).replace("\n", "\n    "))
+        separator = ",\n    "
+    out.write("]\n}\n" if separator == "\n    " else "\n  ]\n}\n")
 
 
 def findings_of(session: Session, capture_id: str) -> list[dict]:
@@ -63,37 +128,36 @@ def _values(host: dict, kind: FactKind, *, with_source: bool = False) -> list[st
     return out
 
 
-def host_table(document: dict) -> str:
-    """A readable table: one block per host."""
-    cap = document["capture"]
-    lines = [f"capture {cap['id']}  {cap['name']}  {cap['format']}  {cap['packets']} packets  "
-             f"{len(document['hosts'])} hosts  {document['conversations']} conversations  "
-             f"status: {cap['status']}"]
-    for row in document["manifest"]:
+def table_lines(head: dict, hosts: Iterable[dict], count: int) -> Iterator[str]:
+    """A readable table: one block per host, line by line."""
+    cap = head["capture"]
+    yield (f"capture {cap['id']}  {cap['name']}  {cap['format']}  {cap['packets']} packets  "
+           f"{count} hosts  {head['conversations']} conversations  status: {cap['status']}")
+    for row in head["manifest"]:
         if row["status"] not in ("completed", "skipped"):
-            lines.append(f"  ! {row['extractor']}: {row['status']}: {row['error']}")
-    for finding in document["findings"]:
+            yield f"  ! {row['extractor']}: {row['status']}: {row['error']}"
+    for finding in head["findings"]:
         frames = ", ".join(map(str, finding["frames"][:5]))
-        lines.append(f"  finding [{finding['severity']}] {finding['kind']}: {finding['summary']} (frames {frames})")
-    lines.append("")
+        yield f"  finding [{finding['severity']}] {finding['kind']}: {finding['summary']} (frames {frames})"
+    yield ""
     header = f"{'IP':<40} {'MAC':<18} {'TTL':<8} VENDOR"
-    lines += [header, "-" * len(header)]
-    for host in document["hosts"]:
+    yield header
+    yield "-" * len(header)
+    for host in hosts:
         macs = host["macs"] or ["-"]
         vendor = ", ".join(_values(host, OUI_VENDOR)) or "-"
         ttl = ",".join(sorted(_values(host, TTL), key=int)) or "-"
-        lines.append(f"{host['ip']:<40} {macs[0]:<18} {ttl:<8} {vendor}")
+        yield f"{host['ip']:<40} {macs[0]:<18} {ttl:<8} {vendor}"
         for mac in macs[1:]:
-            lines.append(f"{'':<40} {mac}")
+            yield f"{'':<40} {mac}"
         names = _values(host, HOSTNAME_CLAIM, with_source=True)
         if names:
-            lines.append(f"{'':<4}names: {', '.join(names)}")
+            yield f"{'':<4}names: {', '.join(names)}"
         served = _values(host, SERVED)
         if served:
-            lines.append(f"{'':<4}serves: {', '.join(sorted(served))}")
+            yield f"{'':<4}serves: {', '.join(sorted(served))}"
         for question, verdict in host["verdicts"].items():
-            lines += verdict_lines(question, verdict, indent=4)
-    return "\n".join(lines)
+            yield from verdict_lines(question, verdict, indent=4)
 
 
 def verdict_headline(verdict: dict) -> str:

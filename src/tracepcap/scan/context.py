@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import ipaddress
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from sys import intern
+from types import MappingProxyType
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -43,6 +46,9 @@ class Traffic:
     bytes_received: int = 0
 
 
+STREAM_ROWS = 5000  # rows fetched at a time: the whole result is never buffered
+NO_PEERS: frozenset[str] = frozenset()  # shared by every host without peers of a kind; read-only
+NO_CLIENTS: Mapping[str, set[str]] = MappingProxyType({})
 INITIAL_TTLS = (32, 64, 128, 255)
 ADMIN_PORTS = frozenset((22, 3389, 5985, 5986))  # SSH, RDP, WinRM
 
@@ -73,6 +79,7 @@ class CaptureContext:
         self.hosts = hosts
         self._facts = facts
         self._traffic = traffic
+        self._by_kind: dict[str, dict[str, list[Fact]]] = {}
 
     @classmethod
     def load(cls, session: Session, capture_id: str) -> CaptureContext:
@@ -80,40 +87,71 @@ class CaptureContext:
         rows = session.execute(select(
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value, ObservationRow.source,
             ObservationRow.grade, ObservationRow.first_frame, ObservationRow.last_frame,
-            ObservationRow.count).where(ObservationRow.capture_id == capture_id))
-        for entity, *rest in rows:
-            facts[entity].append(Fact(*rest))
+            ObservationRow.count).where(ObservationRow.capture_id == capture_id)
+            .execution_options(yield_per=STREAM_ROWS))
+        # a many-host capture repeats a few kinds, sources, grades and values (TTLs, vendors,
+        # ports) hundreds of thousands of times: one string object each, not one per row
+        for entity, kind, value, source, grade, first, last, count in rows:
+            facts[intern(entity)].append(Fact(intern(kind), intern(value), intern(source), intern(grade),
+                                      first, last, count))
         for entity_facts in facts.values():
             entity_facts.sort(key=lambda f: (f.kind, f.value, f.source))
-        traffic: dict[str, Traffic] = defaultdict(Traffic)
+        # per-address tallies first, a Traffic each at the end: a host without a kind of
+        # peer shares one empty set instead of holding its own (100,000 hosts, ~90 MB)
+        tallies: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # conversations, sent, received
+        peers_out: dict[str, set[str]] = defaultdict(set)
+        peers_in: dict[str, set[str]] = defaultdict(set)
+        admin_targets: dict[str, set[str]] = defaultdict(set)
+        clients: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         conversations = session.execute(select(
             Conversation.proto, Conversation.src, Conversation.dst, Conversation.dport,
             Conversation.packets_rev, Conversation.bytes_fwd, Conversation.bytes_rev,
-            Conversation.initiator).where(Conversation.capture_id == capture_id))
+            Conversation.initiator).where(Conversation.capture_id == capture_id)
+            .execution_options(yield_per=STREAM_ROWS))
         for proto, src, dst, dport, packets_rev, bytes_fwd, bytes_rev, initiator in conversations:
-            a, b = traffic[src], traffic[dst]
-            a.conversations += 1
-            b.conversations += 1
-            a.bytes_sent += bytes_fwd
-            a.bytes_received += bytes_rev
-            b.bytes_sent += bytes_rev
-            b.bytes_received += bytes_fwd
+            src, dst = intern(src), intern(dst)  # held in many peers sets: one object per address
+            a, b = tallies[src], tallies[dst]
+            a[0] += 1
+            b[0] += 1
+            a[1] += bytes_fwd
+            a[2] += bytes_rev
+            b[1] += bytes_rev
+            b[2] += bytes_fwd
             if initiator is not None or (proto == "udp" and packets_rev > 0):
-                a.peers_out.add(dst)
-                b.peers_in.add(src)
+                peers_out[src].add(dst)
+                peers_in[dst].add(src)
                 if initiator is not None and proto == "tcp" and dport in ADMIN_PORTS:
-                    a.admin_targets.add(dst)
+                    admin_targets[src].add(dst)
             if packets_rev > 0:  # read only for ports a `served` fact says it answered on
-                b.clients[f"{proto}/{dport}"].add(src)
+                clients[dst][f"{proto}/{dport}"].add(src)
+        traffic = {ip: Traffic(peers_out.get(ip, NO_PEERS), peers_in.get(ip, NO_PEERS),
+                               clients.get(ip, NO_CLIENTS), admin_targets.get(ip, NO_PEERS), *counts)
+                   for ip, counts in tallies.items()}
         hosts = list(session.scalars(select(Host.ip).where(Host.capture_id == capture_id)
                                      .order_by(Host.position)))
-        return cls(capture_id, dict(facts), dict(traffic), hosts)
+        return cls(capture_id, dict(facts), traffic, hosts)
 
     def host(self, ip: str) -> HostFacts:
         return HostFacts(ip, self)
 
+    @cached_property
+    def host_set(self) -> frozenset[str]:
+        """The capture's hosts as a set, built once: a per-host membership test must not
+        rebuild it (that made many-host captures quadratic)."""
+        return frozenset(self.hosts)
+
     def facts_of(self, entity: str) -> list[Fact]:
         return self._facts.get(entity, [])
+
+    def facts_of_kind(self, entity: str, kind: str) -> list[Fact]:
+        """One entity's facts of one kind, indexed on first use so that signals asking for
+        several kinds of one host do not each walk all its facts."""
+        by_kind = self._by_kind.get(entity)
+        if by_kind is None:
+            by_kind = self._by_kind[entity] = defaultdict(list)
+            for fact in self._facts.get(entity, ()):
+                by_kind[fact.kind].append(fact)
+        return by_kind.get(kind, [])
 
     def traffic_of(self, ip: str) -> Traffic:
         return self._traffic.get(ip) or Traffic()
@@ -123,9 +161,8 @@ class CaptureContext:
         """MAC -> [(ip, frames sent from it with that MAC)], most frames first."""
         out: dict[str, list[tuple[str, int]]] = defaultdict(list)
         for ip in self.hosts:
-            for fact in self.facts_of(ip):
-                if fact.kind == MAC.name:
-                    out[fact.value].append((ip, fact.count))
+            for fact in self.facts_of_kind(ip, MAC.name):
+                out[fact.value].append((ip, fact.count))
         for ips in out.values():
             ips.sort(key=lambda pair: (-pair[1], pair[0]))
         return dict(out)
@@ -160,8 +197,7 @@ class HostFacts:
     capture: CaptureContext
 
     def facts(self, kind: FactKind) -> list[Fact]:
-        name = kind.name  # a bare string fails here: kinds come from extract.kinds
-        return [f for f in self.capture.facts_of(self.ip) if f.kind == name]
+        return list(self.capture.facts_of_kind(self.ip, kind.name))  # a bare string fails here
 
     def values(self, kind: FactKind) -> list[str]:
         return [f.value for f in self.facts(kind)]

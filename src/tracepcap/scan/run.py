@@ -5,12 +5,13 @@ reported; the others still vote."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete, insert
+from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
+from ..store.bulk import insert_rows
 from ..store.models import Finding as FindingRow
 from ..store.models import VoteRow
 from .context import CaptureContext
@@ -33,10 +34,19 @@ def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[
     """Replace the capture's votes for the given questions."""
     context = context or CaptureContext.load(session, capture_id)
     report = ScanReport()
-    rows: list[dict] = []
-    for question, question_signals in signals.items():
+    for question in signals:
         session.execute(delete(VoteRow).where(VoteRow.capture_id == capture_id,
                                               VoteRow.question == question))
+    # votes go to the store in batches as they are made: a many-host capture's votes are
+    # never all in memory at once
+    report.votes = insert_rows(session, VoteRow, _votes(context, signals, report))
+    report.findings = _find(session, context, report)
+    return report
+
+
+def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
+           report: ScanReport) -> Iterator[dict]:
+    for question, question_signals in signals.items():
         for signal in question_signals:
             name = signal_name(signal)
             for ip in context.hosts:
@@ -49,12 +59,7 @@ def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[
                         report.failures[key] = f"{ip}: {type(err).__name__}: {err}"
                     continue
                 for vote in votes:
-                    rows.append(_row(capture_id, question, ip, name, vote))
-    for start in range(0, len(rows), 5000):
-        session.execute(insert(VoteRow), rows[start:start + 5000])
-    report.votes = len(rows)
-    report.findings = _find(session, context, report)
-    return report
+                    yield _row(context.capture_id, question, ip, name, vote)
 
 
 def _find(session: Session, context: CaptureContext, report: ScanReport) -> int:
@@ -70,9 +75,7 @@ def _find(session: Session, context: CaptureContext, report: ScanReport) -> int:
         rows += [{"capture_id": context.capture_id, "kind": f.kind, "severity": f.severity,
                   "entities": list(f.entities), "summary": f.summary, "frames": list(f.frames)}
                  for f in found]
-    if rows:
-        session.execute(insert(FindingRow), rows)
-    return len(rows)
+    return insert_rows(session, FindingRow, rows)
 
 
 def _row(capture_id: str, question: str, entity: str, signal: str, vote: Vote) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..extract.facts import Grade
 
@@ -45,6 +46,12 @@ class Tally:
     votes: list[Vote] = field(default_factory=list)
 
 
+@lru_cache(maxsize=64)
+def _canonical(vocabulary: tuple[str, ...], key: Callable[[str], str]) -> dict[str, str]:
+    """Label key -> the vocabulary's form; one per question, not one per board (per host)."""
+    return {key(label): label for label in vocabulary}
+
+
 class ScoreBoard:
     """Sums votes per label key (`normalize_label` unless the question compares labels its own
     way). `ranking()` is deterministic: score descending, then label; never dict or database
@@ -53,7 +60,7 @@ class ScoreBoard:
     def __init__(self, vocabulary: tuple[str, ...] = (),
                  key: Callable[[str], str] = normalize_label) -> None:
         self._key = key
-        self._canonical = {key(label): label for label in vocabulary}
+        self._canonical = _canonical(vocabulary, key)
         self._tallies: dict[str, Tally] = {}
 
     def add(self, vote: Vote) -> None:

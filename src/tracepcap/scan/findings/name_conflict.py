@@ -13,7 +13,7 @@ from . import Finding
 
 
 def find(context: CaptureContext) -> Iterator[Finding]:
-    hosts = set(context.hosts)
+    hosts = context.host_set
     for claims in context.claims_by_name.values():
         own = [(entity, fact) for entity, fact in claims
                if entity in hosts and fact.source in SELF_SOURCES | CERTIFICATE_SOURCES]

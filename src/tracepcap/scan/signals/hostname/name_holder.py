@@ -20,7 +20,7 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     claims = host.facts(HOSTNAME_CLAIM)
     shown = display_names(claims)
     own_certs = {name_key(f.value) for f in claims if f.source in CERTIFICATE_SOURCES}
-    hosts = set(host.capture.hosts)
+    hosts = host.capture.host_set
     announced = {}
     for fact in claims:
         if fact.source in SELF_SOURCES and name_key(fact.value) not in own_certs:
