@@ -19,7 +19,7 @@ from tracepcap.adjudicate.runner import Key, adjudicate_capture
 from tracepcap.store.models import Capture, Host, ObservationRow, VoteRow
 
 HOSTS = 120
-CID = "many000000000001"
+CID = "a000000000000001"  # a capture id is hex (a sha256 prefix)
 ROW = re.compile(r'<th scope="row"><a href="/captures/[^/]+/hosts/([^"]+)">')
 LABELS = ("Printer", "Workstation", "Web Server")
 ALICE = person("alice")
