@@ -101,12 +101,15 @@ def write_capture(session: Session, capture: Capture, registry: Registry, out: T
 
 
 def write_json(head: dict, hosts: Iterable[dict], out: TextIO) -> None:
-    """`json.dumps(head | {"hosts": [...]}, indent=2)` and a newline, one host at a time."""
+    """The capture document, `head | {"hosts": [...]}`, one host at a time: the head indented,
+    each host on a line of its own. (An indented host cost 80 % of the report of a capture of
+    100,000 hosts: `json` has no C encoder for `indent`; a host per line reads as well with
+    `jq` or `grep` and keeps the document the same JSON.)"""
     text = json.dumps(head, indent=2)
     out.write(text[:-2] + ',\n  "hosts": [' if head else '{\n  "hosts": [')
     separator = "\n    "
     for host in hosts:
-        out.write(separator + json.dumps(host, indent=2).replace("\n", "\n    "))
+        out.write(separator + json.dumps(host))
         separator = ",\n    "
     out.write("]\n}\n" if separator == "\n    " else "\n  ]\n}\n")
 
