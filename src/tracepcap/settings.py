@@ -36,6 +36,8 @@ class Settings(BaseSettings):
     max_decompressed_bytes: int = Field(default=Limits().max_read_bytes, gt=0)
     #: ... or past this many records: one capture cannot hold the worker for hours
     max_records: int = Field(default=Limits().max_records, gt=0)
+    #: captures `serve` analyzes at once: one long capture never holds back the next upload
+    analysis_workers: int = Field(default=2, ge=1, le=64)
 
     #: an upload waits at most this long for its next bytes before it is cut (408)
     upload_idle_timeout_seconds: float = Field(default=30, gt=0)

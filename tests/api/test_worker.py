@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from tracepcap.present.api.worker import AnalysisWorker
 
 
@@ -59,3 +61,26 @@ def test_cancel_of_a_capture_neither_waiting_nor_running_is_refused_and_forgotte
     finally:
         worker.stop()
     assert analysis.started == ["never-submitted", "last"]  # an old cancel does not stick
+
+
+def test_a_long_analysis_does_not_hold_back_the_next_capture():
+    """With two threads a capture that runs long (a bomb at its read limits) is analyzed
+    beside the next upload, which finishes while the first is still running."""
+    analysis = Recorder()
+    worker = AnalysisWorker(analysis, threads=2)
+    worker.start()
+    try:
+        worker.submit("slow")
+        assert analysis.slow_running.wait(5)
+        worker.submit("last")
+        assert analysis.done.wait(5)
+        assert analysis.stopped_by_cancel == [] and worker.cancel("slow") is True  # still running
+    finally:
+        worker.stop()
+    assert analysis.started == ["slow", "last"]
+    assert analysis.stopped_by_cancel == ["slow"]
+
+
+def test_a_worker_needs_a_thread():
+    with pytest.raises(ValueError, match="at least one thread"):
+        AnalysisWorker(Recorder(), threads=0)

@@ -48,7 +48,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     owns_db = db is None
     db = db or open_database(settings.database_url)
     worker = AnalysisWorker(lambda capture_id, cancelled: analyze(db, settings, capture_id, registry,
-                                                                  cancelled=cancelled))
+                                                                  cancelled=cancelled),
+                            threads=settings.analysis_workers)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

@@ -1,7 +1,8 @@
-"""The background analysis worker of the embedded runtime: one thread, one queue.
+"""The background analysis worker of the embedded runtime: a few threads, one queue.
 
-Uploads return at once; the worker analyzes queued captures one at a time, in the order they
-were submitted, calling the same `analysis.analyze` as the CLI. A capture already waiting is
+Uploads return at once; the worker's threads (TRACEPCAP_ANALYSIS_WORKERS, default 2) take
+queued captures in the order they were submitted, calling the same `analysis.analyze` as the
+CLI, so one long capture never stops the next upload from being analyzed. A capture already waiting is
 not queued twice. Stopping does not wait for the queue to drain: captures still `queued`
 (or cut short while `analyzing`) are submitted again when the next app starts.
 
@@ -23,22 +24,28 @@ log = logging.getLogger(__name__)
 
 class AnalysisWorker:
     def __init__(self, analyze: Callable[[str, Callable[[], bool]], object], *,
-                 name: str = "tracepcap-analysis") -> None:
-        """`analyze(capture_id, cancelled)` runs one analysis, asking `cancelled()` as it goes."""
+                 name: str = "tracepcap-analysis", threads: int = 1) -> None:
+        """`analyze(capture_id, cancelled)` runs one analysis, asking `cancelled()` as it goes;
+        `threads` analyses run at once."""
+        if threads < 1:
+            raise ValueError(f"an analysis worker needs at least one thread (got {threads})")
         self._analyze = analyze
         self._name = name
+        self._threads_wanted = threads
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._waiting: set[str] = set()
-        self._current: str | None = None
+        self._current: set[str] = set()
         self._cancelled: set[str] = set()  # waiting or current captures whose analysis must stop
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
         self._stopping.clear()
-        self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-        self._thread.start()
+        self._threads = [threading.Thread(target=self._run, name=f"{self._name}-{n}", daemon=True)
+                         for n in range(self._threads_wanted)]
+        for thread in self._threads:
+            thread.start()
 
     def submit(self, capture_id: str) -> None:
         with self._lock:
@@ -51,19 +58,20 @@ class AnalysisWorker:
         """Drop the capture from the queue, or stop its running analysis; False when it was
         neither waiting nor being analyzed."""
         with self._lock:
-            if capture_id not in self._waiting and capture_id != self._current:
+            if capture_id not in self._waiting and capture_id not in self._current:
                 return False
             self._cancelled.add(capture_id)
             return True
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop after the capture being analyzed, if any (waiting at most `timeout`)."""
+        """Stop after the captures being analyzed, if any (waiting at most `timeout`)."""
         self._stopping.set()
-        self._queue.put(None)
-        if self._thread is not None:
-            self._thread.join(timeout)
-            if self._thread.is_alive():
-                log.warning("analysis worker still busy after %.0f s; leaving it to finish", timeout)
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.join(timeout)
+            if thread.is_alive():
+                log.warning("%s still busy after %.0f s; leaving it to finish", thread.name, timeout)
 
     def _run(self) -> None:
         while not self._stopping.is_set():
@@ -75,12 +83,12 @@ class AnalysisWorker:
                 if capture_id in self._cancelled:
                     self._cancelled.discard(capture_id)
                     continue
-                self._current = capture_id
+                self._current.add(capture_id)
             try:
                 self._analyze(capture_id, lambda: capture_id in self._cancelled)
             except Exception:  # noqa: BLE001 - named boundary: one analysis job
                 log.exception("analysis of capture %s stopped with an error", capture_id)
             finally:
                 with self._lock:
-                    self._current = None
+                    self._current.discard(capture_id)
                     self._cancelled.discard(capture_id)
