@@ -35,18 +35,27 @@ def test_oui_vendor_of_a_routers_mac_is_not_the_hosts():
                                 fact(OUI_VENDOR, "Cisco Systems, Inc")],
                    "203.0.113.5": [fact(MAC, mac, 9, 80), fact(TTL, "52", 9, 80),
                                    fact(OUI_VENDOR, "Cisco Systems, Inc")]})
-    assert ctx.mac_owners == {mac: "10.0.0.1"}  # zero hops away, though it sent fewer frames
+    assert ctx.mac_owners == {mac: ("10.0.0.1",)}  # zero hops away, though it sent fewer frames
     assert votes(oui_vendor, ctx, "203.0.113.5") == []
 
 
 def test_ttl_class_uses_the_ttl_most_packets_carried():
-    ctx = context({"a": [fact(TTL, "255", 3, 40), fact(TTL, "64", 9, 2)],
-                   "b": [fact(TTL, "127", 5, 10)], "c": [fact(TTL, "61", 5, 10)]})
-    assert votes(ttl_class, ctx, "a") == [
+    ctx = context({"10.0.0.1": [fact(TTL, "255", 3, 40), fact(TTL, "64", 9, 2)],
+                   "10.0.0.2": [fact(TTL, "127", 5, 10)], "10.0.0.3": [fact(TTL, "61", 5, 10)]})
+    assert votes(ttl_class, ctx, "10.0.0.1") == [
         ("Router", 20, "sends with TTL 255 (initial 255, typical of network equipment) (+20)", (3,))]
-    assert votes(ttl_class, ctx, "b") == [
+    assert votes(ttl_class, ctx, "10.0.0.2") == [
         ("Workstation", 10, "sends with TTL 127 (initial 128, typical of Windows) (+10)", (5,))]
-    assert votes(ttl_class, ctx, "c") == []
+    assert votes(ttl_class, ctx, "10.0.0.3") == []
+
+
+def test_a_remote_server_starting_at_255_is_no_router():
+    ctx = context({"198.51.100.7": [fact(MAC, "10:13:31:f1:39:76", 3, 40), fact(TTL, "243", 3, 40)],
+                   "192.168.1.1": [fact(MAC, "10:13:31:f1:39:76", 1, 9), fact(TTL, "64", 1, 9)]})
+    assert ctx.host("198.51.100.7").locality == "remote"
+    assert votes(ttl_class, ctx, "198.51.100.7") == []
+    assert votes(services_answered, context({"198.51.100.7": [fact(SERVED, "udp/67", 8, 4),
+                                                              fact(TTL, "250", 8, 4)]}), "198.51.100.7") == []
 
 
 def test_services_answered_scale_with_clients_and_skip_mdns():

@@ -15,9 +15,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..extract.facts import FactKind
-from ..extract.kinds import HOSTNAME_CLAIM, MAC, SERVED, TTL
+from ..extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, SERVED, TTL
 from ..store.models import Conversation, Host, ObservationRow
 from .names import name_key
+from .ownership import Ownership, Sender, owner, subnet_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,15 +169,50 @@ class CaptureContext:
         return dict(out)
 
     @cached_property
-    def mac_owners(self) -> dict[str, str]:
-        """MAC -> the address that owns it. Where several addresses send from one MAC (a
-        router forwarding for others), the owner is the one whose packets arrive with an
-        unspent initial TTL (zero hops away); among several, the one with most frames."""
-        owners = {}
-        for mac, sharers in self.ips_by_mac.items():
-            zero_hop = [pair for pair in sharers if self.host(pair[0]).hops == 0]
-            owners[mac] = (zero_hop or sharers)[0][0]
-        return owners
+    def ownership(self) -> dict[str, tuple[Ownership, ...]]:
+        """MAC -> its owner per address family, each with the evidence (scan/ownership.py)."""
+        bound: dict[str, set[str]] = defaultdict(set)
+        for ip in self._facts:  # an address ARP announced is no host until it sends IP
+            for fact in self.facts_of_kind(ip, IP_MAC_BINDING.name):
+                bound[fact.value].add(ip)
+        senders: dict[str, list[list[Sender]]] = {}
+        for mac in sorted(set(self.ips_by_mac) | set(bound)):
+            sharers = dict(self.ips_by_mac.get(mac, ()))
+            for ip in bound.get(mac, ()):  # bound by ARP/ND though it never sent IP from the MAC
+                sharers.setdefault(ip, 0)
+            by_family: dict[int, list[Sender]] = defaultdict(list)
+            for ip, frames in sorted(sharers.items()):
+                by_family[ipaddress.ip_address(ip).version].append(
+                    Sender(ip, frames, self.host(ip).hops, is_local(ip), ip in bound.get(mac, ())))
+            senders[mac] = [by_family[family] for family in sorted(by_family)]
+
+        def decide(segment) -> dict[str, tuple[Ownership, ...]]:
+            out = {}
+            for mac, families in senders.items():
+                if owners := tuple(found for family in families if (found := owner(mac, family, segment))):
+                    out[mac] = owners
+            return out
+        # first by the evidence that needs no subnet, then once more knowing the segment's subnets
+        first = decide(())
+        segment = {subnet_of(o.ip) for owners in first.values() for o in owners
+                   if not ipaddress.ip_address(o.ip).is_link_local}
+        return decide(segment)
+
+    @cached_property
+    def owners(self) -> frozenset[str]:
+        """Every address that owns a MAC of the capture's segment."""
+        return frozenset(ip for owners in self.mac_owners.values() for ip in owners)
+
+    @cached_property
+    def router_macs(self) -> frozenset[str]:
+        """MACs that carry traffic of addresses from beyond the site (public, hops away)."""
+        return frozenset(mac for mac, sharers in self.ips_by_mac.items()
+                         if any(not is_local(ip) and self.host(ip).hops for ip, _ in sharers))
+
+    @cached_property
+    def mac_owners(self) -> dict[str, tuple[str, ...]]:
+        """MAC -> the addresses that own it (one per address family at most)."""
+        return {mac: tuple(o.ip for o in owners) for mac, owners in self.ownership.items()}
 
     @cached_property
     def claims_by_name(self) -> dict[str, list[tuple[str, Fact]]]:
@@ -237,4 +273,17 @@ class HostFacts:
     def owned_macs(self) -> list[Fact]:
         """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with)."""
         owners = self.capture.mac_owners
-        return [f for f in self.facts(MAC) if owners.get(f.value) == self.ip]
+        return [f for f in self.facts(MAC) if self.ip in owners.get(f.value, ())]
+
+    @property
+    def locality(self) -> str:
+        """"on-link" (it owns a MAC on the capture's segment; in a capture without MACs, a
+        site-local address zero hops away), "local-routed" (a site-local address behind a
+        router) or "remote"."""
+        if self.ip in self.capture.owners:
+            return "on-link"
+        if is_local(self.ip):
+            if not self.facts(MAC) and self.hops == 0:
+                return "on-link"
+            return "local-routed"
+        return "remote"

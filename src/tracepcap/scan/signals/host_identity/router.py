@@ -11,7 +11,9 @@ from ...context import HostFacts
 from ...vote import Vote
 
 PER_FRONTED = 10
-MAX_WEIGHT = 70
+# a MAC fronting eight or more addresses from beyond its subnet is a router's whatever else
+# the box answers (a home gateway also answers DNS): it outweighs one served service
+MAX_WEIGHT = 90
 SAME_SUBNET_WEIGHT = 10  # one box with a second address, or a router: a faint hint
 SUBNET_BITS = {4: 24, 6: 64}
 

@@ -14,7 +14,7 @@ from ...vote import Vote
 # service port -> (service name, device type)
 SERVICES = {
     "udp/53": ("DNS", "DNS Server"), "tcp/53": ("DNS", "DNS Server"),
-    "udp/67": ("DHCP", "DHCP Server"),
+    "udp/67": ("DHCP", "DHCP Server"),  # on the site only: see LAN_ONLY
     "tcp/80": ("HTTP", "Web Server"), "tcp/443": ("HTTPS", "Web Server"),
     "tcp/8080": ("HTTP", "Web Server"), "tcp/8443": ("HTTPS", "Web Server"),
     "tcp/25": ("SMTP", "Mail Server"), "tcp/465": ("SMTPS", "Mail Server"),
@@ -34,6 +34,7 @@ SERVICES = {
     "tcp/554": ("RTSP", "IP Camera"), "udp/554": ("RTSP", "IP Camera"),
     "udp/5060": ("SIP", "VoIP Phone"), "tcp/5060": ("SIP", "VoIP Phone"), "tcp/5061": ("SIP-TLS", "VoIP Phone"),
 }
+LAN_ONLY = frozenset(("udp/67",))  # a remote host answering DHCP serves no client of this LAN
 BASE = 50
 PER_EXTRA_CLIENT = 5
 MAX_WEIGHT = 80
@@ -42,7 +43,7 @@ MAX_WEIGHT = 80
 def vote(host: HostFacts) -> Iterator[Vote]:
     clients_by_port = host.traffic.clients
     for fact in host.served().values():
-        if fact.value not in SERVICES:
+        if fact.value not in SERVICES or (fact.value in LAN_ONLY and host.locality == "remote"):
             continue
         service, label = SERVICES[fact.value]
         clients = len(clients_by_port.get(fact.value, ()))

@@ -1,5 +1,6 @@
 """The initial TTL a host uses: 255 is typical of network equipment (Cisco IOS, JunOS),
-128 of Windows desktops; 64 (Unix-likes) says little about the device type."""
+128 of Windows desktops; 64 (Unix-likes) says little about the device type. A remote server
+that starts at 255 is no router of this network: TTL 255 votes only for hosts on the site."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     if main is None:
         return
     start = initial_ttl(int(main.value))
-    if start == 255:
+    if start == 255 and host.locality != "remote":
         yield Vote("Router", NETWORK_WEIGHT, f"sends with TTL {main.value} (initial 255, typical of "
                    f"network equipment) (+{NETWORK_WEIGHT})", main.grade, (main.first_frame,))
     elif start == 128:

@@ -8,6 +8,7 @@ from ...context import HostFacts
 from ...vote import Vote
 
 WEIGHT = 40
+LAN_ONLY = frozenset(("udp/67",))  # a remote host answering DHCP is no DHCP server of this LAN
 ROLES = {  # served port -> (service, role)
     "udp/67": ("DHCP", "DHCP Server"), "udp/53": ("DNS", "DNS Resolver"), "tcp/53": ("DNS", "DNS Resolver"),
     "tcp/445": ("SMB", "File Server"), "tcp/2049": ("NFS", "File Server"), "tcp/21": ("FTP", "File Server"),
@@ -23,7 +24,7 @@ ROLES = {  # served port -> (service, role)
 def vote(host: HostFacts) -> Iterator[Vote]:
     voted: set[str] = set()
     for fact in host.served().values():
-        if fact.value in ROLES:
+        if fact.value in ROLES and not (fact.value in LAN_ONLY and host.locality == "remote"):
             service, role = ROLES[fact.value]
             if role not in voted:
                 voted.add(role)

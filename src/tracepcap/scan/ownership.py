@@ -1,0 +1,95 @@
+"""Who owns each MAC of a capture: decided by evidence, never by traffic volume.
+
+Several addresses send from one MAC when a router forwards for others (or a proxy answers for
+them); only one of them, per address family, is the MAC's own. The evidence, strongest first:
+
+1. an ARP or ND binding (reply, gratuitous announcement, neighbour advertisement) of the
+   address to the MAC: the owner said so itself;
+2. an IPv6 address whose interface identifier is the MAC's EUI-64;
+3. the MAC carries addresses from beyond the site (public addresses arriving hops away) and
+   exactly one site-local address, on a subnet of the segment (one where devices owning their
+   MACs by rules 1, 2 or 4 live): that one is the router's own interface, whatever its TTL
+   says (a home router's DNS proxy answers with its upstream's TTL: 57 in a shared capture);
+4. the one address whose packets arrive with an unspent initial TTL (zero hops);
+   among several zero-hop senders nothing in the bytes decides: the one with most frames is
+   taken, and the reason says so;
+5. the only address sending from the MAC, when no remote address does (a capture point that
+   sees one host both on its own segment and through a router sees TTLs from both).
+
+An address known to be off-site (public, hops away) never owns a MAC; a MAC whose senders are
+all routed has no owner among them (the capture saw the router's traffic, not the router).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Collection
+from dataclasses import dataclass
+
+SUBNET_BITS = {4: 24, 6: 64}  # the segment's subnets are guessed at these lengths
+
+
+@dataclass(frozen=True, slots=True)
+class Sender:
+    """An address that sent from the MAC (or was bound to it), with what ownership reads."""
+
+    ip: str
+    frames: int  # frames it sent with the MAC
+    hops: int | None  # from its main TTL
+    local: bool  # a site-local address (RFC 1918, ULA, link-local, CGN)
+    bound: bool  # an ARP/ND binding names this MAC for it
+
+
+@dataclass(frozen=True, slots=True)
+class Ownership:
+    ip: str
+    reason: str
+
+
+def eui64_of(mac: str) -> int:
+    """The modified EUI-64 interface identifier built from a 48-bit MAC (RFC 4291 2.5.1)."""
+    raw = bytes.fromhex(mac.replace(":", "").replace("-", ""))
+    return int.from_bytes(bytes((raw[0] ^ 0x02,)) + raw[1:3] + b"\xff\xfe" + raw[3:6], "big")
+
+
+def subnet_of(ip: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    addr = ipaddress.ip_address(ip)
+    return ipaddress.ip_network(f"{ip}/{SUBNET_BITS[addr.version]}", strict=False)
+
+
+def owner(mac: str, senders: list[Sender], segment: Collection = ()) -> Ownership | None:
+    """The owner of `mac` among senders of one address family, or None when the evidence
+    shows none of them is (all routed) or none was seen. `segment`: the subnets on-link
+    devices were found in (rule 3 needs it)."""
+    bound = [s for s in senders if s.bound]
+    if len(bound) == 1:
+        return Ownership(bound[0].ip, f"ARP/ND binds {bound[0].ip} to {mac}")
+    candidates = bound or senders
+    try:
+        eui = eui64_of(mac)
+    except ValueError:
+        eui = None
+    for s in candidates:
+        addr = ipaddress.ip_address(s.ip)
+        if eui is not None and addr.version == 6 and int(addr) & ((1 << 64) - 1) == eui:
+            return Ownership(s.ip, f"{s.ip} is {mac}'s EUI-64 address")
+    remote = [s for s in candidates if not s.local and s.hops]
+    candidates = [s for s in candidates if s not in remote]
+    site = [s for s in candidates if s.local]
+    if remote and len(site) == 1 and subnet_of(site[0].ip) in segment:
+        return Ownership(site[0].ip, f"{mac} carries {len(remote)} addresses from beyond the site and "
+                                     f"one site-local address on the segment's subnet {subnet_of(site[0].ip)}, "
+                                     f"{site[0].ip}: the router's own interface")
+    zero_hop = sorted((s for s in candidates if s.hops == 0), key=lambda s: (-s.frames, s.ip))
+    if len(zero_hop) == 1:
+        return Ownership(zero_hop[0].ip, f"{zero_hop[0].ip} is the one address sending from {mac} "
+                                         "with an unspent initial TTL")
+    if zero_hop:
+        return Ownership(zero_hop[0].ip, f"{len(zero_hop)} addresses send from {mac} with an unspent "
+                                         f"initial TTL and nothing in the capture decides among them; "
+                                         f"{zero_hop[0].ip} sent the most frames")
+    if len(candidates) == 1 and not remote:
+        lone = candidates[0]
+        hops = f" (its TTL says {lone.hops} hops away)" if lone.hops else ""
+        return Ownership(lone.ip, f"{lone.ip} is the only address sending from {mac}{hops}")
+    return None
