@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from tracepcap.adjudicate.contract import Adjudicator, Basis, Tier
 from tracepcap.adjudicate.runner import Annotations, Key, decide
+from tracepcap.extract.facts import Grade
 from tracepcap.scan.vote import Vote
 from tracepcap.store.models import Dismissal, HumanOverride, ManualEvidence
 
@@ -30,7 +31,25 @@ def evidence(label, weight, actor="alice", id=1):
 def test_walkover_is_not_contested():
     verdict = decide(ADJ, KEY, [v("DNS Server", 80), v("Router", 10)], NONE)
     assert (verdict.primary_label, verdict.contested, verdict.basis) == ("DNS Server", False, Basis.MACHINE)
-    assert verdict.confidence == 100  # margin 70 over 60 for full, clamped
+    # margin 70 over 60 for full would be 100, but one signal alone backs it
+    assert verdict.confidence == 75
+    assert verdict.notes == ("confidence held at 75: one signal alone supports this answer",)
+
+
+def test_two_signals_agreeing_may_reach_full_confidence():
+    votes = [Vote("DNS Server", 50, "answered DNS (+50)", Grade.MEASURED, (1,), "services_answered"),
+             Vote("DNS Server", 20, "named ns1 (+20)", Grade.REPORTED, (2,), "name_cues")]
+    verdict = decide(ADJ, KEY, votes, NONE)
+    assert (verdict.primary_label, verdict.confidence, verdict.notes) == ("DNS Server", 100, ())
+
+
+def test_inferred_facts_alone_hold_confidence_at_50():
+    votes = [Vote("Printer", 40, "MAC OUI is Brother (+40)", Grade.INFERRED, (1,), "oui_vendor"),
+             Vote("Printer", 30, "port 9100 guess (+30)", Grade.INFERRED, (2,), "port_guess")]
+    verdict = decide(ADJ, KEY, votes, NONE)
+    assert (verdict.primary_label, verdict.confidence) == ("Printer", 50)
+    assert verdict.notes == ("confidence held at 50: only inferred facts (reference data, port guesses) "
+                             "support this answer",)
 
 
 def test_knife_edge_is_contested_and_carries_both():

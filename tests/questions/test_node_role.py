@@ -61,7 +61,8 @@ def test_accept_then_stale_on_reanalysis(cli, analyze, tmp_path, monkeypatch):
     cid, hosts, _ = analyze(path)
     role = hosts["10.0.0.10"]["verdicts"]["node-role"]
     assert role["primary_label"] == "Domain Controller" and role["basis"] == "MACHINE"
-    assert role["notes"] == ["a machine suggestion until a human accepts it"]
+    assert role["notes"] == ["a machine suggestion until a human accepts it",
+                             "confidence held at 75: one signal alone supports this answer"]
     assert hosts["10.0.0.10"]["verdicts"]["host-identity"]["primary_label"] == "Directory Server"
 
     code, out = cli("accept", cid, "node-role", "10.0.0.10", "--json")

@@ -22,7 +22,7 @@ def test_demo_office_devices_match_the_truth(analyze_json, tmp_path):
 def test_demo_router_and_dns_server_by_walkover(analyze_json, tmp_path, ip, label):
     verdict = identity(analyze_json(build_demo_office(tmp_path / "demo.pcap")), ip)
     assert (verdict["primary_label"], verdict["contested"]) == (label, False)
-    assert verdict["confidence"] == 100 and verdict["candidates"][0]["score"] >= 60
+    assert verdict["confidence"] >= 75 and verdict["candidates"][0]["score"] >= 60
 
 
 def test_dns_demo_dns_servers_by_walkover(analyze_json, captures):
@@ -31,7 +31,7 @@ def test_dns_demo_dns_servers_by_walkover(analyze_json, captures):
     for ip, first in [("192.168.1.1", 2), ("192.168.1.53", 36)]:
         verdict = identity(hosts, ip)
         assert (verdict["primary_label"], verdict["contested"]) == ("DNS Server", False)
-        assert verdict["confidence"] >= 80
+        assert verdict["confidence"] == 75  # one signal (the answers it gave) backs it
         assert verdict["candidates"][0]["reasons"][0] == \
             f"answered DNS on udp/53 for 3 clients, first in frame {first} (+60)"
 

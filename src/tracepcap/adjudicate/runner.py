@@ -80,7 +80,7 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     best = ranking[0] if ranking and ranking[0].score > 0 else None
     second = ranking[1] if len(ranking) > 1 else None
     if best is None:
-        primary, confidence, contested, basis = adj.unknown_label, 0, False, Basis.MACHINE
+        primary, confidence, contested, basis, capped = adj.unknown_label, 0, False, Basis.MACHINE, None
         if not candidates:
             reason = "no signal found evidence for any label among this host's facts (+0)"
             candidates = [Candidate(adj.unknown_label, "machine", 0, (reason,), ())]
@@ -92,6 +92,7 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
         primary = None if contested else best.label
         strongest = max(best.votes, key=lambda v: v.weight)
         basis = Basis.REPORTED if strongest.grade == Grade.REPORTED else Basis.MACHINE
+        confidence, capped = _supported(confidence, best)
     override, remarks, stale_since = None, [], None
     deferred = _deferred_label(adj, notes.deferred)
     if notes.override is not None:
@@ -109,9 +110,29 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
         remarks.append(f"{adj.defers.question} confirmed by {d.actor} as {d.label}")
     elif adj.tier == Tier.HUMAN_ASSISTED and primary is not None:
         remarks.append("a machine suggestion until a human accepts it")
+    if capped and basis != Basis.HUMAN and not contested:
+        remarks.append(capped)
     return Verdict(key.question, key.capture_id, key.entity_key, primary, basis, confidence, contested,
                    tuple(candidates + dismissed_candidates), override,
                    tuple(c.label for c in dismissed_candidates), tuple(remarks), stale_since)
+
+
+LONE_SIGNAL_CAP = 75  # one signal, however strong, is not the independent agreement 80+ claims
+INFERRED_ONLY_CAP = 50  # reference data or a port guess alone: a hint
+
+
+def _supported(confidence: int, best: Tally) -> tuple[int, str | None]:
+    """The margin-based confidence, capped by how much independent evidence the answer has:
+    confidence measures support, and one signal (or only inferred facts) is thin support
+    however lopsided the vote. Returns the confidence and the remark saying why it was cut."""
+    backing = [v for v in best.votes if v.weight > 0]
+    if backing and all(v.grade == Grade.INFERRED for v in backing) and confidence > INFERRED_ONLY_CAP:
+        return INFERRED_ONLY_CAP, (f"confidence held at {INFERRED_ONLY_CAP}: only inferred facts "
+                                   "(reference data, port guesses) support this answer")
+    if len({v.signal for v in backing}) < 2 and confidence > LONE_SIGNAL_CAP:
+        return LONE_SIGNAL_CAP, (f"confidence held at {LONE_SIGNAL_CAP}: one signal alone supports "
+                                 "this answer")
+    return confidence, None
 
 
 def _deferred_label(adj: Adjudicator, deferred: HumanOverride | None) -> str | None:
