@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/many_hosts_bench.py [--hosts 100000] [--db URL] [--out DIR]
                                                     [--keep] [--profile] [--trace-memory]
 
-1. Generates (cached in --out, default /tmp/tracepcap-bench) `tracepcap.synth.crowd`'s
+1. Generates (cached in --out, default /tmp/tracepcap-bench) `tracepcap.testing.crowd`'s
    capture with --hosts distinct source addresses and a few packets each, some naming
    themselves by DHCP or mDNS, some behind a router, a few TLS servers whose certificates
    name other hosts' names (the module's docstring says what exactly).
@@ -33,9 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tracepcap.synth.crowd import build_crowd
+from tracepcap.testing.crowd import build_crowd
 
-GEN_VERSION = 1  # bump when tracepcap.synth.crowd's traffic changes, so cached captures are rebuilt
+GEN_VERSION = 1  # bump when tracepcap.testing.crowd's traffic changes, so cached captures are rebuilt
 
 def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -102,8 +102,8 @@ def test_truncated_capture_is_partial_with_what_was_read(run, captures, tmp_path
 
 
 def test_pcapng_with_unknown_block_is_complete(run, captures, tmp_path):
-    from tracepcap.synth import frames
-    from tracepcap.synth.writers import PcapngWriter
+    from tracepcap.testing import frames
+    from tracepcap.testing.writers import PcapngWriter
     path = tmp_path / "odd.pcapng"
     with open(path, "wb") as f:
         w = PcapngWriter(f)

@@ -9,8 +9,8 @@ import io
 import json
 
 from tracepcap.present.cli import ExitCode, main
-from tracepcap.synth import app, quic as q, tls, zones as z
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app, quic as q, tls, zones as z
+from tracepcap.testing.scenario import Scenario
 
 
 def test_new_facts_in_the_json_document(tmp_path):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tracepcap.scan.context import CaptureContext, Fact
 from tracepcap.scan.signals.hostname import claims, name_holder
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
 
 
 def claim(value, source, frame=1, count=1):

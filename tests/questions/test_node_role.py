@@ -11,7 +11,7 @@ from tracepcap.extract.extractors.services import Services
 from tracepcap.extract.kinds import INITIATED, MAC, SERVED, TTL
 from tracepcap.scan.context import CaptureContext, Fact, Traffic
 from tracepcap.scan.signals.node_role import domain_controller, gateway, jump_host, served_roles
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing.scenario import Scenario
 
 
 def fact(kind, value, frame=1, count=1):

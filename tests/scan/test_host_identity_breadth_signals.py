@@ -86,10 +86,10 @@ def test_whole_capture_switch_phone_and_printer(tmp_path):
     import json
 
     from tracepcap.present.cli import ExitCode, main
-    from tracepcap.synth import app
-    from tracepcap.synth import discovery as d
-    from tracepcap.synth import snmp as s
-    from tracepcap.synth.scenario import Scenario
+    from tracepcap.testing import app
+    from tracepcap.testing import discovery as d
+    from tracepcap.testing import snmp as s
+    from tracepcap.testing.scenario import Scenario
 
     net = Scenario()
     switch = net.host("10.0.0.2", "00:00:0c:aa:bb:01", ttl=255)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tracepcap.synth.demo import DEMO_TRUTH, build_demo_office
+from tracepcap.testing.demo import DEMO_TRUTH, build_demo_office
 
 
 def identity(hosts, ip):

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tracepcap.synth import app
-from tracepcap.synth import discovery as d
-from tracepcap.synth.demo import DEMO_TRUTH, build_demo_office
-from tracepcap.synth.scenario import LINUX_SYN, WINDOWS_SYN, Scenario
+from tracepcap.testing import app
+from tracepcap.testing import discovery as d
+from tracepcap.testing.demo import DEMO_TRUTH, build_demo_office
+from tracepcap.testing.scenario import LINUX_SYN, WINDOWS_SYN, Scenario
 
 LINUX_SHARED = "is the Linux kernel's, which Linux, Android and ChromeOS share (+40)"
 APPLE_SHARED = "is the Apple (XNU) stack's, which macOS and iOS share (+40)"

@@ -41,7 +41,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _demo_capture(settings: Settings) -> Path:
-    from ..synth.demo import build_demo_office
+    from ..testing.demo import build_demo_office
     path = settings.data_dir / "demo" / "demo-office.pcap"
     path.parent.mkdir(parents=True, exist_ok=True)
     return build_demo_office(path)

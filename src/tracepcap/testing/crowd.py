@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracepcap.synth import dhcp as dhcp_msg
-from tracepcap.synth import frames as f
-from tracepcap.synth import names, tls
-from tracepcap.synth.writers import PcapWriter
+from tracepcap.testing import dhcp as dhcp_msg
+from tracepcap.testing import frames as f
+from tracepcap.testing import names, tls
+from tracepcap.testing.writers import PcapWriter
 
 START = 1_700_000_000.0
 ROUTER_MAC, SERVER_MAC, DHCP_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02", "02:00:00:00:00:03"

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import (AuthorityInformationAccessOID, ExtendedKeyUsageOID,
                                    NameOID)
 
-from tracepcap.synth.frames import U16, U32
+from tracepcap.testing.frames import U16, U32
 
 RECORD = struct.Struct("!BHH")  # content type, legacy version, length
 TLS10, TLS11, TLS12, TLS13 = 0x0301, 0x0302, 0x0303, 0x0304

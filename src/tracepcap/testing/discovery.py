@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 from typing import Iterable, Sequence
 
-from tracepcap.synth import frames as f
+from tracepcap.testing import frames as f
 
 LLDP_MULTICAST, CDP_MULTICAST = "01:80:c2:00:00:0e", "01:00:0c:cc:cc:cc"
 ETH_LLDP = 0x88CC

@@ -20,8 +20,8 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Sequence
 
-from tracepcap.synth import app, frames as f
-from tracepcap.synth.writers import LINKTYPE_ETHERNET, PcapngWriter, PcapWriter
+from tracepcap.testing import app, frames as f
+from tracepcap.testing.writers import LINKTYPE_ETHERNET, PcapngWriter, PcapWriter
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ class PcapngWriter:
     """
 
     def __init__(self, fileobj: BinaryIO, big_endian: bool = False,
-                 userappl: str = "tracepcap.synth") -> None:
+                 userappl: str = "tracepcap.testing") -> None:
         self._f = fileobj
         self._s = NG_STRUCTS[">" if big_endian else "<"]
         self._userappl = userappl

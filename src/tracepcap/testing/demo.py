@@ -2,7 +2,7 @@
 is known (`DEMO_TRUTH` for the LAN hosts, `DEMO_REMOTE_TRUTH` for internet servers, all
 reached through the gateway, so their frames carry the router's MAC).
 
-    python -m tracepcap.synth.demo OUT.pcap        # or OUT.pcapng
+    python -m tracepcap.testing.demo OUT.pcap        # or OUT.pcapng
 
 Addresses beyond the LAN come from the documentation ranges (RFC 5737) and names from
 the reserved example domains (RFC 2606), so nothing here points at a real network.
@@ -14,9 +14,9 @@ import argparse
 import hashlib
 from pathlib import Path
 
-from tracepcap.synth import app, tls
-from tracepcap.synth.scenario import (ANDROID_SYN, IOS_SYN, LINUX_SYN, MACOS_SYN,
-                                      WINDOWS_SYN, Host, Scenario)
+from tracepcap.testing import app, tls
+from tracepcap.testing.scenario import (ANDROID_SYN, IOS_SYN, LINUX_SYN, MACOS_SYN,
+                                        WINDOWS_SYN, Host, Scenario)
 
 START = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC
 DOMAIN = "corp.example"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 from typing import Sequence
 
-from tracepcap.synth.names import CLASS_IN, QR, RR, _Message, _type
+from tracepcap.testing.names import CLASS_IN, QR, RR, _Message, _type
 
 OPCODE_UPDATE = 5
 CLASS_ANY = 255

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tracepcap.synth import asn1
+from tracepcap.testing import asn1
 
 GET, RESPONSE, TRAP_V2 = 0xA0, 0xA2, 0xA7
 SYS_DESCR, SYS_OBJECT_ID, SYS_UPTIME, SYS_NAME = ("1.3.6.1.2.1.1.1.0", "1.3.6.1.2.1.1.2.0",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from typing import Sequence
 
-from tracepcap.synth import frames as f
+from tracepcap.testing import frames as f
 
 VXLAN_PORT, GENEVE_PORT, GTPU_PORT, TEREDO_PORT = 4789, 6081, 2152, 3544
 ETHERTYPE_TEB, ETHERTYPE_ERSPAN, ETHERTYPE_ERSPAN_III = 0x6558, 0x88BE, 0x22EB

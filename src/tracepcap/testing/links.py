@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 
-from tracepcap.synth.frames import mac_bytes
+from tracepcap.testing.frames import mac_bytes
 
 LINKTYPE_PPP, LINKTYPE_PPP_HDLC, LINKTYPE_C_HDLC, LINKTYPE_IEEE802_11 = 9, 50, 104, 105
 LINKTYPE_IEEE802_11_RADIOTAP, LINKTYPE_PPI, LINKTYPE_NFLOG = 127, 192, 239

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 from typing import Sequence
 
-from tracepcap.synth import asn1
+from tracepcap.testing import asn1
 
 NTLM_SIGNATURE = b"NTLMSSP\x00"
 UNICODE, NEGOTIATE_NTLM, NEGOTIATE_VERSION = 0x00000001, 0x00000200, 0x02000000

@@ -5,7 +5,7 @@ UPnP description, DHCPv4 (host name, vendor and user class, client id) and DHCPv
 vendor class, IA_NA), DNS lookups, TLS SNI, HTTP Host and User-Agent, VPN handshakes and
 cleartext logins of every protocol the credentials extractor reads.
 
-    python -m tracepcap.synth.identity_corpus out.pcap
+    python -m tracepcap.testing.identity_corpus out.pcap
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import base64
 import sys
 from pathlib import Path
 
-from tracepcap.synth import app, identity, snmp
-from tracepcap.synth import windows as w
-from tracepcap.synth.scenario import MACOS_SYN, WINDOWS_SYN, Scenario
+from tracepcap.testing import app, identity, snmp
+from tracepcap.testing import windows as w
+from tracepcap.testing.scenario import MACOS_SYN, WINDOWS_SYN, Scenario
 
 MDNS, SSDP, BROADCAST = "224.0.0.251", "239.255.255.250", "10.0.0.255"
 
@@ -110,7 +110,7 @@ def build(path: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m tracepcap.synth.identity_corpus OUT.pcap", file=sys.stderr)
+        print("usage: python -m tracepcap.testing.identity_corpus OUT.pcap", file=sys.stderr)
         return 2
     print(build(Path(args[0])))
     return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 from typing import Sequence
 
-from tracepcap.synth.names import AA, QR, Record, dns_message, encode_name
+from tracepcap.testing.names import AA, QR, Record, dns_message, encode_name
 
 OPCODE_NOTIFY = 4
 AXFR, IXFR = 252, 251

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import struct
 
-from tracepcap.synth.frames import ip_bytes
-from tracepcap.synth.names import netbios_name
+from tracepcap.testing.frames import ip_bytes
+from tracepcap.testing.names import netbios_name
 
 # --- Windows Browser ---------------------------------------------------------------------
 DGM_DIRECT_GROUP = 0x11

@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from typing import Iterable, Sequence
 
-from tracepcap.synth.frames import U16, ip_bytes, is_ipv6
+from tracepcap.testing.frames import U16, ip_bytes, is_ipv6
 
 HEADER = struct.Struct("!HHHHHH")  # id, flags, qdcount, ancount, nscount, arcount
 QUESTION = struct.Struct("!HH")  # qtype, qclass

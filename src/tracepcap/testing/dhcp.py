@@ -6,8 +6,8 @@ from __future__ import annotations
 import struct
 from typing import Iterable, Sequence
 
-from tracepcap.synth.frames import U16, U32, ip_bytes, mac_bytes
-from tracepcap.synth.names import encode_name
+from tracepcap.testing.frames import U16, U32, ip_bytes, mac_bytes
+from tracepcap.testing.names import encode_name
 
 # op, htype, hlen, hops, xid, secs, flags, ciaddr, yiaddr, siaddr, giaddr, chaddr, sname, file
 BOOTP = struct.Struct("!BBBBIHH4s4s4s4s16s64s128s")
