@@ -4,21 +4,16 @@ made by hand: each one's exact votes and reasons."""
 from __future__ import annotations
 
 import pytest
+from support.facts import context, fact
 
 from tracepcap.extract.kinds import LLDP_CAPABILITIES, LLDP_PLATFORM, SNMP_SYSDESCR
-from tracepcap.scan.context import CaptureContext, Fact
 from tracepcap.scan.signals import discover
 from tracepcap.scan.signals.host_identity import link_discovery, snmp_sysdescr
 
 
-def fact(kind, value, frame=1, source=None):
-    """A fact of a catalogue kind, with the kind's grade."""
-    return Fact(kind.name, value, source or kind.name, kind.grade, frame, frame, 1)
-
-
 def votes(signal, facts):
-    ctx = CaptureContext("cap", {"10.0.0.2": facts}, {}, ["10.0.0.2"])
-    return [(v.label, v.weight, v.reason, v.grade, v.frames) for v in signal.vote(ctx.host("10.0.0.2"))]
+    host = context({"10.0.0.2": facts}).host("10.0.0.2")
+    return [(v.label, v.weight, v.reason, v.grade, v.frames) for v in signal.vote(host)]
 
 
 def test_both_signals_are_discovered():
@@ -31,32 +26,32 @@ def test_both_signals_are_discovered():
     ("bridge", "Switch"), ("router", "Router"), ("repeater,router", "Router"),
 ])
 def test_capabilities(capabilities, label):
-    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, capabilities, 7, "lldp")]) == [
+    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, capabilities, 7, source="lldp")]) == [
         (label, 70, f"announces capabilities {capabilities} over LLDP, frame 7 (+70)", "REPORTED", (7,))]
 
 
 def test_a_routing_bridge_is_a_switch_that_also_routes():
-    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, "bridge,router,igmp", 12, "cdp")]) == [
+    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, "bridge,router,igmp", 12, source="cdp")]) == [
         ("Switch", 70, "announces capabilities bridge,router,igmp over CDP, frame 12 (+70)", "REPORTED", (12,)),
         ("Router", 35, "also routes (router capability over CDP), frame 12 (+35)", "REPORTED", (12,))]
 
 
 def test_an_aironet_is_an_access_point_whatever_it_bridges():
-    facts = [fact(LLDP_CAPABILITIES, "bridge,router", 3, "cdp"),
-             fact(LLDP_PLATFORM, "cisco AIR-CAP3702I-E-K9", 3, "cdp")]
+    facts = [fact(LLDP_CAPABILITIES, "bridge,router", 3, source="cdp"),
+             fact(LLDP_PLATFORM, "cisco AIR-CAP3702I-E-K9", 3, source="cdp")]
     assert votes(link_discovery, facts) == [
         ("Access Point", 70, "announces capabilities bridge,router over CDP and its platform is cisco "
          "AIR-CAP3702I-E-K9, frame 3 (+70)", "REPORTED", (3,))]
 
 
 def test_lldp_and_cdp_saying_the_same_vote_once():
-    facts = [fact(LLDP_CAPABILITIES, "bridge", 9, "cdp"), fact(LLDP_CAPABILITIES, "bridge", 4, "lldp")]
+    facts = [fact(LLDP_CAPABILITIES, "bridge", 9, source="cdp"), fact(LLDP_CAPABILITIES, "bridge", 4, source="lldp")]
     assert [v[:2] for v in votes(link_discovery, facts)] == [("Switch", 70)]
 
 
 def test_station_and_other_capabilities_say_nothing():
-    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, "station", 1, "lldp"),
-                                  fact(LLDP_CAPABILITIES, "other", 2, "lldp")]) == []
+    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, "station", 1, source="lldp"),
+                                  fact(LLDP_CAPABILITIES, "other", 2, source="lldp")]) == []
 
 
 @pytest.mark.parametrize("descr, label", [
@@ -69,23 +64,18 @@ def test_station_and_other_capabilities_say_nothing():
 ])
 def test_sysdescr(descr, label):
     shown = descr if len(descr) <= 80 else descr[:77] + "..."
-    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, descr, 5, "snmp")]) == [
+    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, descr, 5, source="snmp")]) == [
         (label, 45, f"its SNMP sysDescr reads \"{shown}\", frame 5 (+45)", "REPORTED", (5,))]
 
 
 def test_sysdescr_that_names_no_device_type():
-    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, "Linux nas 5.10.0 #1 SMP x86_64", 5, "snmp")]) == []
+    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, "Linux nas 5.10.0 #1 SMP x86_64", 5, source="snmp")]) == []
     long = "Hardware: Intel64 Family 6 Model 85 Stepping 7 AT/AT COMPATIBLE - Software: Windows Version 6.3"
-    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, long, 5, "snmp")]) == []
+    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, long, 5, source="snmp")]) == []
 
 
-def test_whole_capture_switch_phone_and_printer(tmp_path):
+def test_whole_capture_switch_phone_and_printer(analyze_json, tmp_path):
     """LLDP, CDP and SNMP facts flow from a capture through Extract into the verdicts."""
-    import contextlib
-    import io
-    import json
-
-    from tracepcap.present.cli import ExitCode, main
     from tracepcap.testing import app
     from tracepcap.testing import discovery as d
     from tracepcap.testing import snmp as s
@@ -105,12 +95,7 @@ def test_whole_capture_switch_phone_and_printer(tmp_path):
     net.udp(manager, printer, 50162, 161, s.get_request(2, [s.SYS_DESCR]))
     net.udp(printer, manager, 161, 50162, s.get_response(2, [(s.SYS_DESCR, "HP ETHERNET MULTI-ENVIRONMENT")]))
     net.udp(phone, manager, 50000, 53, app.dns_query(3, "cucm.corp.example"))
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(["analyze", str(net.write_pcap(tmp_path / "c.pcap")), "--json",
-                     "--db", f"sqlite:///{tmp_path / 'db.sqlite3'}"])
-    assert code == ExitCode.OK
-    hosts = {h["ip"]: h["verdicts"]["host-identity"] for h in json.loads(out.getvalue())["hosts"]}
+    hosts = {ip: h["verdicts"]["host-identity"] for ip, h in analyze_json(net.write_pcap(tmp_path / "c.pcap")).items()}
     assert {ip: hosts[ip]["primary_label"] for ip in (switch.ip, phone.ip, printer.ip)} == {
         switch.ip: "Switch", phone.ip: "VoIP Phone", printer.ip: "Printer"}
     reasons = [r for c in hosts[switch.ip]["candidates"] if c["label"] == "Switch" for r in c["reasons"]]

@@ -3,12 +3,13 @@ runner weighs what they say together."""
 
 from __future__ import annotations
 
+from support.facts import context, fact
+
 from tracepcap.adjudicate.questions.os_family import ADJUDICATOR
 from tracepcap.adjudicate.runner import Annotations, Key, decide
 from tracepcap.extract.facts import Grade
 from tracepcap.extract.kinds import (DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, HTTP_SERVER, OS_VERSION, SNMP_SYSDESCR,
                                      SSH_BANNER, TCP_SYN_SIGNATURE, TTL, USER_AGENT)
-from tracepcap.scan.context import CaptureContext, Fact
 from tracepcap.scan.signals.os_family import (dhcp_parameters, dhcp_vendor_class, http_server,
                                               os_version, ssh_banner, syn_signature, syn_vs_user_agent,
                                               system_description, ttl, user_agent)
@@ -22,18 +23,11 @@ LINUX_SHARED = "is the Linux kernel's, which Linux, Android and ChromeOS share (
 APPLE_SHARED = "is the Apple (XNU) stack's, which macOS and iOS share (+40)"
 
 
-def fact(kind, value, frame=1, count=1, source=None):
-    """A fact of a catalogue kind, with the kind's grade."""
-    return Fact(kind.name, value, source or kind.name, kind.grade, frame, frame, count)
-
 
 def said(kind, value, frame=1, source=None):
     assert kind.grade == Grade.REPORTED, kind
     return fact(kind, value, frame, source=source)
 
-
-def context(facts):
-    return CaptureContext("cap", facts, {}, sorted(facts))
 
 
 def votes(signal, *facts):

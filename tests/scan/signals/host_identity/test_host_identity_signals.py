@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
+from support.facts import context, fact
+
 from tracepcap.extract.kinds import (DHCP_VENDOR_CLASS, INITIATED, MAC, MDNS_SERVICE, OUI_VENDOR, SERVED, SSDP_NT, TTL,
                                      USER_AGENT)
-from tracepcap.scan.context import CaptureContext, Fact, Traffic
+from tracepcap.scan.context import Traffic
 from tracepcap.scan.signals.host_identity import (announcements, client_software, oui_vendor, router,
                                                   services_answered, traffic_pattern, ttl_class)
 
 
-def fact(kind, value, frame=1, count=1, source=None):
-    """A fact of a catalogue kind, with the kind's grade."""
-    return Fact(kind.name, value, source or kind.name, kind.grade, frame, frame, count)
-
-
-def context(facts, traffic=None):
-    hosts = sorted(facts)
-    return CaptureContext("cap", facts, traffic or {}, hosts)
 
 
 def votes(signal, ctx, ip):
