@@ -45,7 +45,7 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
     """The stages of cmd_analyze, one by one, printing a row after each (the child)."""
     from tracepcap.adjudicate.actor import SYSTEM_ACTOR
     from tracepcap.adjudicate.registry import get_registry
-    from tracepcap.adjudicate.runner import adjudicate_capture
+    from tracepcap.analysis import adjudicate_capture
     from tracepcap.extract import extract_capture
     from tracepcap.ingest import capture_path, store_file
     from tracepcap.present.cli import batch_gc

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from support.facts import context, fact
 
+from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.questions.os_family import ADJUDICATOR
-from tracepcap.adjudicate.runner import Annotations, Key, decide
+from tracepcap.adjudicate.runner import Annotations, decide
 from tracepcap.extract.facts import Grade
 from tracepcap.extract.kinds import (DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, HTTP_SERVER, OS_VERSION, SNMP_SYSDESCR,
                                      SSH_BANNER, TCP_SYN_SIGNATURE, TTL, USER_AGENT)
