@@ -7,13 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ...store.models import AccessDenial, AuditEvent
 from ..actor import Actor
 from ..contract import Key
+from .keyed import of_key
 from .locking import lock_for_writing
 
 
@@ -87,6 +87,4 @@ def _aware(at: datetime) -> datetime:
 
 def trail(session: Session, key: Key) -> list[AuditEvent]:
     """Every audit event of one key, oldest first."""
-    return list(session.scalars(select(AuditEvent).where(
-        AuditEvent.question == key.question, AuditEvent.capture_id == key.capture_id,
-        AuditEvent.entity_key == key.entity_key).order_by(AuditEvent.id)))
+    return list(session.scalars(of_key(AuditEvent, key).order_by(AuditEvent.id)))

@@ -3,7 +3,6 @@ each dismissal and its removal audited, then the key re-adjudicated."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ...errors import InvalidAnnotation, NotFound
@@ -15,6 +14,7 @@ from ..registry import Registry
 from ..runner import rerun
 from . import validation
 from .audit import AuditAction, record, utc_now
+from .keyed import of_key
 from .locking import take_turn
 
 
@@ -22,9 +22,7 @@ def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: 
     take_turn(session, registry, key)
     label, reason = validation.label(label), validation.text("reason", reason)
     label_key = normalize_label(label)
-    existing = session.scalar(select(Dismissal).where(
-        Dismissal.question == key.question, Dismissal.capture_id == key.capture_id,
-        Dismissal.entity_key == key.entity_key, Dismissal.label_key == label_key))
+    existing = session.scalar(of_key(Dismissal, key).where(Dismissal.label_key == label_key))
     if existing is not None:
         raise InvalidAnnotation(f"label {label!r} is already dismissed by {existing.actor}")
     dismissal = Dismissal(question=key.question, capture_id=key.capture_id, entity_key=key.entity_key,
@@ -38,9 +36,7 @@ def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: 
 
 def undismiss(session: Session, registry: Registry, key: Key, label: str, *, actor: Actor) -> Verdict:
     take_turn(session, registry, key)
-    existing = session.scalar(select(Dismissal).where(
-        Dismissal.question == key.question, Dismissal.capture_id == key.capture_id,
-        Dismissal.entity_key == key.entity_key, Dismissal.label_key == normalize_label(label)))
+    existing = session.scalar(of_key(Dismissal, key).where(Dismissal.label_key == normalize_label(label)))
     if existing is None:
         raise NotFound(f"label {label!r} is not dismissed on {key.question} for {key.entity_key}")
     before = {"label": existing.label, "reason": existing.reason, "actor": existing.actor}
@@ -51,6 +47,4 @@ def undismiss(session: Session, registry: Registry, key: Key, label: str, *, act
 
 
 def dismissals(session: Session, key: Key) -> list[Dismissal]:
-    return list(session.scalars(select(Dismissal).where(
-        Dismissal.question == key.question, Dismissal.capture_id == key.capture_id,
-        Dismissal.entity_key == key.entity_key).order_by(Dismissal.id)))
+    return list(session.scalars(of_key(Dismissal, key).order_by(Dismissal.id)))

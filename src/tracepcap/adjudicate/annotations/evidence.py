@@ -3,7 +3,6 @@ changed or deleted by its author only; each change audited, then the key re-adju
 
 from __future__ import annotations
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ...errors import NotAuthor, NotFound
@@ -14,15 +13,14 @@ from ..registry import Registry
 from ..runner import rerun
 from . import validation
 from .audit import AuditAction, record, utc_now
+from .keyed import of_key
 from .locking import take_turn
 from .validation import check_key
 
 
 def list_evidence(session: Session, registry: Registry, key: Key) -> list[ManualEvidence]:
     check_key(session, registry, key)
-    return list(session.scalars(select(ManualEvidence).where(
-        ManualEvidence.question == key.question, ManualEvidence.capture_id == key.capture_id,
-        ManualEvidence.entity_key == key.entity_key).order_by(ManualEvidence.id)))
+    return list(session.scalars(of_key(ManualEvidence, key).order_by(ManualEvidence.id)))
 
 
 def _evidence_dict(e: ManualEvidence) -> dict:

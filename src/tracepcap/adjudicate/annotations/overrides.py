@@ -3,7 +3,6 @@ suggestion or chosen among contested candidates; each audited, then the key re-a
 
 from __future__ import annotations
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ...errors import InvalidAnnotation, NotFound
@@ -14,6 +13,7 @@ from ..registry import Registry
 from ..runner import rerun
 from . import validation
 from .audit import AuditAction, record, utc_now
+from .keyed import of_key
 from .locking import take_turn
 from .staleness import identity_facts
 
@@ -28,9 +28,7 @@ def _override_dict(o: HumanOverride | None) -> dict | None:
 
 
 def _find_override(session: Session, key: Key) -> HumanOverride | None:
-    return session.scalar(select(HumanOverride).where(
-        HumanOverride.question == key.question, HumanOverride.capture_id == key.capture_id,
-        HumanOverride.entity_key == key.entity_key))
+    return session.scalar(of_key(HumanOverride, key))
 
 
 def set_override(session: Session, registry: Registry, key: Key, label: str, rationale: str,
