@@ -15,7 +15,7 @@ from sqlalchemy.exc import DataError
 
 from tracepcap import analysis
 from tracepcap.present import cli as cli_module
-from tracepcap.present.cli import ExitCode, main
+from tracepcap.present.cli import ExitCode
 
 
 def facts_of(document, ip):
@@ -124,12 +124,11 @@ def test_every_shared_capture_analyzes(cli, captures):
     ("0.0.0.0", ["localhost", "127.0.0.1", "::1"]),  # every interface: the names come from the setting
     ("[::1]", ["localhost", "127.0.0.1", "::1"]),
 ])
-def test_serve_answers_to_its_bound_host_and_closes_idle_connections(settings, monkeypatch, host, allowed):
+def test_serve_answers_to_its_bound_host_and_closes_idle_connections(cli, monkeypatch, host, allowed):
     import uvicorn
     served = {}
-    monkeypatch.setenv("TRACEPCAP_DATA_DIR", str(settings.data_dir))
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.update(app=app, **options))
-    assert main(["serve", "--host", host, "--db", settings.database_url]) == ExitCode.OK
+    assert cli("serve", "--host", host)[0] == ExitCode.OK
     assert served["app"].state.settings.allowed_hosts == allowed
     assert served["timeout_keep_alive"] == 5
 
