@@ -10,7 +10,7 @@
    thousand hosts, TCP sessions (handshake, data segments of varied sizes, close) carrying
    TLS ClientHellos, HTTP requests, SSH banners and bulk transfers, DNS over UDP, DHCP,
    ARP, mDNS and NBNS. A pool of session templates is built once (payloads from
-   `tracepcap.synth`, headers packed here) and replayed, 64 sessions interleaved, with
+   `tracepcap.testing`, headers packed here) and replayed, 64 sessions interleaved, with
    fresh timestamps and a fresh client port per replay (patched in place, so TCP/UDP
    checksums of replays are wrong: nothing here checks them).
 2. Runs, one after another, each in its own process started under /usr/bin/time (peak
@@ -57,7 +57,7 @@ TSHARK_FIELDS = ("frame.number", "ip.src", "ip.dst", "tcp.srcport", "tcp.dstport
 # =========================================================================================
 
 # OS profiles: IP TTL, SYN window / window scale / option order (p0f-style layouts, as in
-# tracepcap.synth.scenario), a User-Agent, DHCP option 55 and option 60, MAC prefixes.
+# tracepcap.testing.scenario), a User-Agent, DHCP option 55 and option 60, MAC prefixes.
 PROFILES = {
     "win": dict(weight=55, ttl=128, window=64240, wscale=8,
                 order=("MSS", "NOP", "WS", "NOP", "NOP", "SACK"),
@@ -96,8 +96,8 @@ SEGMENTS = ((None, "10.1", 0.80, "00:00:0c:9f:f0:01"), (20, "10.20", 0.10, "00:0
 
 
 # Header layouts (RFC 791, 8200, 9293, 768 and the checksum pseudo-headers), packed here
-# rather than through tracepcap.synth.frames, whose text-address parsing would dominate the
-# build; application payloads do come from tracepcap.synth.
+# rather than through tracepcap.testing.frames, whose text-address parsing would dominate the
+# build; application payloads do come from tracepcap.testing.
 ETH_IPV4, ETH_IPV6, TPID_8021Q = 0x0800, 0x86DD, 0x8100
 IP4 = struct.Struct("!BBHHHBBH4s4s")
 IP6 = struct.Struct("!IHBB16s16s")
@@ -129,7 +129,7 @@ class _Templates:
     client's port sits between head and tail (tail None: nothing to patch)."""
 
     def __init__(self, rng, n_clients: int) -> None:
-        from tracepcap.synth import app, frames, tls
+        from tracepcap.testing import app, frames, tls
         self.f, self.app, self.tls = frames, app, tls
         self.rng = rng
         self.noise = rng.randbytes(4 * MIB)

@@ -1,6 +1,6 @@
 """The long fuzz run: N damaged copies of the shared captures through Extract (issue 17).
 
-The same mutants as tests/extract/test_fuzz.py (`tracepcap.synth.mutants`, fixed seed), many
+The same mutants as tests/extract/test_fuzz.py (`tracepcap.testing.mutants`, fixed seed), many
 more of them. Prints the count of each outcome per kind of damage (complete, partial,
 "unusable" = not a capture), every other exception with the mutant that raised it (there
 should be none), the slowest mutants, and the process's peak RSS. Asserts nothing.
@@ -26,7 +26,7 @@ from pathlib import Path
 from tracepcap.errors import UnusableCapture
 from tracepcap.extract.pipeline import discover, extract
 from tracepcap.extract.settings import Limits
-from tracepcap.synth.mutants import KINDS, mutants
+from tracepcap.testing.mutants import KINDS, mutants
 
 CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
 OUTCOMES = ("complete", "partial", "unusable", "EXCEPTION")

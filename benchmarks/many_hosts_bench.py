@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/many_hosts_bench.py [--hosts 100000] [--db URL] [--out DIR]
                                                     [--keep] [--profile] [--trace-memory]
 
-1. Generates (cached in --out, default /tmp/tracepcap-bench) `tracepcap.synth.crowd`'s
+1. Generates (cached in --out, default /tmp/tracepcap-bench) `tracepcap.testing.crowd`'s
    capture with --hosts distinct source addresses and a few packets each, some naming
    themselves by DHCP or mDNS, some behind a router, a few TLS servers whose certificates
    name other hosts' names (the module's docstring says what exactly).
@@ -33,9 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tracepcap.synth.crowd import build_crowd
+from tracepcap.testing.crowd import build_crowd
 
-GEN_VERSION = 1  # bump when tracepcap.synth.crowd's traffic changes, so cached captures are rebuilt
+GEN_VERSION = 1  # bump when tracepcap.testing.crowd's traffic changes, so cached captures are rebuilt
 
 def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -45,7 +45,7 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
     """The stages of cmd_analyze, one by one, printing a row after each (the child)."""
     from tracepcap.adjudicate.actor import SYSTEM_ACTOR
     from tracepcap.adjudicate.registry import get_registry
-    from tracepcap.adjudicate.runner import adjudicate_capture
+    from tracepcap.analysis import adjudicate_capture
     from tracepcap.extract import extract_capture
     from tracepcap.ingest import capture_path, store_file
     from tracepcap.present.cli import batch_gc

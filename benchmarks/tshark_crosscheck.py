@@ -30,7 +30,7 @@ from pathlib import Path
 
 from tracepcap.extract.extractors.http import host_name
 from tracepcap.extract.pipeline import extract
-from tracepcap.synth import identity_corpus
+from tracepcap.testing import identity_corpus
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
 SEP = "\x1f"  # tshark's aggregator for repeated fields: never inside a name or User-Agent

@@ -29,8 +29,9 @@ from sqlalchemy import insert
 
 from tracepcap.adjudicate import annotations
 from tracepcap.adjudicate.actor import SYSTEM_ACTOR
+from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
-from tracepcap.adjudicate.runner import Key, adjudicate_capture
+from tracepcap.analysis import adjudicate_capture
 from tracepcap.present.api import create_app
 from tracepcap.settings import Settings
 from tracepcap.store import open_database

@@ -17,6 +17,8 @@ from sqlalchemy import create_engine, text
 from tracepcap.settings import Settings
 from tracepcap.store import open_database
 
+pytest_plugins = ["support.cli"]  # the `cli` fixture
+
 CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 

@@ -14,19 +14,8 @@ import pytest
 from sqlalchemy.exc import DataError
 
 from tracepcap import analysis
-from tracepcap.present import cli
-from tracepcap.present.cli import ExitCode, main
-
-
-@pytest.fixture
-def run(settings, monkeypatch, capsys):
-    monkeypatch.setenv("TRACEPCAP_DATA_DIR", str(settings.data_dir))
-
-    def run(*args):
-        code = main(["analyze", *map(str, args), "--db", settings.database_url])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return run
+from tracepcap.present import cli as cli_module
+from tracepcap.present.cli import ExitCode
 
 
 def facts_of(document, ip):
@@ -34,8 +23,8 @@ def facts_of(document, ip):
     return {(f["kind"], f["value"], f["source"]): f for f in host["facts"]}
 
 
-def test_ftp_capture_facts(run, captures):
-    code, out, err = run(captures / "ftp.pcap", "--json")
+def test_ftp_capture_facts(cli, captures):
+    code, out, err = cli("analyze", captures / "ftp.pcap", "--json")
     assert code == ExitCode.OK and err == ""
     doc = json.loads(out)
     assert doc["capture"]["format"] == "pcap" and doc["capture"]["packets"] == 38
@@ -50,27 +39,27 @@ def test_ftp_capture_facts(run, captures):
     assert all(f["grade"] == "MEASURED" for k, f in server.items() if k[0] in ("served", "ttl", "mac"))
 
 
-def test_pcapng_named_pcap_is_read(run, captures):
-    code, out, _ = run(captures / "discord.pcap", "--json")
+def test_pcapng_named_pcap_is_read(cli, captures):
+    code, out, _ = cli("analyze", captures / "discord.pcap", "--json")
     doc = json.loads(out)
     assert code == ExitCode.OK and doc["capture"]["format"] == "pcapng"
     assert doc["capture"]["packets"] == 411
 
 
-def test_output_is_byte_identical_twice(run, captures):
-    first = run(captures / "dns_demo.pcap", "--json")
-    second = run(captures / "dns_demo.pcap", "--json")
+def test_output_is_byte_identical_twice(cli, captures):
+    first = cli("analyze", captures / "dns_demo.pcap", "--json")
+    second = cli("analyze", captures / "dns_demo.pcap", "--json")
     assert first[0] == ExitCode.OK and first[1] == second[1]
 
 
-def test_table_output_names_hosts(run, captures):
-    code, out, _ = run(captures / "dns_demo.pcap")
+def test_table_output_names_hosts(cli, captures):
+    code, out, _ = cli("analyze", captures / "dns_demo.pcap")
     assert code == ExitCode.OK
     assert "192.168.1.1 " in out and "serves: udp/53" in out and "46 packets" in out
 
 
-def test_missing_file(run, tmp_path):
-    code, out, err = run(tmp_path / "nope.pcap")
+def test_missing_file(cli, tmp_path):
+    code, out, err = cli("analyze", tmp_path / "nope.pcap")
     assert code == ExitCode.UNUSABLE_INPUT and out == ""
     assert err.strip() == f"tracepcap: no such capture file: {tmp_path / 'nope.pcap'}"
     assert len(err.strip().splitlines()) == 1
@@ -80,18 +69,18 @@ def test_missing_file(run, tmp_path):
     (b"", "the file is empty"),
     (b"\x89PNG\r\n\x1a\n" + bytes(64), "first bytes 89504e47 match no pcap or pcapng magic"),
 ])
-def test_unusable_input(run, tmp_path, content, message):
+def test_unusable_input(cli, tmp_path, content, message):
     path = tmp_path / "bad.pcap"
     path.write_bytes(content)
-    code, out, err = run(path)
+    code, out, err = cli("analyze", path)
     assert code == ExitCode.UNUSABLE_INPUT and message in err and len(err.splitlines()) == 1
 
 
-def test_truncated_capture_is_partial_with_what_was_read(run, captures, tmp_path):
+def test_truncated_capture_is_partial_with_what_was_read(cli, captures, tmp_path):
     data = (captures / "http_demo.pcap").read_bytes()
     cut = tmp_path / "cut.pcap"
     cut.write_bytes(data[: len(data) * 2 // 3])
-    code, out, _ = run(cut, "--json")
+    code, out, _ = cli("analyze", cut, "--json")
     doc = json.loads(out)
     assert code == ExitCode.PARTIAL and doc["capture"]["status"] == "partial"
     reader = doc["manifest"][0]
@@ -101,9 +90,9 @@ def test_truncated_capture_is_partial_with_what_was_read(run, captures, tmp_path
     assert all(h["verdicts"]["host-identity"]["candidates"] for h in doc["hosts"])  # what was read is judged
 
 
-def test_pcapng_with_unknown_block_is_complete(run, captures, tmp_path):
-    from tracepcap.synth import frames
-    from tracepcap.synth.writers import PcapngWriter
+def test_pcapng_with_unknown_block_is_complete(cli, captures, tmp_path):
+    from tracepcap.testing import frames
+    from tracepcap.testing.writers import PcapngWriter
     path = tmp_path / "odd.pcapng"
     with open(path, "wb") as f:
         w = PcapngWriter(f)
@@ -111,21 +100,21 @@ def test_pcapng_with_unknown_block_is_complete(run, captures, tmp_path):
         w.raw_block(0x40000BAD, b"future block")
         ip = frames.ipv4("10.0.0.1", "10.0.0.2", 17, frames.udp("10.0.0.1", "10.0.0.2", 9, 9, b"x"))
         w.write(1.0, frames.ethernet("00:1b:21:00:00:01", "00:1b:21:00:00:02", 0x0800, ip))
-    code, out, _ = run(path, "--json")
+    code, out, _ = cli("analyze", path, "--json")
     assert code == ExitCode.OK and json.loads(out)["capture"]["packets"] == 1
 
 
-def test_gzip_pcap(run, captures, tmp_path):
+def test_gzip_pcap(cli, captures, tmp_path):
     path = tmp_path / "ftp.pcap.gz"
     path.write_bytes(gzip.compress((captures / "ftp.pcap").read_bytes()))
-    code, out, _ = run(path, "--json")
+    code, out, _ = cli("analyze", path, "--json")
     assert code == ExitCode.OK and json.loads(out)["capture"]["format"] == "pcap+gzip"
 
 
-def test_every_shared_capture_analyzes(run, captures):
+def test_every_shared_capture_analyzes(cli, captures):
     for path in sorted(captures.iterdir()):
         if path.suffix in (".pcap", ".pcapng"):
-            code, out, err = run(path, "--json")
+            code, out, err = cli("analyze", path, "--json")
             assert code in (ExitCode.OK, ExitCode.PARTIAL), (path.name, err)
             assert json.loads(out)["hosts"], path.name
 
@@ -135,63 +124,62 @@ def test_every_shared_capture_analyzes(run, captures):
     ("0.0.0.0", ["localhost", "127.0.0.1", "::1"]),  # every interface: the names come from the setting
     ("[::1]", ["localhost", "127.0.0.1", "::1"]),
 ])
-def test_serve_answers_to_its_bound_host_and_closes_idle_connections(settings, monkeypatch, host, allowed):
+def test_serve_answers_to_its_bound_host_and_closes_idle_connections(cli, monkeypatch, host, allowed):
     import uvicorn
     served = {}
-    monkeypatch.setenv("TRACEPCAP_DATA_DIR", str(settings.data_dir))
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.update(app=app, **options))
-    assert main(["serve", "--host", host, "--db", settings.database_url]) == ExitCode.OK
+    assert cli("serve", "--host", host)[0] == ExitCode.OK
     assert served["app"].state.settings.allowed_hosts == allowed
     assert served["timeout_keep_alive"] == 5
 
 
 # -- hostile captures and failures (issue 17, items 6, 7, 10) -----------------------------------
 
-def test_corrupt_gzip_is_partial_with_what_came_before(run, captures, tmp_path):
+def test_corrupt_gzip_is_partial_with_what_came_before(cli, captures, tmp_path):
     packed = bytearray(gzip.compress((captures / "dns_demo.pcap").read_bytes()))
     packed[-8] ^= 0xFF  # the CRC-32: every packet decodes, then zlib refuses the stream
     (tmp_path / "crc.pcap.gz").write_bytes(bytes(packed))
-    code, out, err = run(tmp_path / "crc.pcap.gz", "--json")
+    code, out, err = cli("analyze", tmp_path / "crc.pcap.gz", "--json")
     assert code == ExitCode.PARTIAL and err == ""
     reader = json.loads(out)["manifest"][0]
     assert reader["status"] == "partial" and "incorrect data check" in reader["error"]
 
 
-def test_a_short_last_packet_block_is_partial_not_an_internal_error(run, captures, tmp_path):
+def test_a_short_last_packet_block_is_partial_not_an_internal_error(cli, captures, tmp_path):
     data = (captures / "telegram_voice.pcapng").read_bytes() + struct.pack("<III", 6, 16, 0) + b"\x10\x00\x00\x00"
     (tmp_path / "short.pcapng").write_bytes(data)
-    code, out, err = run(tmp_path / "short.pcapng", "--json")
-    whole = json.loads(run(captures / "telegram_voice.pcapng", "--json")[1])
+    code, out, err = cli("analyze", tmp_path / "short.pcapng", "--json")
+    whole = json.loads(cli("analyze", captures / "telegram_voice.pcapng", "--json")[1])
     doc = json.loads(out)
     assert code == ExitCode.PARTIAL and err == ""
     assert doc["capture"]["packets"] == whole["capture"]["packets"]  # every packet before it kept
     assert "impossible length 16" in doc["manifest"][0]["error"]
 
 
-def test_an_internal_error_exits_1_with_one_line_and_no_sql(run, captures, monkeypatch):
+def test_an_internal_error_exits_1_with_one_line_and_no_sql(cli, captures, monkeypatch):
     def broken(*_args):
         raise DataError("INSERT INTO vote (reason) VALUES (%(reason)s)", {"reason": "x"},
                         ValueError("a driver's message"))
     monkeypatch.setattr(analysis, "_swap_in", broken)
-    code, out, err = run(captures / "dns_demo.pcap")
+    code, out, err = cli("analyze", captures / "dns_demo.pcap")
     assert code == ExitCode.FAILED == 1 and out == ""
     assert err.strip().splitlines()[-1] == ("tracepcap: internal error (DataError) while analyzing; "
                                             "the server log has the details")
     assert "Traceback" not in err and "INSERT" not in err.splitlines()[-1]
 
 
-def test_an_unexpected_error_outside_analysis_is_one_line_exit_1(run, captures, monkeypatch):
+def test_an_unexpected_error_outside_analysis_is_one_line_exit_1(cli, captures, monkeypatch):
     def broken(*_args, **_kw):
         raise RuntimeError("disk on fire\nsecond line")
-    monkeypatch.setattr(cli, "store_file", broken)
-    code, out, err = run(captures / "dns_demo.pcap")
+    monkeypatch.setattr(cli_module, "store_file", broken)
+    code, out, err = cli("analyze", captures / "dns_demo.pcap")
     assert (code, out, err) == (ExitCode.FAILED, "", "tracepcap: internal error (RuntimeError) disk on fire\n")
 
 
 def test_output_cut_by_its_reader_ends_quietly(settings, captures):
     """`tracepcap analyze ... | head -c 10`: no BrokenPipeError traceback, the command's code."""
     env = {**os.environ, "TRACEPCAP_DATA_DIR": str(settings.data_dir),
-           "PYTHONPATH": str(Path(cli.__file__).parents[2])}
+           "PYTHONPATH": str(Path(cli_module.__file__).parents[2])}
     proc = subprocess.Popen([sys.executable, "-m", "tracepcap.present.cli", "analyze", "--json",
                              str(captures / "demo_all_rules.pcap"), "--db", settings.database_url],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)

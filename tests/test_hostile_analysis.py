@@ -18,8 +18,8 @@ from tracepcap.analysis import DELETED, analyze
 from tracepcap.ingest import store_file
 from tracepcap.settings import Settings
 from tracepcap.store.models import Capture, Host, ObservationRow
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
 from tracepcap.visible import visible
 from fake_actor import person
 

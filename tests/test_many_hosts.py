@@ -17,7 +17,7 @@ from tracepcap.analysis import analyze
 from tracepcap.ingest import store_file
 from tracepcap.present.report import capture_document, write_capture
 from tracepcap.store.models import Capture, Host, VerdictRow
-from tracepcap.synth.crowd import build_crowd
+from tracepcap.testing.crowd import build_crowd
 
 HOSTS = 600
 

@@ -19,10 +19,12 @@ import logging
 from collections.abc import Callable
 
 from sqlalchemy import insert
+from sqlalchemy.orm import Session
 
+from .adjudicate.annotations import mark_stale
 from .adjudicate.registry import Registry, get_registry
 from .adjudicate.runner import adjudicate_held
-from .errors import AnalysisCancelled, InternalError, TracePcapError
+from .errors import AnalysisCancelled, InternalError, NotFound, TracePcapError
 from .extract import extract_capture
 from .ingest import capture_path
 from .scan import CaptureContext, scan_capture
@@ -84,7 +86,7 @@ def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, repo
             drop_stage(s, stage)
             return DELETED
         swap(s, capture, stage)
-        failures = adjudicate_held(s, registry, capture_id)
+        failures = _adjudicate(s, registry, capture_id)
         rows = [("scan", "partial", report.votes, "; ".join(f"{k}: {v}" for k, v in report.failures.items()))]
         rows += [(f"adjudicate:{q}", "failed", 0, err) for q, err in failures.items()]
         s.execute(insert(ManifestEntry), [
@@ -101,6 +103,22 @@ def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, repo
             conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
                 "ANALYZE observation, conversation, host, vote, verdict")
     return status
+
+
+def adjudicate_capture(db: Database, registry: Registry, capture_id: str) -> dict[str, str]:
+    """Every question for a capture, in one writing unit of work holding the capture; return
+    failures by question."""
+    with db.session(write=True) as session:
+        if hold_capture(session, capture_id) is None:
+            raise NotFound(f"no capture {capture_id!r}")
+        return _adjudicate(session, registry, capture_id)
+
+
+def _adjudicate(session: Session, registry: Registry, capture_id: str) -> dict[str, str]:
+    """In a transaction holding the capture: human answers whose facts moved are marked stale,
+    then every question is answered with the annotations as they are now."""
+    mark_stale(session, capture_id)
+    return adjudicate_held(session, registry, capture_id)
 
 
 def _fail(db: Database, capture_id: str, stage: str, error: str) -> CaptureStatus | str:

@@ -8,9 +8,8 @@ from sqlalchemy import func, select
 
 from fake_actor import person
 from tracepcap.adjudicate import annotations as a
-from tracepcap.adjudicate.contract import Basis
+from tracepcap.adjudicate.contract import Basis, Key
 from tracepcap.adjudicate.registry import get_registry
-from tracepcap.adjudicate.runner import Key
 from tracepcap.analysis import analyze
 from tracepcap.errors import InvalidAnnotation, InvalidText, NotAuthor, NotFound
 from tracepcap.ingest import store_file

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tracepcap.adjudicate.contract import Adjudicator, Basis, Tier
-from tracepcap.adjudicate.runner import Annotations, Key, decide
+from tracepcap.adjudicate.contract import Adjudicator, Basis, Key, Tier
+from tracepcap.adjudicate.runner import Annotations, decide
 from tracepcap.extract.facts import Grade
 from tracepcap.scan.vote import Vote
 from tracepcap.store.models import Dismissal, HumanOverride, ManualEvidence

@@ -14,8 +14,9 @@ from sqlalchemy import create_engine, func, select, text
 
 from tracepcap.adjudicate import annotations as a
 from tracepcap.adjudicate.actor import SYSTEM_ACTOR
+from tracepcap.adjudicate.annotations import audit
+from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
-from tracepcap.adjudicate.runner import Key
 from tracepcap.analysis import analyze
 from tracepcap.errors import InvalidText, NotAuthor, NotFound
 from tracepcap.ingest import store_file
@@ -52,7 +53,7 @@ def test_only_the_authors_subject_may_change_evidence(db, key):
 def test_refusals_are_recorded_once_a_window_and_the_next_event_counts_the_rest(db, monkeypatch):
     start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
     clock = [start]
-    monkeypatch.setattr(a, "_now", lambda: clock[0])
+    monkeypatch.setattr(audit, "utc_now", lambda: clock[0])
     victor, route = person("victor", roles=("viewer",)), "/api/captures/{cid}"
 
     def refuse(method: str = "DELETE", who=victor) -> AuditEvent | None:
@@ -64,7 +65,7 @@ def test_refusals_are_recorded_once_a_window_and_the_next_event_counts_the_rest(
         clock[0] = start + timedelta(seconds=seconds)
         assert refuse() is None
     assert refuse("PUT") is not None and refuse(who=person("victor", sub="other")) is not None  # other keys
-    clock[0] = start + a.REFUSAL_WINDOW
+    clock[0] = start + audit.REFUSAL_WINDOW
     assert refuse().after["unrecorded_before"] == 3
     assert refuse() is None
     with db.session() as s:

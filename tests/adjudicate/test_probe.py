@@ -11,18 +11,7 @@ import pytest
 
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.errors import DuplicateQuestion, NotFound
-from tracepcap.present.cli import ExitCode, build_parser, cmd_explain, main
-
-
-@pytest.fixture
-def cli(settings, monkeypatch, capsys):
-    monkeypatch.setenv("TRACEPCAP_DATA_DIR", str(settings.data_dir))
-
-    def run(*args):
-        code = main([*map(str, args), "--db", settings.database_url])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return run
+from tracepcap.present.cli import ExitCode, build_parser, cmd_explain
 
 
 def test_probe_question_end_to_end(plugins, cli, captures):

@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 
 from tracepcap.adjudicate import annotations as a
 from tracepcap.adjudicate import runner
+from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
-from tracepcap.adjudicate.runner import Key
 from tracepcap.analysis import analyze
 from tracepcap.errors import NotFound
 from tracepcap.extract import persist

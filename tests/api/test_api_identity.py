@@ -11,8 +11,8 @@ from sqlalchemy import select, update
 
 from tracepcap.adjudicate import annotations
 from tracepcap.adjudicate.actor import SYSTEM_ACTOR
+from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
-from tracepcap.adjudicate.runner import Key
 from tracepcap.store.models import AccessDenial, AuditEvent
 
 

@@ -4,13 +4,13 @@ connection."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
-from tracepcap.present.cli import ExitCode, main
-from tracepcap.synth import app, quic as q, tls, zones as z
-from tracepcap.synth.scenario import Scenario
+from support.cli import run_cli, sqlite_store
+
+from tracepcap.present.cli import ExitCode
+from tracepcap.testing import app, quic as q, tls, zones as z
+from tracepcap.testing.scenario import Scenario
 
 
 def test_new_facts_in_the_json_document(tmp_path):
@@ -27,12 +27,10 @@ def test_new_facts_in_the_json_document(tmp_path):
         app.http_request("GET", "/2", "second.example", "agent/2")],
         server=[app.http_response(server="srv/1"), app.http_response(server="srv/2")])
     path = net.write_pcap(tmp_path / "parity.pcap")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(["analyze", str(path), "--json", "--db", f"sqlite:///{tmp_path / 'db.sqlite3'}"])
+    code, out, _ = run_cli("analyze", path, "--json", db=sqlite_store(tmp_path), data_dir=tmp_path / "data")
     assert code == ExitCode.OK
     facts = {(h["ip"], f["kind"], f["value"], f["source"]): (f["first_frame"], f["count"])
-             for h in json.loads(out.getvalue())["hosts"] for f in h["facts"]}
+             for h in json.loads(out)["hosts"] for f in h["facts"]}
     assert facts[("10.0.0.5", "tls-sni", "quic.example.net", "quic")] == (1, 1)
     assert facts[("10.0.0.53", "dns-zone", "corp.example", "dns-notify")] == (2, 1)
     assert facts[("10.0.0.5", "user-agent", "agent/2", "http")][1] == 1

@@ -23,7 +23,7 @@ import pytest
 from tracepcap.errors import UnusableCapture
 from tracepcap.extract.pipeline import discover, extract
 from tracepcap.extract.settings import Limits
-from tracepcap.synth.mutants import KINDS, mutants
+from tracepcap.testing.mutants import KINDS, mutants
 
 SEED = 20261201
 COUNT = 540

@@ -9,8 +9,8 @@ import pytest
 
 from tracepcap.extract.decoders import DecodeError
 from tracepcap.extract.packet import decode_frame
-from tracepcap.synth import frames as f, links
-from tracepcap.synth.writers import PcapWriter
+from tracepcap.testing import frames as f, links
+from tracepcap.testing.writers import PcapWriter
 
 A, B = "192.0.2.10", "198.51.100.20"
 A6, B6 = "2001:db8::10", "2001:db8::20"

@@ -11,13 +11,13 @@ import pytest
 from tracepcap.extract.decoders import DecodeError, arp, cdp, dns, kerberos, lldp, ndp, ntlmssp, smb, snmp, tls
 from tracepcap.extract.extractors.tls_fingerprint import ja3, ja4
 from tracepcap.extract.packet import decode_frame
-from tracepcap.synth import app
-from tracepcap.synth import discovery as d
-from tracepcap.synth import dns_update as du
-from tracepcap.synth import frames as f
-from tracepcap.synth import snmp as s
-from tracepcap.synth import tunnels as t
-from tracepcap.synth import windows as w
+from tracepcap.testing import app
+from tracepcap.testing import discovery as d
+from tracepcap.testing import dns_update as du
+from tracepcap.testing import frames as f
+from tracepcap.testing import snmp as s
+from tracepcap.testing import tunnels as t
+from tracepcap.testing import windows as w
 
 A, B = "00:1b:21:00:00:01", "00:00:0c:00:00:02"
 INNER = f.ethernet("02:00:00:00:00:0a", "02:00:00:00:00:0b", f.ETH_IPV4,

@@ -11,7 +11,7 @@ import struct
 import pytest
 
 from tracepcap.extract.decoders import DecodeError, browser, dhcp, dhcpv6, logins, vpn
-from tracepcap.synth import identity, snmp
+from tracepcap.testing import identity, snmp
 
 IA_NA = struct.pack("!III", 7, 0, 0) + struct.pack("!HH", 5, 24) + bytes(15) + b"\x01" + struct.pack("!II", 1, 2)
 CASES = {

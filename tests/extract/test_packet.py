@@ -7,7 +7,7 @@ import pytest
 from tracepcap.extract.decoders import DecodeError
 from tracepcap.extract.decoders.tcp import SYN
 from tracepcap.extract.packet import decode_frame
-from tracepcap.synth import frames
+from tracepcap.testing import frames
 
 A, B = "10.1.2.3", "10.9.8.7"
 A6, B6 = "2001:db8::1", "2001:db8::2"

@@ -13,8 +13,8 @@ from tracepcap.errors import UnusableCapture
 from tracepcap.extract.packet import decode_frame
 from tracepcap.extract.reader import CaptureReader
 from tracepcap.extract.settings import Limits
-from tracepcap.synth import frames
-from tracepcap.synth.writers import PcapngWriter, PcapWriter
+from tracepcap.testing import frames
+from tracepcap.testing.writers import PcapngWriter, PcapWriter
 
 T0 = 1_700_000_000.123456789
 

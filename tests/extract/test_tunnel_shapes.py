@@ -15,8 +15,8 @@ from tracepcap.extract.decoders import DecodeError
 from tracepcap.extract.pipeline import extract
 from tracepcap.extract.packet import UDP_TUNNELS, decode_frame
 from tracepcap.extract.reader import CaptureReader
-from tracepcap.synth import app, frames as f, tunnels as t
-from tracepcap.synth.writers import PcapWriter
+from tracepcap.testing import app, frames as f, tunnels as t
+from tracepcap.testing.writers import PcapWriter
 
 CLIENT6, SERVER6 = "2001:0:c000:22d:0:bfff:3fff:d2fe", "2001:db8::80"  # a Teredo client
 CLIENT4, RELAY4 = "192.0.2.45", "198.51.100.9"

@@ -10,8 +10,8 @@ import pytest
 from tracepcap.extract.decoders import DecodeError
 from tracepcap.extract.flows import FlowTable
 from tracepcap.extract.packet import DEPTH_EXCEEDED, MAX_DEPTH, Encap, decode_frame
-from tracepcap.synth import frames as f
-from tracepcap.synth import tunnels as t
+from tracepcap.testing import frames as f
+from tracepcap.testing import tunnels as t
 
 MAC_A, MAC_B = "00:1b:21:0a:0b:0c", "00:00:0c:01:02:03"
 VM_A, VM_B = "02:42:ac:11:00:0a", "02:42:ac:11:00:0b"

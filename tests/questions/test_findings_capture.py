@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tracepcap.synth import frames
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import frames
+from tracepcap.testing.scenario import Scenario
 
 
 def test_arp_spoofing_shape_is_an_ip_mac_conflict(analyze, tmp_path):

@@ -1,54 +1,10 @@
-"""hostname: claims weighed by what backs them, names merged across spellings, and the DC-01
-impersonation worked example end to end."""
+"""hostname end to end: the DC-01 impersonation worked example, and names found in real captures
+(the signals alone: tests/scan/signals/hostname/)."""
 
 from __future__ import annotations
 
-from tracepcap.scan.context import CaptureContext, Fact
-from tracepcap.scan.signals.hostname import claims, name_holder
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
-
-
-def claim(value, source, frame=1, count=1):
-    return Fact("hostname-claim", value, source, "REPORTED", frame, frame, count)
-
-
-def votes(signal, facts, ip):
-    ctx = CaptureContext("cap", facts, {}, sorted(facts))
-    return [(v.label, v.weight, v.reason) for v in signal.vote(ctx.host(ip))]
-
-
-def test_claims_weighed_by_backing_and_merged_to_the_most_specific_form():
-    facts = {"10.0.0.42": [claim("WS-0042", "dhcp", 17, 4), claim("ws-0042.corp.example", "dns-ptr", 30),
-                           claim("WS-0042", "nbns", 20)]}
-    assert votes(claims, facts, "10.0.0.42") == [
-        ("ws-0042.corp.example", 32, "DHCP option 12/81 from this host says WS-0042, frame 17, 4 times (+32)"),
-        ("ws-0042.corp.example", 30, "NBNS registration from this host says WS-0042, frame 20 (+30)"),
-        ("ws-0042.corp.example", 12, "a DNS PTR answer names this address ws-0042.corp.example, frame 30 (+12)")]
-
-
-def test_a_zone_transfer_is_a_third_party_saying():
-    facts = {"10.0.0.42": [claim("ws-0042.corp.example", "dns-zone-transfer", 9, 2)]}
-    assert votes(claims, facts, "10.0.0.42") == [
-        ("ws-0042.corp.example", 13,
-         "a DNS zone transfer resolves ws-0042.corp.example to this address, frame 9, 2 times (+13)")]
-
-
-def test_certificate_outweighs_self_announcement():
-    facts = {"10.0.0.10": [claim("DC-01", "tls-certificate", 230), claim("fileserver", "dhcp", 5)]}
-    assert votes(claims, facts, "10.0.0.10")[0] == (
-        "DC-01", 45, "the TLS certificate this host served names DC-01, frame 230 (+45)")
-
-
-def test_name_held_by_another_hosts_certificate_is_disputed():
-    facts = {"10.0.0.10": [claim("DC-01", "tls-certificate", 230)],
-             "10.0.0.66": [claim("DC-01", "dhcp", 12)],
-             "10.0.0.77": [claim("www", "dhcp", 3)], "203.0.113.10": [claim("www.example.com", "tls-certificate", 9)]}
-    assert votes(name_holder, facts, "10.0.0.66") == [
-        ("DC-01", -20, "10.0.0.10 serves a certificate naming DC-01, frame 230: another host holds this name (-20)")]
-    assert votes(name_holder, facts, "10.0.0.10") == []
-    # a bare name matches any domain's first label: "www" is disputed by www.example.com's holder
-    assert votes(name_holder, facts, "10.0.0.77")[0][1] == -20
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
 
 
 def dc01_capture(path):

@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
+from support.cli import run_cli, sqlite_store
 
-from tracepcap.present.cli import ExitCode, main
+from tracepcap.present.cli import ExitCode
 
 
 @pytest.fixture(scope="module")
 def analyze_json(tmp_path_factory):
     """analyze_json(path) -> {ip: host document} from `tracepcap analyze --json` (one SQLite
-    store per test module)."""
+    store per test module, so module-scoped fixtures can analyze once)."""
     data = tmp_path_factory.mktemp("data")
 
     def run(path):
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            code = main(["analyze", str(path), "--json", "--db", f"sqlite:///{data / 'db.sqlite3'}"])
-        assert code == ExitCode.OK
-        return {h["ip"]: h for h in json.loads(out.getvalue())["hosts"]}
+        code, out, err = run_cli("analyze", path, "--json", db=sqlite_store(data), data_dir=data)
+        assert code == ExitCode.OK, err
+        return {h["ip"]: h for h in json.loads(out)["hosts"]}
     return run

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
+from support.facts import context, fact
+
 from tracepcap.extract.kinds import CREDENTIAL, HOSTNAME_CLAIM, MAC, TTL
-from tracepcap.scan.context import CaptureContext, Fact
 from tracepcap.scan.findings import ip_mac_conflict, name_conflict
 
 
-def fact(kind, value, frame=1, count=1, source=None):
-    """A fact of a catalogue kind, with the kind's grade."""
-    return Fact(kind.name, value, source or kind.name, kind.grade, frame, frame, count)
-
 
 def found(module, facts):
-    ctx = CaptureContext("cap", facts, {}, sorted(facts))
-    return [(f.kind, f.severity, f.entities, f.summary, f.frames) for f in module.find(ctx)]
+    return [(f.kind, f.severity, f.entities, f.summary, f.frames) for f in module.find(context(facts))]
 
 
 def test_two_self_announced_claims_are_low():

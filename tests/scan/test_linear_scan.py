@@ -4,7 +4,10 @@ the host count."""
 
 from __future__ import annotations
 
+from support.facts import fact
+
 from tracepcap.adjudicate.registry import get_registry
+from tracepcap.extract.kinds import HOSTNAME_CLAIM, MAC, TTL
 from tracepcap.scan.context import CaptureContext, Fact, Traffic
 from tracepcap.scan.findings import discover as discover_findings
 
@@ -39,27 +42,21 @@ class CountingFacts(dict):
         return super().values()
 
 
-def fact(kind, value, frame=1, count=1, source=None, grade="MEASURED"):
-    return Fact(kind, value, source or kind, grade, frame, frame, count)
-
-
 def crowd(hosts: int) -> CaptureContext:
     """`hosts` addresses: on-link ones naming themselves by DHCP (every 50th claims a name a
     certificate server holds), remote ones behind one router MAC, and the router itself."""
-    facts: dict[str, list[Fact]] = {"10.0.0.1": [fact("mac", ROUTER_MAC, 1, 5), fact("ttl", "255", 1, 5)]}
+    facts: dict[str, list[Fact]] = {"10.0.0.1": [fact(MAC, ROUTER_MAC, 1, 5), fact(TTL, "255", 1, 5)]}
     for i in range(hosts):
         if i % 3:
             ip = f"10.1.{i // 256}.{i % 256}"
-            facts[ip] = [fact("mac", f"02:00:00:00:{i // 256:02x}:{i % 256:02x}", i + 2),
-                         fact("ttl", "64" if i % 2 else "128", i + 2),
-                         fact("hostname-claim", f"ws-{i if i % 50 else 0}", i + 2, source="dhcp",
-                              grade="REPORTED")]
+            facts[ip] = [fact(MAC, f"02:00:00:00:{i // 256:02x}:{i % 256:02x}", i + 2),
+                         fact(TTL, "64" if i % 2 else "128", i + 2),
+                         fact(HOSTNAME_CLAIM, f"ws-{i if i % 50 else 0}", i + 2, source="dhcp")]
         else:
             ip = f"198.18.{i // 256}.{i % 256}"
-            facts[ip] = [fact("mac", ROUTER_MAC, i + 2), fact("ttl", "52", i + 2)]
-    facts["10.0.0.9"] = [fact("mac", "02:00:00:00:ff:09", 1),
-                         fact("hostname-claim", "ws-0.corp.example", 1, source="tls-certificate",
-                              grade="REPORTED")]
+            facts[ip] = [fact(MAC, ROUTER_MAC, i + 2), fact(TTL, "52", i + 2)]
+    facts["10.0.0.9"] = [fact(MAC, "02:00:00:00:ff:09", 1),
+                         fact(HOSTNAME_CLAIM, "ws-0.corp.example", 1, source="tls-certificate")]
     traffic = {ip: Traffic(conversations=1) for ip in facts}
     return CaptureContext("cap", CountingFacts(facts), traffic, CountingList(sorted(facts)))
 

@@ -13,7 +13,7 @@ import pytest
 
 from tracepcap.present.cli import ExitCode, main
 from tracepcap.scan.ownership import Sender, eui64_of, owner
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing.scenario import Scenario
 
 GATEWAY_MAC = "10:13:31:f1:39:76"  # demo_all_rules.pcap: the home router
 PI_MAC = "00:80:8f:9a:ae:bd"  # demo_all_rules.pcap: the Raspberry Pi

@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tracepcap.synth import app, tls
+from tracepcap.testing import app, tls
 
 MAC = "00:1b:21:aa:bb:cc"
 

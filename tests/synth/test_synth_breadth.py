@@ -7,13 +7,13 @@ import subprocess
 
 import pytest
 
-from tracepcap.synth import discovery as d
-from tracepcap.synth import dns_update as du
-from tracepcap.synth import frames as f
-from tracepcap.synth import snmp as s
-from tracepcap.synth import tunnels as t
-from tracepcap.synth import windows as w
-from tracepcap.synth.writers import PcapWriter
+from tracepcap.testing import discovery as d
+from tracepcap.testing import dns_update as du
+from tracepcap.testing import frames as f
+from tracepcap.testing import snmp as s
+from tracepcap.testing import tunnels as t
+from tracepcap.testing import windows as w
+from tracepcap.testing.writers import PcapWriter
 
 
 A, B = "00:1b:21:00:00:01", "00:00:0c:00:00:02"

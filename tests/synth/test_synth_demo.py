@@ -10,8 +10,8 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
-from tracepcap.synth.demo import (DEMO_REMOTE_TRUTH, DEMO_TRUTH, DHCP_PROFILE,
-                                  build_demo_office, main)
+from tracepcap.testing.demo import (DEMO_REMOTE_TRUTH, DEMO_TRUTH, DHCP_PROFILE,
+                                    build_demo_office, main)
 
 ROUTER = "10.0.0.1"
 

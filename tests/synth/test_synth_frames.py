@@ -5,7 +5,7 @@ from __future__ import annotations
 import dpkt
 import pytest
 
-from tracepcap.synth import frames as f
+from tracepcap.testing import frames as f
 
 MAC_A, MAC_B = "00:1b:21:aa:bb:cc", "00:00:0c:12:34:56"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tracepcap.synth import identity_corpus
+from tracepcap.testing import identity_corpus
 
 FIELDS = ["frame.number", "_ws.malformed", "browser.server", "browser.os_major", "dns.txt",
           "http.user_agent", "dhcp.option.vendor_class_id", "dhcp.option.user_class.text",

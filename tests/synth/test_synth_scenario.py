@@ -5,8 +5,8 @@ from __future__ import annotations
 import dpkt
 import pytest
 
-from tracepcap.synth import app
-from tracepcap.synth.scenario import LINUX_SYN, MACOS_SYN, WINDOWS_SYN, Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import LINUX_SYN, MACOS_SYN, WINDOWS_SYN, Scenario
 
 ROUTER_MAC, PC_MAC, SRV_MAC = "00:00:0c:12:34:56", "00:1b:21:aa:bb:cc", "00:25:90:00:00:10"
 

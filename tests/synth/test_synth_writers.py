@@ -9,7 +9,7 @@ import subprocess
 import dpkt
 import pytest
 
-from tracepcap.synth.writers import PcapngWriter, PcapWriter
+from tracepcap.testing.writers import PcapngWriter, PcapWriter
 
 FRAME_A = bytes(range(60))
 FRAME_B = b"\xff" * 6 + bytes(range(100))

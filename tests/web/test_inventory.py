@@ -14,8 +14,9 @@ from sqlalchemy import insert
 
 from fake_actor import person
 from tracepcap.adjudicate import annotations
+from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
-from tracepcap.adjudicate.runner import Key, adjudicate_capture
+from tracepcap.analysis import adjudicate_capture
 from tracepcap.store.models import Capture, Host, ObservationRow, VoteRow
 
 HOSTS = 120

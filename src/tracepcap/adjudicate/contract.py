@@ -46,6 +46,15 @@ class Basis(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Key:
+    """What one verdict answers: a question about one entity of one capture."""
+
+    question: str
+    capture_id: str
+    entity_key: str
+
+
+@dataclass(frozen=True, slots=True)
 class Deference:
     """A human's answer to `question` on the same entity decides this question too, through
     `labels` (that question's label -> this one's). Labels without a mapping defer nothing."""

@@ -16,13 +16,12 @@ from datetime import UTC, datetime
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from ..errors import NotFound, TracePcapError
+from ..errors import TracePcapError
 from ..extract.facts import Grade
 from ..scan.vote import ScoreBoard, Tally, Vote, normalize_label
 from ..store.bulk import insert_rows
 from ..store.models import Dismissal, Host, HumanOverride, ManualEvidence, VerdictRow, VoteRow
-from ..store.staging import hold_capture
-from .contract import Adjudicator, Basis, Candidate, Tier, Verdict, VoteView
+from .contract import Adjudicator, Basis, Candidate, Key, Tier, Verdict, VoteView
 from .registry import Registry
 
 log = logging.getLogger(__name__)
@@ -31,13 +30,6 @@ ANALYST_SIGNAL = "analyst-evidence"
 
 class MissingReasons(TracePcapError):
     """A machine verdict without reasons: a bug the runner refuses to persist."""
-
-
-@dataclass(frozen=True, slots=True)
-class Key:
-    question: str
-    capture_id: str
-    entity_key: str
 
 
 @dataclass(slots=True)
@@ -234,11 +226,9 @@ def adjudicate_held(session: Session, registry: Registry, capture_id: str) -> di
     """Every question for a capture, in the caller's transaction, which holds the capture
     (`store.staging.hold_capture`): no human writer is between reading the annotations and
     writing the verdicts, so none of their answers is overwritten by a verdict computed without
-    it. Human answers whose facts moved are marked stale first; each question then runs in a
-    savepoint of its own. Returns failures by question."""
-    from .annotations import mark_stale  # annotations imports this module
+    it. The caller marks stale human answers first (`annotations.mark_stale`); each question
+    runs in a savepoint of its own. Returns failures by question."""
     failures: dict[str, str] = {}
-    mark_stale(session, capture_id)
     for adj in registry:
         try:
             with session.begin_nested():
@@ -247,15 +237,6 @@ def adjudicate_held(session: Session, registry: Registry, capture_id: str) -> di
             log.exception("adjudicating %s for capture %s failed", adj.question, capture_id)
             failures[adj.question] = f"{type(err).__name__}: {err}"
     return failures
-
-
-def adjudicate_capture(db, registry: Registry, capture_id: str) -> dict[str, str]:
-    """Every question for a capture, in one writing unit of work holding the capture; return
-    failures by question."""
-    with db.session(write=True) as session:
-        if hold_capture(session, capture_id) is None:
-            raise NotFound(f"no capture {capture_id!r}")
-        return adjudicate_held(session, registry, capture_id)
 
 
 def rerun(session: Session, registry: Registry, key: Key) -> Verdict:
@@ -284,7 +265,7 @@ def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
     return verdict
 
 
-__all__ = ["Key", "MissingReasons", "adjudicate_capture", "adjudicate_held", "decide", "rerun", "verdict_document"]
+__all__ = ["MissingReasons", "adjudicate_held", "decide", "rerun", "verdict_document"]
 
 
 def stored_verdicts(session: Session, registry: Registry, capture_id: str,

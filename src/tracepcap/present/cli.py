@@ -14,8 +14,9 @@ from pathlib import Path
 
 from ..adjudicate import annotations
 from ..adjudicate.actor import SYSTEM_ACTOR
+from ..adjudicate.contract import Key
 from ..adjudicate.registry import get_registry
-from ..adjudicate.runner import Key, stored_verdicts, verdict_document
+from ..adjudicate.runner import stored_verdicts, verdict_document
 from ..analysis import DELETED, analyze
 from ..errors import NotFound, TracePcapError, UsageError
 from ..ingest import find_capture, store_file
@@ -41,7 +42,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _demo_capture(settings: Settings) -> Path:
-    from ..synth.demo import build_demo_office
+    from ..testing.demo import build_demo_office
     path = settings.data_dir / "demo" / "demo-office.pcap"
     path.parent.mkdir(parents=True, exist_ok=True)
     return build_demo_office(path)

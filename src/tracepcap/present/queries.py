@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from sqlalchemy import Select, exists, func, or_, select
 from sqlalchemy.orm import Session
 
+from ..adjudicate.contract import Key
 from ..adjudicate.registry import Registry
-from ..adjudicate.runner import Key
 from ..errors import NotFound
 from ..extract.kinds import HOSTNAME_CLAIM, MAC
 from ..store.models import (AuditEvent, Capture, CaptureStatus, Conversation, Dismissal, Host, HumanOverride,

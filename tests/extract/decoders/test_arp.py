@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, arp, ndp
-from tracepcap.synth import discovery as d
-from tracepcap.synth import frames as f
+from tracepcap.testing import discovery as d
+from tracepcap.testing import frames as f
 
 MAC = "00:1b:21:0a:0b:0c"
 

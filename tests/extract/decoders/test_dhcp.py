@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import DecodeError, Malformed, Truncated, dhcp
-from tracepcap.synth import app
+from tracepcap.testing import app
 
 
 def sweep(data: bytes) -> None:

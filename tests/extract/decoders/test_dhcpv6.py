@@ -1,7 +1,7 @@
 """DHCPv6 decoding: client messages, relay wrapping, client FQDN and vendor class.
 
 No shared capture holds DHCPv6; messages come from the synthetic builder
-(`tracepcap.synth.dhcp`, written from RFC 8415 separately) or are built here."""
+(`tracepcap.testing.dhcp`, written from RFC 8415 separately) or are built here."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import struct
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, dhcpv6
-from tracepcap.synth import app
+from tracepcap.testing import app
 
 MAC = "00:15:5d:01:02:03"
 SOLICIT = app.dhcpv6(app.DHCP6_SOLICIT, 0xA1B2C3, MAC, fqdn="WIN-DESKTOP.corp.example",

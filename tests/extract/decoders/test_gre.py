@@ -8,7 +8,7 @@ import struct
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, gre
-from tracepcap.synth import tunnels as t
+from tracepcap.testing import tunnels as t
 
 FRAME = bytes(range(40))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, gtpu
-from tracepcap.synth import tunnels as t
+from tracepcap.testing import tunnels as t
 
 PACKET = b"\x45" + bytes(27)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, ieee80211, ppi, radiotap
-from tracepcap.synth import links
+from tracepcap.testing import links
 
 STA, SERVER, AP = "02:00:00:00:00:05", "02:00:00:00:00:09", "02:00:00:00:00:01"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Malformed, kerberos
-from tracepcap.synth import asn1
-from tracepcap.synth import windows as w
+from tracepcap.testing import asn1
+from tracepcap.testing import windows as w
 
 REALM = "CORP.EXAMPLE"
 

@@ -7,7 +7,7 @@ import struct
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, cdp, lldp
-from tracepcap.synth import discovery as d
+from tracepcap.testing import discovery as d
 
 MAC = "00:1b:21:0a:0b:0c"
 SWITCH = d.lldp_frame(MAC, chassis_mac="00:00:0c:aa:bb:cc", port="Gi1/0/24", system_name="sw-core-1",

@@ -7,7 +7,7 @@ import base64
 import pytest
 
 from tracepcap.extract.decoders import logins
-from tracepcap.synth import snmp
+from tracepcap.testing import snmp
 
 Login = logins.Login
 

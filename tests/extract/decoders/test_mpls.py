@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, mpls, pppoe
-from tracepcap.synth import tunnels as t
+from tracepcap.testing import tunnels as t
 
 IPV4, IPV6 = b"\x45" + bytes(19), b"\x60" + bytes(39)
 

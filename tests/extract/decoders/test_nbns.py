@@ -1,14 +1,14 @@
 """NBNS decoding: first-level encoded names, NB records of registrations and answers.
 
 The shared captures hold NBNS queries only; registrations and positive answers come from
-the synthetic builder (`tracepcap.synth.names`, written from RFC 1002 separately)."""
+the synthetic builder (`tracepcap.testing.names`, written from RFC 1002 separately)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, nbns
-from tracepcap.synth import names
+from tracepcap.testing import names
 
 
 def sweep(data: bytes) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, nflog
-from tracepcap.synth import frames as f, links
+from tracepcap.testing import frames as f, links
 
 PACKET = f.ipv4("10.0.0.1", "10.0.0.2", 17, f.udp("10.0.0.1", "10.0.0.2", 1, 2, b"x"))
 

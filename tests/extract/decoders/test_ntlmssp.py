@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, ntlmssp, smb
-from tracepcap.synth import windows as w
+from tracepcap.testing import windows as w
 
 CHALLENGE = w.ntlm_challenge("FS01", "CORP", "fs01.corp.example", "corp.example", version=(6, 3, 9600))
 AUTHENTICATE = w.ntlm_authenticate("alice", "CORP", "WS01", version=(10, 0, 19041))

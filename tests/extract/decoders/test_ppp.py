@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Truncated, ppp
-from tracepcap.synth import links
+from tracepcap.testing import links
 
 
 def test_ppp_framings():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, quic, tls
-from tracepcap.synth import quic as q
+from tracepcap.testing import quic as q
 
 DCID = bytes.fromhex("8394c8f03e515708")  # RFC 9001 A.1
 # RFC 9001 A.2: the client's CRYPTO frame, a ClientHello for example.com (PADDING follows)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Malformed, Truncated, ber, snmp
-from tracepcap.synth import asn1
-from tracepcap.synth import snmp as s
+from tracepcap.testing import asn1
+from tracepcap.testing import snmp as s
 
 RESPONSE = s.get_response(77, [(s.SYS_DESCR, "HP ETHERNET MULTI-ENVIRONMENT"), (s.SYS_NAME, "NPI2A3B4C"),
                                (s.SYS_OBJECT_ID, ("oid", "1.3.6.1.4.1.11.2.3.9.1")), (s.SYS_UPTIME, ("timeticks", 99))])

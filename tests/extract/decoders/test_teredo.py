@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tracepcap.extract.decoders import teredo
-from tracepcap.synth import tunnels as t
+from tracepcap.testing import tunnels as t
 
 IPV6 = b"\x60" + bytes(39)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import DecodeError, Malformed, Truncated, tls
-from tracepcap.synth import app
+from tracepcap.testing import app
 
 
 def names_in(data: bytes) -> tuple[list[str], list[tuple[list[str], list[str]]]]:

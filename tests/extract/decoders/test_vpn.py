@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import vpn
-from tracepcap.synth import identity
+from tracepcap.testing import identity
 
 
 def test_real_wireguard_initiation(payload):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tracepcap.extract.decoders import Truncated, geneve, vxlan
-from tracepcap.synth import tunnels as t
+from tracepcap.testing import tunnels as t
 
 FRAME = bytes(range(20))
 

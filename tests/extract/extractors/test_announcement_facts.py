@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tracepcap.extract.extractors.dns import Dns
 from tracepcap.extract.extractors.ssdp import Ssdp
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
 
 NOTIFY = (b"NOTIFY * HTTP/1.1\r\nHOST: 239.255.255.250:1900\r\nCACHE-CONTROL: max-age=1800\r\n"
           b"NT: urn:schemas-upnp-org:device:InternetGatewayDevice:1\r\nNTS: ssdp:alive\r\n"

@@ -8,8 +8,8 @@ from tracepcap.extract.extractors.services import Services
 from tracepcap.extract.extractors.tcp_signature import TcpSignature
 from tracepcap.extract.extractors.ttl import Ttl
 from tracepcap.extract.pipeline import extract
-from tracepcap.synth import app
-from tracepcap.synth.scenario import LINUX_SYN, WINDOWS_SYN, Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import LINUX_SYN, WINDOWS_SYN, Scenario
 
 
 def lan():

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tracepcap.extract.extractors.browser import Browser
-from tracepcap.synth import identity
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import identity
+from tracepcap.testing.scenario import Scenario
 
 
 def test_demo_all_rules_frame_612(run, rows, captures):

@@ -7,9 +7,9 @@ import base64
 import pytest
 
 from tracepcap.extract.extractors.credentials import Credentials, value_parts
-from tracepcap.synth import app, snmp
-from tracepcap.synth import windows as w
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app, snmp
+from tracepcap.testing import windows as w
+from tracepcap.testing.scenario import Scenario
 
 
 @pytest.mark.parametrize("capture, expected", [

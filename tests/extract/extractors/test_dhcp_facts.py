@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tracepcap.extract.extractors.dhcp import Dhcp
 from tracepcap.extract.settings import Limits
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
 
 MAC = "a4:83:e7:00:00:01"
 PARAMS = [1, 121, 3, 6, 15, 119, 252, 95, 44, 46]

@@ -6,8 +6,8 @@ import socket
 import struct
 
 from tracepcap.extract.extractors.dhcpv6 import Dhcpv6
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
 
 MAC = "00:15:5d:01:02:03"
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from tracepcap.extract.extractors.dns import Dns
-from tracepcap.synth import app
-from tracepcap.synth.names import dns_message
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing.names import dns_message
+from tracepcap.testing.scenario import Scenario
 
 # dns_demo.pcap, checked by hand frame by frame in Wireshark: queries from 192.168.1.20-22
 # to 192.168.1.1 and 192.168.1.53, their answers (frame 4: a CNAME to example.com, whose A
@@ -147,7 +147,7 @@ def test_device_info_model(run, rows, captures):
 
 
 def test_dns_over_tcp(run, rows, manifest):
-    from tracepcap.synth.dns_update import dns_tcp
+    from tracepcap.testing.dns_update import dns_tcp
     net, client, _, resolver = hosts()
     questions = dns_tcp(app.dns_query(1, "a.example"), app.dns_query(2, "b.example"))  # one segment
     answers = dns_tcp(app.dns_response(1, "a.example", [("a.example", "A", "192.0.2.1", 60)]),
@@ -167,7 +167,7 @@ def test_dns_over_tcp(run, rows, manifest):
 
 def test_dns_over_tcp_is_read_past_the_stream_head_and_out_of_order(run, rows, manifest):
     from tracepcap.extract.settings import Limits
-    from tracepcap.synth.dns_update import dns_tcp
+    from tracepcap.testing.dns_update import dns_tcp
     net, client, _, resolver = hosts()
     answer = app.dns_response(1, "a.example", [("a.example", "A", "192.0.2.1", 60)] * 30)
     net.tcp_session(client, resolver, 41001, 53, client=[dns_tcp(app.dns_query(1, "a.example"))],
@@ -179,7 +179,7 @@ def test_dns_over_tcp_is_read_past_the_stream_head_and_out_of_order(run, rows, m
 
 
 def test_dns_over_tcp_that_is_not_dns_stops_being_read(run, rows):
-    from tracepcap.synth.dns_update import dns_tcp
+    from tracepcap.testing.dns_update import dns_tcp
     net, client, _, resolver = hosts()
     junk = b"\x00\x0e" + b"\x12\x34\x78\x00" + bytes(10)  # opcode 15: not DNS
     net.tcp_session(client, resolver, 41002, 53, client=[junk + dns_tcp(app.dns_query(1, "a.example"))])
@@ -187,7 +187,7 @@ def test_dns_over_tcp_that_is_not_dns_stops_being_read(run, rows):
 
 
 def test_dynamic_updates(run, rows):
-    from tracepcap.synth.dns_update import dns_update
+    from tracepcap.testing.dns_update import dns_update
     net, client, owner, server = hosts()
     zone = "corp.example"
     net.udp(client, server, 50001, 53, dns_update(1, zone, adds=[("ws05.corp.example", "A", "10.0.0.5", 1200)],
@@ -202,8 +202,8 @@ def test_dynamic_updates(run, rows):
 
 
 def test_zone_maintenance(run, rows):
-    from tracepcap.synth import zones as z
-    from tracepcap.synth.dns_update import dns_tcp
+    from tracepcap.testing import zones as z
+    from tracepcap.testing.dns_update import dns_tcp
     net = Scenario()
     primary = net.host("10.0.0.53", "02:00:00:00:00:53")
     secondary = net.host("10.0.0.54", "02:00:00:00:00:54")
@@ -228,8 +228,8 @@ def test_zone_maintenance(run, rows):
 
 def test_tshark_reads_the_zone_transfer_the_same(tmp_path):
     import subprocess
-    from tracepcap.synth import zones as z
-    from tracepcap.synth.dns_update import dns_tcp
+    from tracepcap.testing import zones as z
+    from tracepcap.testing.dns_update import dns_tcp
     net = Scenario()
     primary = net.host("10.0.0.53", "02:00:00:00:00:53")
     secondary = net.host("10.0.0.54", "02:00:00:00:00:54")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from tracepcap.extract.extractors.http import Http, host_name
 from tracepcap.extract.settings import Limits
-from tracepcap.synth import app
-from tracepcap.synth import frames as f
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing import frames as f
+from tracepcap.testing.scenario import Scenario
 
 
 def pair():

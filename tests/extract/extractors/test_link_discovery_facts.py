@@ -6,9 +6,9 @@ from __future__ import annotations
 from tracepcap.extract.extractors.cdp import Cdp
 from tracepcap.extract.extractors.lldp import Lldp
 from tracepcap.extract.settings import Limits
-from tracepcap.synth import discovery as d
-from tracepcap.synth import frames as f
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import discovery as d
+from tracepcap.testing import frames as f
+from tracepcap.testing.scenario import Scenario
 
 SWITCH_MAC, PHONE_MAC, AP_MAC = "00:00:0c:aa:bb:01", "00:1b:21:0a:0b:0c", "00:11:22:33:44:55"
 IOS = ("Cisco IOS Software, C2960 Software (C2960-LANBASEK9-M), Version 12.2(50)SE5, RELEASE SOFTWARE (fc1)\n"

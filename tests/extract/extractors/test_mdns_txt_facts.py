@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tracepcap.extract.extractors.mdns_txt import MdnsTxt, service_type
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
 
 MDNS = "224.0.0.251"
 

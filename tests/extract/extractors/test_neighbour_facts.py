@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from tracepcap.extract.extractors.arp import Arp
 from tracepcap.extract.extractors.ndp import Ndp
-from tracepcap.synth import discovery as d
-from tracepcap.synth import frames as f
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import discovery as d
+from tracepcap.testing import frames as f
+from tracepcap.testing.scenario import Scenario
 
 MAC, OTHER = "00:1b:21:0a:0b:0c", "00:50:56:aa:bb:cc"
 

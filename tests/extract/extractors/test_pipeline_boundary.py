@@ -6,8 +6,8 @@ from __future__ import annotations
 from tracepcap.extract.extractor import Extractor
 from tracepcap.extract.extractors.ttl import Ttl
 from tracepcap.extract.kinds import TTL
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
 
 
 class Flaky(Extractor):

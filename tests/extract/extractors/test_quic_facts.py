@@ -9,8 +9,8 @@ from tracepcap.extract.extractors.quic import Quic
 from tracepcap.extract.extractors.tls_fingerprint import ja4
 from tracepcap.extract.settings import Limits
 from tracepcap.extract.decoders import tls as tls_decoder
-from tracepcap.synth import quic as q, tls
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import quic as q, tls
+from tracepcap.testing.scenario import Scenario
 
 HELLO = tls.tls_client_hello("video.example.net", version=tls.TLS12, alpn=("h3",),
                              supported_versions=(0x0304,),

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tracepcap.extract.extractors.snmp import Snmp
-from tracepcap.synth import snmp as s
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import snmp as s
+from tracepcap.testing.scenario import Scenario
 
 DESCR = "Cisco IOS Software, C2960 Software (C2960-LANBASEK9-M), Version 15.0(2)SE11, RELEASE SOFTWARE (fc3)"
 

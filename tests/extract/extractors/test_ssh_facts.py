@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tracepcap.extract.extractors.ssh import Ssh
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
 
 
 def test_both_sides(run, rows):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from tracepcap.extract.extractors.tls import Tls, host_names
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
-from tracepcap.synth.tls import CA_KEY_SEED
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
+from tracepcap.testing.tls import CA_KEY_SEED
 
 HANDSHAKE_FRAMES = 3  # SYN, SYN-ACK, ACK: the client's first data segment is frame 4
 

@@ -7,8 +7,8 @@ import hashlib
 
 from tracepcap.extract.decoders import tls
 from tracepcap.extract.extractors.tls_fingerprint import TlsFingerprint, ja3, ja4
-from tracepcap.synth import app
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
 
 # tls.handshake.ja3 of every ClientHello, as tshark 4.0 computes it
 JA3 = {

@@ -10,10 +10,10 @@ from tracepcap.extract.extractors.ttl import Ttl
 from tracepcap.extract.extractors.tunnels import Tunnels
 from tracepcap.extract.packet import MAX_DEPTH
 from tracepcap.extract.pipeline import ManifestRow
-from tracepcap.synth import app
-from tracepcap.synth import frames as f
-from tracepcap.synth import tunnels as t
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app
+from tracepcap.testing import frames as f
+from tracepcap.testing import tunnels as t
+from tracepcap.testing.scenario import Scenario
 
 VTEP_A, VTEP_B = "172.16.0.1", "172.16.0.2"
 MAC_A, MAC_B = "00:1b:21:00:00:01", "00:1b:21:00:00:02"

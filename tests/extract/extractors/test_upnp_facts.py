@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tracepcap.extract.extractors.ssdp import Ssdp
 from tracepcap.extract.extractors.upnp_description import UpnpDescription, describe
-from tracepcap.synth import app, identity
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import app, identity
+from tracepcap.testing.scenario import Scenario
 
 SSDP_GROUP = "239.255.255.250"
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tracepcap.extract.extractors.vpn import Vpn
-from tracepcap.synth import identity
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import identity
+from tracepcap.testing.scenario import Scenario
 
 
 def test_personal_laptop_vpn_capture(run, rows, captures):

@@ -9,9 +9,9 @@ from tracepcap.extract.extractors.kerberos import Kerberos
 from tracepcap.extract.extractors.ntlmssp import Ntlmssp
 from tracepcap.extract.extractors.smb import Smb
 from tracepcap.extract.settings import Limits
-from tracepcap.synth import app
-from tracepcap.synth import windows as w
-from tracepcap.synth.scenario import WINDOWS_SYN, Scenario
+from tracepcap.testing import app
+from tracepcap.testing import windows as w
+from tracepcap.testing.scenario import WINDOWS_SYN, Scenario
 
 REALM = "CORP.EXAMPLE"
 

@@ -19,9 +19,8 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate import annotations
 from ...adjudicate.actor import Actor, CurrentActor
-from ...adjudicate.contract import Adjudicator
+from ...adjudicate.contract import Adjudicator, Key
 from ...adjudicate.registry import Registry
-from ...adjudicate.runner import Key
 from ...errors import NotFound
 from ...ingest import find_capture
 from ...settings import Settings, get_settings

@@ -30,8 +30,7 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate import annotations
 from ...adjudicate.actor import Actor
-from ...adjudicate.contract import Basis
-from ...adjudicate.runner import Key
+from ...adjudicate.contract import Basis, Key
 from ...errors import InvalidAnnotation, TracePcapError
 from ...ingest import find_capture
 from ...settings import Settings

@@ -15,9 +15,9 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate import annotations
 from ...adjudicate.actor import SYSTEM, Actor
-from ...adjudicate.contract import Adjudicator, Basis, Tier
+from ...adjudicate.contract import Adjudicator, Basis, Key, Tier
 from ...adjudicate.registry import Registry
-from ...adjudicate.runner import Key, stored_verdicts
+from ...adjudicate.runner import stored_verdicts
 from ...store.models import AuditEvent, Capture, ManualEvidence, VerdictRow
 from ..queries import capture_fields, require_host
 from ..report import findings_of

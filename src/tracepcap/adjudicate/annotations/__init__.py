@@ -1,0 +1,23 @@
+"""Human annotations: the only writer of human_override, manual_evidence, dismissal and
+audit_event.
+
+Each public function takes the actor (resolved by CurrentActor, never from a request),
+validates (`validation`), waits for its turn on the entity (`locking`), writes the change and
+its audit event in the caller's transaction through the one writer `audit.record`,
+re-adjudicates the touched key and returns the new verdict. One module per concern: the audit
+log, locking, validation, staleness of human answers, overrides, analyst evidence, dismissed
+labels and capture deletion.
+"""
+
+from .audit import AuditAction, record, record_refusal, trail
+from .captures import delete_capture
+from .dismissed_labels import dismiss, dismissals, undismiss
+from .evidence import add_evidence, delete_evidence, edit_evidence, list_evidence
+from .overrides import ACCEPTED, RESOLVED, accept, clear_override, resolve, set_override
+from .staleness import identity_facts, mark_stale
+from .validation import check_key
+
+__all__ = ["ACCEPTED", "RESOLVED", "AuditAction", "accept", "add_evidence", "check_key", "clear_override",
+           "delete_capture", "delete_evidence", "dismiss", "dismissals", "edit_evidence", "identity_facts",
+           "list_evidence", "mark_stale", "record", "record_refusal", "resolve", "set_override", "trail",
+           "undismiss"]

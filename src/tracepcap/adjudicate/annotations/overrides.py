@@ -1,0 +1,96 @@
+"""Overrides (human_override): a human's answer, set, cleared, accepted from the machine's
+suggestion or chosen among contested candidates; each audited, then the key re-adjudicated."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from ...errors import InvalidAnnotation, NotFound
+from ...store.models import HumanOverride, VerdictRow
+from ..actor import Actor
+from ..contract import Key, Verdict
+from ..registry import Registry
+from ..runner import rerun
+from . import validation
+from .audit import AuditAction, record, utc_now
+from .keyed import of_key
+from .locking import take_turn
+from .staleness import identity_facts
+
+ACCEPTED = "accepted suggestion"
+RESOLVED = "chose {label} among the contested candidates"
+
+
+def _override_dict(o: HumanOverride | None) -> dict | None:
+    if o is None:
+        return None
+    return {"label": o.label, "rationale": o.rationale, "actor": o.actor, "at": o.updated_at.isoformat()}
+
+
+def _find_override(session: Session, key: Key) -> HumanOverride | None:
+    return session.scalar(of_key(HumanOverride, key))
+
+
+def set_override(session: Session, registry: Registry, key: Key, label: str, rationale: str,
+                 *, actor: Actor) -> Verdict:
+    take_turn(session, registry, key)
+    label, rationale = validation.label(label), validation.text("rationale", rationale)
+    existing = _find_override(session, key)
+    before = _override_dict(existing)
+    now = utc_now()
+    snapshot = identity_facts(session, key.capture_id, key.entity_key)
+    if existing is None:
+        existing = HumanOverride(question=key.question, capture_id=key.capture_id,
+                                 entity_key=key.entity_key, label=label, rationale=rationale,
+                                 actor=actor.name, created_at=now, updated_at=now)
+        session.add(existing)
+    else:
+        existing.label, existing.rationale, existing.actor, existing.updated_at = label, rationale, actor.name, now
+    existing.facts_snapshot, existing.stale_since, existing.stale_detail = snapshot, None, None
+    session.flush()
+    record(session, AuditAction.OVERRIDE_SET, actor, key=key, before=before, after=_override_dict(existing))
+    return rerun(session, registry, key)
+
+
+def clear_override(session: Session, registry: Registry, key: Key, *, actor: Actor) -> Verdict:
+    take_turn(session, registry, key)
+    existing = _find_override(session, key)
+    if existing is None:
+        raise NotFound(f"no override on {key.question} for {key.entity_key} in capture {key.capture_id}")
+    before = _override_dict(existing)
+    session.delete(existing)
+    session.flush()
+    record(session, AuditAction.OVERRIDE_CLEARED, actor, key=key, before=before, after=None)
+    return rerun(session, registry, key)
+
+
+def accept(session: Session, registry: Registry, key: Key, *, actor: Actor) -> Verdict:
+    """Accept the machine's current answer: an override with its label, rationale
+    "accepted suggestion" (node-role's "confirm", for any question)."""
+    take_turn(session, registry, key)
+    row = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
+    document = row.document if row is not None else None
+    label = document and document["primary_label"]
+    if not label or document["contested"] or document["override"] or \
+            label == registry.get(key.question).unknown_label:
+        raise InvalidAnnotation(f"nothing to accept on {key.question} for {key.entity_key}: "
+                                "the machine suggests no single label")
+    return set_override(session, registry, key, label, ACCEPTED, actor=actor)
+
+
+def resolve(session: Session, registry: Registry, key: Key, label: str, *, actor: Actor) -> Verdict:
+    """Settle a contested verdict with one of its candidates (not one a human dismissed): an
+    override with that label and the rationale saying so. Any other label, or a verdict that
+    is not contested, is refused: the rationale would misstate what the human chose among."""
+    take_turn(session, registry, key)
+    row = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
+    document = row.document if row is not None else None
+    if not document or not document["contested"]:
+        raise InvalidAnnotation(f"{key.question} for {key.entity_key} is not contested: nothing to "
+                                "choose among (set an override to give another answer)")
+    candidates = [c["label"] for c in document["candidates"] if not c.get("dismissed")]
+    if label not in candidates:
+        raise InvalidAnnotation(f"{label!r} is not one of the contested candidates of {key.question} for "
+                                f"{key.entity_key} ({', '.join(candidates)}); set an override to give "
+                                "another answer")
+    return set_override(session, registry, key, label, RESOLVED.format(label=label), actor=actor)

@@ -1,0 +1,51 @@
+"""Human answers rest on the entity's identity facts: an override snapshots them, and a
+re-analysis that moves them marks the answer stale (`mark_stale`, called by the conductor)."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ...extract.kinds import MAC, SERVED
+from ...store.models import HumanOverride, ObservationRow
+from ..actor import SYSTEM_ACTOR
+from ..contract import Key
+from .audit import AuditAction, record, utc_now
+
+IDENTITY_KINDS = (MAC.name, SERVED.name)  # the facts a human answer about a host rests on
+
+
+def identity_facts(session: Session, capture_id: str, entity: str) -> dict[str, list[str]]:
+    """The entity's identity facts now: what a human answer is checked against later."""
+    rows = session.execute(select(ObservationRow.kind, ObservationRow.value).where(
+        ObservationRow.capture_id == capture_id, ObservationRow.entity == entity,
+        ObservationRow.kind.in_(IDENTITY_KINDS)))
+    out: dict[str, list[str]] = {kind: [] for kind in IDENTITY_KINDS}
+    for kind, value in rows:
+        out[kind].append(value)
+    return {kind: sorted(values) for kind, values in out.items()}
+
+
+def mark_stale(session: Session, capture_id: str) -> int:
+    """After re-analysis: flag human answers whose identity facts moved, once each, with an
+    audit event by "system" saying what moved. Returns how many went stale."""
+    count = 0
+    for o in session.scalars(select(HumanOverride).where(HumanOverride.capture_id == capture_id,
+                                                         HumanOverride.stale_since.is_(None))):
+        if o.facts_snapshot is None:
+            continue
+        now_facts = identity_facts(session, capture_id, o.entity_key)
+        was = {(k, v) for k, values in o.facts_snapshot.items() for v in values}
+        is_ = {(k, v) for k, values in now_facts.items() for v in values}
+        if was == is_:
+            continue
+        o.stale_since = utc_now()
+        o.stale_detail = {"gone": sorted(was - is_), "new": sorted(is_ - was)}
+        record(session, AuditAction.OVERRIDE_STALE, SYSTEM_ACTOR,
+               key=Key(o.question, capture_id, o.entity_key),
+               before={"label": o.label, "facts": o.facts_snapshot},
+               after={"label": o.label, "facts": now_facts, "gone": o.stale_detail["gone"],
+                      "new": o.stale_detail["new"]})
+        count += 1
+    session.flush()
+    return count

@@ -1,0 +1,121 @@
+"""host-identity signals on facts made by hand: each one's exact votes and reasons."""
+
+from __future__ import annotations
+
+from support.facts import context, fact
+
+from tracepcap.extract.kinds import (DHCP_VENDOR_CLASS, INITIATED, MAC, MDNS_SERVICE, OUI_VENDOR, SERVED, SSDP_NT, TTL,
+                                     USER_AGENT)
+from tracepcap.scan.context import Traffic
+from tracepcap.scan.signals.host_identity import (announcements, client_software, oui_vendor, router,
+                                                  services_answered, traffic_pattern, ttl_class)
+
+
+
+
+def votes(signal, ctx, ip):
+    return [(v.label, v.weight, v.reason, v.frames) for v in signal.vote(ctx.host(ip))]
+
+
+def test_oui_vendor_hint():
+    ctx = context({"10.0.0.1": [fact(MAC, "00:00:0c:01:02:03", 4),
+                                fact(OUI_VENDOR, "Cisco Systems, Inc", 4)]})
+    assert votes(oui_vendor, ctx, "10.0.0.1") == [("Router", 25, "MAC OUI is Cisco Systems, Inc (+25)", (4,))]
+
+
+def test_oui_vendor_of_a_routers_mac_is_not_the_hosts():
+    mac = "00:00:0c:01:02:03"
+    ctx = context({"10.0.0.1": [fact(MAC, mac, 1, 50), fact(TTL, "255", 1, 50),
+                                fact(OUI_VENDOR, "Cisco Systems, Inc")],
+                   "203.0.113.5": [fact(MAC, mac, 9, 80), fact(TTL, "52", 9, 80),
+                                   fact(OUI_VENDOR, "Cisco Systems, Inc")]})
+    assert ctx.mac_owners == {mac: ("10.0.0.1",)}  # zero hops away, though it sent fewer frames
+    assert votes(oui_vendor, ctx, "203.0.113.5") == []
+
+
+def test_ttl_class_uses_the_ttl_most_packets_carried():
+    ctx = context({"10.0.0.1": [fact(TTL, "255", 3, 40), fact(TTL, "64", 9, 2)],
+                   "10.0.0.2": [fact(TTL, "127", 5, 10)], "10.0.0.3": [fact(TTL, "61", 5, 10)]})
+    assert votes(ttl_class, ctx, "10.0.0.1") == [
+        ("Router", 20, "sends with TTL 255 (initial 255, typical of network equipment) (+20)", (3,))]
+    assert votes(ttl_class, ctx, "10.0.0.2") == [
+        ("Workstation", 10, "sends with TTL 127 (initial 128, typical of Windows) (+10)", (5,))]
+    assert votes(ttl_class, ctx, "10.0.0.3") == []
+
+
+def test_a_remote_server_starting_at_255_is_no_router():
+    ctx = context({"198.51.100.7": [fact(MAC, "10:13:31:f1:39:76", 3, 40), fact(TTL, "243", 3, 40)],
+                   "192.168.1.1": [fact(MAC, "10:13:31:f1:39:76", 1, 9), fact(TTL, "64", 1, 9)]})
+    assert ctx.host("198.51.100.7").locality == "remote"
+    assert votes(ttl_class, ctx, "198.51.100.7") == []
+    assert votes(services_answered, context({"198.51.100.7": [fact(SERVED, "udp/67", 8, 4),
+                                                              fact(TTL, "250", 8, 4)]}), "198.51.100.7") == []
+
+
+def test_services_answered_scale_with_clients_and_skip_mdns():
+    traffic = {"10.0.0.2": Traffic(clients={"udp/53": {f"10.0.0.{i}" for i in range(20, 32)}})}
+    ctx = context({"10.0.0.2": [fact(SERVED, "udp/53", 62, 40), fact(SERVED, "udp/5353", 70, 9)]}, traffic)
+    assert votes(services_answered, ctx, "10.0.0.2") == [
+        ("DNS Server", 80, "answered DNS on udp/53 for 12 clients, first in frame 62 (+80)", (62,))]
+
+
+def test_services_answered_without_conversations_counts_answers():
+    ctx = context({"10.0.0.3": [fact(SERVED, "udp/67", 8, 14)]})
+    assert votes(services_answered, ctx, "10.0.0.3") == [
+        ("DHCP Server", 50, "answered DHCP on udp/67 14 times, first in frame 8 (+50)", (8,))]
+
+
+def test_traffic_patterns():
+    many = Traffic(peers_out={"10.0.0.2", "10.0.0.10", "203.0.113.1", "203.0.113.2", "198.51.100.7"},
+                   conversations=9)
+    server = Traffic(peers_in={"10.0.0.5", "10.0.0.6"}, conversations=2)
+    quiet = Traffic(peers_out={"203.0.113.9"}, conversations=1, bytes_sent=900, bytes_received=300)
+    ctx = context({"ws": [fact(INITIATED, "tcp/443", 12)], "srv": [fact(SERVED, "tcp/7000", 30)],
+                   "iot": [fact(INITIATED, "tcp/8883", 40)], "dnsonly": [fact(INITIATED, "udp/53", 4)]},
+                  {"ws": many, "srv": server, "iot": quiet, "dnsonly": quiet})
+    assert votes(traffic_pattern, ctx, "ws") == [("Workstation", 20, "opened conversations to 5 peers "
+                                                  "(3 outside private ranges) and answered none (+20)", (12,))]
+    assert votes(traffic_pattern, ctx, "srv") == [
+        ("Server", 15, "answered 2 peers and opened no conversation itself (+15)", (30,))]
+    assert votes(traffic_pattern, ctx, "iot") == [
+        ("IoT Device", 10, "talked to only 1 peer(s), 1200 bytes in all (+10)", (40,))]
+    assert votes(traffic_pattern, ctx, "dnsonly") == []  # DNS lookups alone say nothing
+
+
+def test_router_fronts_addresses_off_its_subnet():
+    mac = "00:00:0c:9f:f0:01"
+    facts = {"10.0.0.1": [fact(MAC, mac, 2, 30), fact(TTL, "255", 2, 30)]}
+    for i, ip in enumerate(["203.0.113.10", "198.51.100.7", "198.51.100.20"]):
+        facts[ip] = [fact(MAC, mac, 10 + i, 5), fact(TTL, "52", 10 + i, 5)]
+    ctx = context(facts)
+    assert votes(router, ctx, "10.0.0.1") == [
+        ("Router", 40, "its MAC 00:00:0c:9f:f0:01 also carries 3 addresses outside 10.0.0.0/24 or hops "
+         "away (198.51.100.7, 198.51.100.20, 203.0.113.10) (+40)", (2,))]
+    assert votes(router, ctx, "203.0.113.10") == []
+
+
+def test_router_same_subnet_sharing_is_a_faint_hint():
+    mac = "52:54:00:aa:00:01"
+    ctx = context({"192.168.1.1": [fact(MAC, mac, 2, 23), fact(TTL, "64", 2, 23)],
+                   "192.168.1.53": [fact(MAC, mac, 36, 6), fact(TTL, "64", 36, 6)]})
+    assert votes(router, ctx, "192.168.1.1") == [
+        ("Router", 10, "its MAC 52:54:00:aa:00:01 also carries 192.168.1.53 on its own subnet (+10)", (2,))]
+
+
+def test_announcements_from_mdns_and_ssdp():
+    ctx = context({"p": [fact(MDNS_SERVICE, "Office Printer._ipp._tcp.local", 80),
+                         fact(MDNS_SERVICE, "_ipp._tcp.local", 81)],
+                   "g": [fact(SSDP_NT, "urn:schemas-upnp-org:device:InternetGatewayDevice:1", 5)]})
+    assert votes(announcements, ctx, "p") == [
+        ("Printer", 35, "announces _ipp._tcp over mDNS, frame 80 (+35)", (80,))]
+    assert votes(announcements, ctx, "g") == [
+        ("Router", 35, "announces UPnP urn:schemas-upnp-org:device:InternetGatewayDevice:1 over SSDP, "
+         "frame 5 (+35)", (5,))]
+
+
+def test_client_software():
+    ua = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15"
+    ctx = context({"m": [fact(USER_AGENT, ua, 33),
+                         fact(DHCP_VENDOR_CLASS, "android-dhcp-13", 2)]})
+    assert votes(client_software, ctx, "m") == [
+        ("Mobile", 20, f"its User-Agent names a mobile platform: {ua[:80]}, frame 33 (+20)", (33,))]

@@ -1,0 +1,32 @@
+"""node-role signals on facts made by hand: a domain controller, a resolver, a jump host and a
+gateway, each with its exact vote and reason."""
+
+from __future__ import annotations
+
+from support.facts import context, fact
+
+from tracepcap.extract.kinds import INITIATED, MAC, SERVED, TTL
+from tracepcap.scan.context import Traffic
+from tracepcap.scan.signals.node_role import domain_controller, gateway, jump_host, served_roles
+
+
+def votes(signal, facts, ip, traffic=None):
+    return [(v.label, v.weight, v.reason) for v in signal.vote(context(facts, traffic).host(ip))]
+
+
+def test_role_signals():
+    dc = {"10.0.0.10": [fact(SERVED, "tcp/88", 40), fact(SERVED, "tcp/389", 44), fact(SERVED, "udp/53", 9)]}
+    assert votes(domain_controller, dc, "10.0.0.10") == [
+        ("Domain Controller", 70, "answers Kerberos on tcp/88 (frame 40) and LDAP on tcp/389 (frame 44) (+70)")]
+    assert votes(served_roles, dc, "10.0.0.10") == [
+        ("DNS Resolver", 40, "answers DNS on udp/53, first in frame 9 (+40)")]
+    admin = {"10.0.0.99": [fact(INITIATED, "tcp/22", 7)]}
+    traffic = {"10.0.0.99": Traffic(admin_targets={"10.0.0.1", "10.0.0.2", "10.0.0.3"})}
+    assert votes(jump_host, admin, "10.0.0.99", traffic) == [
+        ("Jump Host", 40, "opened SSH sessions to 3 hosts (+40)")]
+    mac = "00:00:0c:9f:f0:01"
+    routed = {"10.0.0.1": [fact(MAC, mac, 2, 30), fact(TTL, "255", 2, 30)],
+              "203.0.113.1": [fact(MAC, mac, 5, 9), fact(TTL, "50", 5, 9)],
+              "203.0.113.2": [fact(MAC, mac, 6, 9), fact(TTL, "51", 6, 9)]}
+    assert votes(gateway, routed, "10.0.0.1") == [
+        ("Default Gateway", 60, "its MAC 00:00:0c:9f:f0:01 carries 2 addresses that arrive hops away (+60)")]
