@@ -166,18 +166,21 @@ def _error_word(err: DecodeError) -> str:
     return "truncated" if isinstance(err, Truncated) else "malformed" if isinstance(err, Malformed) else "undecodable"
 
 
-Hook = tuple[Callable[..., None], _Tally]  # an extractor's bound observe/observe_stream/finish
+#: an extractor's bound observe, or its observe_stream or finish adapted to (subject, flow)
+Hook = tuple[Callable[[object, Flow | None], None], _Tally]
 
 
-def deliver(hooks: Iterable[Hook], frame: int, *args) -> None:
-    """Call each hook with `args`. This is the named boundary where a broad except lives:
-    one extractor failing on one packet is counted against it (a notice when a decoder said
-    the bytes violate their protocol, a bug otherwise) and the others, and the walk, go on."""
+def deliver(hooks: Iterable[Hook], frame: int, subject: object, flow: Flow | None) -> None:
+    """Call each hook with (subject, flow): a packet, a stream head or None (at the end). This
+    is the named boundary where a broad except lives: one extractor failing on one packet is
+    counted against it (a notice when a decoder said the bytes violate their protocol, a bug
+    otherwise) and the others, and the walk, go on. Fixed arity: it runs for every packet,
+    and `*args` cost ~0.1 us a call (~2 % of the walk)."""
     for hook, tally in hooks:
         try:
-            hook(*args)
+            hook(subject, flow)
         except Exception as err:  # noqa: BLE001 - the named per-packet boundary
-            tally.record(frame, err, args[0] if args else None)
+            tally.record(frame, err, subject)
 
 
 def _deliver_by_port(by_port: dict[int, list[Hook]], frame: int, pkt: Packet, flow: Flow) -> None:
@@ -212,7 +215,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     tallies = {ex.NAME: _Tally(ex.NAME, notices) for ex in instances}
     every_ip = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_IP]
     non_ip = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.NON_IP]
-    streams_to = [(ex.observe_stream, tallies[ex.NAME]) for ex in instances if ex.TCP_STREAMS]
+    streams_to = [(lambda head, _, read=ex.observe_stream: read(head), tallies[ex.NAME])
+                  for ex in instances if ex.TCP_STREAMS]
     carriers_to = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.CARRIERS]
     every_udp = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_UDP]
     every_tcp = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_TCP]
@@ -263,7 +267,7 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
 
     flows = FlowTable(limits.max_flows, spill)
     heads = StreamHeads(limits.stream_head_bytes, limits.max_open_stream_heads,
-                        lambda head: deliver(streams_to, head.first_frame, head))
+                        lambda head: deliver(streams_to, head.first_frame, head, head.flow))
     undecodable = _Tally("decoder", notices)
     too_deep = _Tally("decapsulation", notices, kind="decapsulation-too-deep")
     inner_lost = _Tally("decapsulation", notices)
@@ -312,7 +316,7 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
         heads.drain()
         flows.drain()
         # one extractor's end never costs the others
-        deliver([(ex.finish, tallies[ex.NAME]) for ex in instances], frame)
+        deliver([(lambda _, __, end=ex.finish: end(), tallies[ex.NAME]) for ex in instances], frame, None, None)
         fmt, packets, partial = reader.format, reader.packets, reader.partial
 
     manifest = manifest_rows(packets, partial, undecodable, tunnelled, too_deep, inner_lost,
