@@ -26,7 +26,7 @@ class CaptureStatus(StrEnum):
     QUEUED = "queued"  #: stored, waiting for a worker
     ANALYZING = "analyzing"  #: being read, scanned and adjudicated
     DONE = "done"  #: every stage completed
-    PARTIAL = "partial"  #: finished, but something could not be read (the manifest says what)
+    PARTIAL = "partial"  #: finished, but the file was not read to its end or a stage hit a bug (see the manifest)
     FAILED = "failed"  #: unusable, with the error
     STAGING = "staging"  #: the hidden rows of a re-analysis in the making (store/staging.py), never listed
 
