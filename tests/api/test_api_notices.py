@@ -3,6 +3,7 @@ frame by `GET /api/captures/{cid}/notices`, paged and filtered by kind (issue 12
 
 from __future__ import annotations
 
+import httpx
 from notice_traffic import DC, PC, odd_lan
 
 
@@ -24,3 +25,13 @@ def test_notices_are_counted_in_the_capture_and_listed_with_their_frames(api, cl
     dns = client.get(f"/captures/{cid}/notices", params={"kind": "dns-malformed"})
     assert dns.headers["X-Total-Count"] == "1" and [n["frame"] for n in dns.json()] == [3]
     assert client.get("/captures/ffffffffffffffff/notices").status_code == 404
+
+
+def test_the_capture_page_lists_the_notices(api, client, tmp_path):
+    cid = api.analyzed(client, odd_lan(tmp_path / "odd.pcap"))
+    page = httpx.get(f"{api.url}/ui/captures/{cid}", headers={"HX-Request": "true"})
+    assert page.status_code == 200, page.text
+    section = page.text[page.text.index('id="notices-title"'):page.text.index('id="manifest-title"')]
+    assert "Notices <span class=\"n\">3</span>" in section
+    assert "<code>kerberos-truncated</code> <span class=\"n\">2</span>" in section
+    assert f"frame 3</span> from {DC}: <span class=\"small\">dns-name: malformed" in section
