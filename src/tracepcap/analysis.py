@@ -3,8 +3,9 @@
 Ingest stored the bytes; here Extract walks them and later stages turn facts into verdicts.
 Extract and Scan write under a staging capture (`store/staging.py`); one transaction then swaps
 the new rows in, re-adjudicates every question with the human answers as they are at that
-moment, and sets the capture's final status: done, partial (something could not be read, the
-manifest says what) or failed (with the error). Until that commit readers and human writers see
+moment, and sets the capture's final status: done, partial (the file could not be read to its
+end, or a stage hit a bug: the manifest says which) or failed (with the error). Traffic that
+violates its protocol is no reason for partial: Extract records it as notices. Until that commit readers and human writers see
 the previous analysis whole; after it, the new one.
 
 A failed capture's error is a sentence for its user: an internal error names its kind and

@@ -18,7 +18,8 @@ from sqlalchemy import delete, insert
 from ..errors import AnalysisCancelled
 from ..store import Database
 from ..store.bulk import insert_rows
-from ..store.models import Capture, CaptureStatus, Conversation, Host, ManifestEntry, ObservationRow
+from ..store.models import (Capture, CaptureStatus, Conversation, Host, ManifestEntry, Notice, NoticeCount,
+                            ObservationRow)
 from .pipeline import ExtractResult, extract
 from .settings import Limits
 
@@ -35,7 +36,7 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
     first progress tick after `cancelled()` turns True."""
     rows_to = rows_to or capture_id
     with db.session(write=True) as s:
-        for table in (ObservationRow, Conversation, Host, ManifestEntry):
+        for table in (ObservationRow, Conversation, Host, ManifestEntry, Notice, NoticeCount):
             s.execute(delete(table).where(table.capture_id == rows_to))
         capture = s.get(Capture, capture_id)
         capture.status, capture.progress_bytes, capture.error = CaptureStatus.ANALYZING, 0, None
@@ -83,6 +84,10 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
         s.execute(insert(ManifestEntry), [
             {"capture_id": rows_to, "extractor": m.extractor, "version": m.version,
              "status": m.status, "facts": m.facts, "error": m.error} for m in result.manifest])
+        insert_rows(s, Notice, ({"capture_id": rows_to, "kind": n.kind, "entity": n.entity, "frame": n.frame,
+                                 "text": n.text} for n in result.notices))
+        insert_rows(s, NoticeCount, ({"capture_id": rows_to, "kind": kind, "count": count}
+                                     for kind, count in result.notice_counts.items()))
         capture = s.get(Capture, rows_to)
         capture.format = result.format
         capture.packets = result.packets

@@ -36,3 +36,6 @@ class Limits:
     #: distinct ClientHello shapes whose JA3/JA4 are remembered; a cache (past it a new
     #: shape is fingerprinted each time it is seen), so nothing is lost or counted
     max_fingerprint_shapes: int = 4096
+    #: notices (traffic that violated its protocol) stored per capture; past it they are
+    #: only counted by kind, so a capture of garbage cannot fill the notice table
+    max_notices: int = 10_000

@@ -16,7 +16,7 @@ from ..adjudicate.registry import Registry
 from ..errors import NotFound
 from ..extract.kinds import HOSTNAME_CLAIM, MAC
 from ..store.models import (AuditEvent, Capture, CaptureStatus, Conversation, Dismissal, Host, HumanOverride,
-                            ManifestEntry, ManualEvidence, ObservationRow, VerdictRow)
+                            ManifestEntry, ManualEvidence, Notice, NoticeCount, ObservationRow, VerdictRow)
 from ..store.staging import STAGING
 from .report import capture_document, findings_of
 
@@ -43,12 +43,13 @@ def capture_fields(capture: Capture) -> dict:
 
 
 def capture_extras(session: Session, capture_id: str) -> dict:
-    """The manifest (what each extractor and stage did) and the findings of a capture."""
+    """The manifest (what each extractor and stage did), the findings and the notice counts."""
     manifest = session.scalars(select(ManifestEntry).where(ManifestEntry.capture_id == capture_id)
                                .order_by(ManifestEntry.id))
     return {"manifest": [{"extractor": m.extractor, "version": m.version, "status": m.status,
                           "facts": m.facts, "error": m.error} for m in manifest],
-            "findings": findings_of(session, capture_id)}
+            "findings": findings_of(session, capture_id),
+            "notice_counts": notice_counts(session, capture_id)}
 
 
 def list_captures(session: Session) -> list[Capture]:
@@ -210,3 +211,19 @@ def csv_rows(document: dict) -> Iterator[tuple]:
                    " | ".join(live[0]["reasons"]) if live else "",
                    override.get("label", ""), override.get("actor", ""), override.get("rationale", ""),
                    " | ".join(v.get("dismissed", [])))
+
+
+def notice_counts(session: Session, capture_id: str) -> dict[str, int]:
+    """Every notice of the capture counted by kind (stored or past the limit), by kind name."""
+    return dict(session.execute(select(NoticeCount.kind, NoticeCount.count)
+                                .where(NoticeCount.capture_id == capture_id).order_by(NoticeCount.kind)).all())
+
+
+def notice_page(session: Session, capture_id: str, *, kind: str | None, offset: int,
+                limit: int) -> tuple[int, list[Notice]]:
+    """Stored notices in frame order, of one kind or all."""
+    stmt = select(Notice).where(Notice.capture_id == capture_id)
+    if kind:
+        stmt = stmt.where(Notice.kind == kind)
+    total, rows = _page(session, stmt, (Notice.frame, Notice.id), offset, limit)
+    return total, [r[0] for r in rows]

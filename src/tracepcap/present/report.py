@@ -13,9 +13,12 @@ from sqlalchemy.orm import Session
 from ..adjudicate.registry import Registry
 from ..extract.facts import FactKind
 from ..extract.kinds import HOSTNAME_CLAIM, MAC, OUI_VENDOR, SERVED, TTL
-from ..store.models import Capture, Finding, Host, ManifestEntry, ObservationRow, VerdictRow
+from ..store.models import Capture, Finding, Host, ManifestEntry, Notice, NoticeCount, ObservationRow, VerdictRow
 
 TOP_REASONS = 3
+#: notices listed in the document, in frame order; every one is in `notice_counts`, and the
+#: API pages through all that were stored
+NOTICES_IN_DOCUMENT = 100
 
 
 def capture_document(session: Session, capture: Capture, registry: Registry) -> dict:
@@ -35,6 +38,7 @@ def capture_head(session: Session, capture: Capture) -> dict:
                       "facts": m.facts, "error": m.error} for m in manifest],
         "conversations": capture.conversations or 0,
         "findings": findings_of(session, capture.id),
+        **notices_of(session, capture.id),
     }
 
 
@@ -121,6 +125,27 @@ def findings_of(session: Session, capture_id: str) -> list[dict]:
     return sorted(out, key=lambda f: (f["kind"], f["entities"], f["summary"]))
 
 
+def notices_of(session: Session, capture_id: str, limit: int = NOTICES_IN_DOCUMENT) -> dict:
+    """Traffic that violated its protocol: every notice counted by kind, the first `limit` listed."""
+    counts = session.execute(select(NoticeCount.kind, NoticeCount.count)
+                             .where(NoticeCount.capture_id == capture_id).order_by(NoticeCount.kind))
+    first = session.scalars(select(Notice).where(Notice.capture_id == capture_id)
+                            .order_by(Notice.frame, Notice.id).limit(limit))
+    return {"notice_counts": {kind: count for kind, count in counts},
+            "notices": [notice_fields(n) for n in first]}
+
+
+def notice_fields(notice: Notice) -> dict:
+    return {"kind": notice.kind, "entity": notice.entity, "frame": notice.frame, "text": notice.text}
+
+
+def notice_line(counts: dict[str, int]) -> str:
+    """One line of counts by kind, most frequent first."""
+    kinds = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return (f"notices: {sum(counts.values())} (traffic that violated its protocol: "
+            + ", ".join(f"{kind} {n}" for kind, n in kinds) + ")")
+
+
 def _values(host: dict, kind: FactKind, *, with_source: bool = False) -> list[str]:
     out: list[str] = []
     for fact in host["facts"]:
@@ -139,6 +164,8 @@ def table_lines(head: dict, hosts: Iterable[dict], count: int) -> Iterator[str]:
     for row in head["manifest"]:
         if row["status"] not in ("completed", "skipped"):
             yield f"  ! {row['extractor']}: {row['status']}: {row['error']}"
+    if head["notice_counts"]:
+        yield "  " + notice_line(head["notice_counts"])
     for finding in head["findings"]:
         frames = ", ".join(map(str, finding["frames"][:5]))
         yield f"  finding [{finding['severity']}] {finding['kind']}: {finding['summary']} (frames {frames})"

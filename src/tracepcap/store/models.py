@@ -26,7 +26,7 @@ class CaptureStatus(StrEnum):
     QUEUED = "queued"  #: stored, waiting for a worker
     ANALYZING = "analyzing"  #: being read, scanned and adjudicated
     DONE = "done"  #: every stage completed
-    PARTIAL = "partial"  #: finished, but something could not be read (the manifest says what)
+    PARTIAL = "partial"  #: finished, but the file was not read to its end or a stage hit a bug (see the manifest)
     FAILED = "failed"  #: unusable, with the error
     STAGING = "staging"  #: the hidden rows of a re-analysis in the making (store/staging.py), never listed
 
@@ -258,3 +258,29 @@ class Finding(Base):
     entities: Mapped[list] = mapped_column(JSON)
     summary: Mapped[str] = mapped_column(Text)
     frames: Mapped[list] = mapped_column(JSON)
+
+
+class Notice(Base):
+    """Traffic that violated its protocol (a decoder's Truncated or Malformed): the first
+    `Limits.max_notices` of a capture, in frame order. Every one is counted in NoticeCount."""
+
+    __tablename__ = "notice"
+    __table_args__ = (Index("ix_notice_capture", "capture_id", "frame"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
+                                    autoincrement=True)
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(64))  # "{extractor}-truncated", "decoder-malformed", ...
+    entity: Mapped[str | None] = mapped_column(String(64))  # the packet's source, None when unknown
+    frame: Mapped[int] = mapped_column(BigInteger)
+    text: Mapped[str] = mapped_column(Text)  # the decoder's message, made visible
+
+
+class NoticeCount(Base):
+    """How many notices of one kind a capture's walk met, stored or not."""
+
+    __tablename__ = "notice_count"
+
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(64), primary_key=True)
+    count: Mapped[int] = mapped_column(BigInteger)

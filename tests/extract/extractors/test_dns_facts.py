@@ -132,8 +132,11 @@ def test_broken_dns_is_recorded_not_hidden(run, manifest):
     net, client, _, resolver = hosts()
     header = b"\x00\x01\x81\x80\x00\x01\x00\x00\x00\x00\x00\x00"  # a response, one question
     net.udp(resolver, client, 53, 40000, header + b"\xc0\x0c")  # whose name points at itself
-    row = manifest(run(net, Dns), "dns")
-    assert row.status == "partial" and "frame 1: Malformed" in row.error
+    result = run(net, Dns)
+    row = manifest(result, "dns")
+    assert (row.status, row.error) == ("completed", "1 notices (dns-malformed 1)")
+    assert [(n.kind, n.frame) for n in result.notices] == [("dns-malformed", 1)]
+    assert result.notices[0].text == "dns-name: malformed, pointer at 12 to 12 does not point back"
 
 
 

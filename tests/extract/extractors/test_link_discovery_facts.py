@@ -95,5 +95,7 @@ def test_cdp(run, rows):
 def test_broken_lldp_is_recorded(run, manifest):
     net = Scenario()
     net.emit(d.lldp_frame(SWITCH_MAC, system_name="sw")[:30])  # cut inside the TLVs
-    row = manifest(run(net, Lldp), "lldp")
-    assert row.status == "partial" and "frame 1: Truncated" in row.error
+    result = run(net, Lldp)
+    row = manifest(result, "lldp")
+    assert (row.status, row.error) == ("completed", "1 notices (lldp-truncated 1)")
+    assert [(n.kind, n.entity, n.frame) for n in result.notices] == [("lldp-truncated", SWITCH_MAC, 1)]

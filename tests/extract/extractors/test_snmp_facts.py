@@ -36,5 +36,8 @@ def test_not_snmp_on_its_port_is_recorded(run, manifest):
     net = Scenario()
     a, b = net.host("10.0.0.1", "00:00:0c:00:00:01"), net.host("10.0.0.2", "00:00:0c:00:00:02")
     net.udp(a, b, 161, 40000, b"\x30\x05\x02\x01")
-    row = manifest(run(net, Snmp), "snmp")
-    assert row.status == "partial" and "frame 1: Truncated" in row.error
+    result = run(net, Snmp)
+    row = manifest(result, "snmp")
+    assert (row.status, row.error) == ("completed", "1 notices (snmp-truncated 1)")
+    assert [(n.kind, n.entity, n.frame) for n in result.notices] == [("snmp-truncated", "10.0.0.1", 1)]
+    assert result.notice_counts == {"snmp-truncated": 1}

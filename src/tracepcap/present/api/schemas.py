@@ -131,9 +131,19 @@ class FindingOut(BaseModel):
     frames: list[int]
 
 
+class NoticeOut(BaseModel):
+    """Traffic that violated its protocol: what a decoder met, from whom, where."""
+    model_config = ConfigDict(from_attributes=True)
+    kind: str
+    entity: str | None
+    frame: int
+    text: str
+
+
 class CaptureDetail(CaptureOut):
     manifest: list[ManifestOut]
     findings: list[FindingOut]
+    notice_counts: dict[str, int]  #: every notice by kind; `GET .../notices` lists the stored ones
 
 
 class VerdictSummary(BaseModel):

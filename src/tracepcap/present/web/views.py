@@ -20,10 +20,11 @@ from ...adjudicate.registry import Registry
 from ...adjudicate.runner import stored_verdicts
 from ...store.models import AuditEvent, Capture, ManualEvidence, VerdictRow
 from ..queries import capture_fields, require_host
-from ..report import findings_of
+from ..report import findings_of, notices_of
 from . import queries
 
 OTHER = "__other__"  # the "Other…" entry of a label dropdown
+NOTICES_SHOWN = 10  # on the capture page; the API pages through the rest
 
 
 class FormValues(dict):
@@ -73,6 +74,7 @@ def capture_context(session: Session, registry: Registry, capture: Capture, quer
             "manifest": manifest,
             "manifest_problems": [m for m in manifest if m.status not in ("completed", "skipped")],
             "findings": findings_of(session, capture.id),
+            **notices_of(session, capture.id, NOTICES_SHOWN),
             "counts": queries.label_counts(session, registry, capture.id),
             "questions": [question_meta(a) for a in registry],
             **hosts_context(session, registry, capture, query)}
