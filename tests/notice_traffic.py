@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tracepcap.synth import windows
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import windows
+from tracepcap.testing.scenario import Scenario
 
 PC, DC = "10.0.0.21", "10.0.0.10"
 SELF_POINTING_ANSWER = b"\x00\x01\x81\x80\x00\x01\x00\x00\x00\x00\x00\x00\xc0\x0c"  # its name points at itself

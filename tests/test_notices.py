@@ -20,8 +20,8 @@ from tracepcap.extract.settings import Limits
 from tracepcap.ingest import store_file
 from tracepcap.present.cli import ExitCode, main
 from tracepcap.store.models import Capture, Notice, NoticeCount
-from tracepcap.synth import windows
-from tracepcap.synth.scenario import Scenario
+from tracepcap.testing import windows
+from tracepcap.testing.scenario import Scenario
 from notice_traffic import DC, PC, odd_lan
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def test_malformed_traffic_is_a_notice_and_the_capture_is_done(run, tmp_path):
                                        "status": "completed", "facts": 1,
                                        "error": "2 notices (kerberos-truncated 2)"}
     assert row_of(doc, "dns")["status"] == "completed"
-    assert row_of(doc, "dns")["error"] == "1 notices (dns-malformed 1)"
+    assert row_of(doc, "dns")["error"] == "1 notice (dns-malformed 1)"
     assert doc["notice_counts"] == {"dns-malformed": 1, "kerberos-truncated": 2}
     assert [(n["kind"], n["entity"], n["frame"]) for n in doc["notices"]] == [
         ("kerberos-truncated", PC, 2), ("dns-malformed", DC, 3), ("kerberos-truncated", PC, 4)]
@@ -98,7 +98,7 @@ def test_a_frame_that_does_not_decode_is_a_notice_from_the_decoder(tmp_path, run
     assert (code, doc["capture"]["status"]) == (ExitCode.OK, "done")
     assert row_of(doc, "reader")["status"] == "completed"  # the file was read to its end
     assert row_of(doc, "decoder") == {"extractor": "decoder", "version": "1", "status": "completed", "facts": 1,
-                                      "error": "1 frames not decodable: 1 notices (decoder-truncated 1)"}
+                                      "error": "1 frames not decodable: 1 notice (decoder-truncated 1)"}
     assert [(n["kind"], n["entity"], n["frame"]) for n in doc["notices"]] == [("decoder-truncated", None, 2)]
 
 

@@ -159,7 +159,7 @@ class _Tally:
         if not self.by_kind:
             return None
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.by_kind.items()))
-        return f"{self.noticed} notices ({kinds})"
+        return f"{self.noticed} notice{'' if self.noticed == 1 else 's'} ({kinds})"
 
 
 def _error_word(err: DecodeError) -> str:

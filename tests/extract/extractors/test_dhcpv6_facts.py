@@ -65,6 +65,6 @@ def test_a_malformed_vendor_class_keeps_the_name_before_it(run, rows, manifest):
     result = run(net, Dhcpv6)
     assert rows(result) == {("fe80::215:5dff:fe01:203", "hostname-claim", "ws8", "dhcpv6", 1, 1, 1)}
     row = manifest(result, "dhcpv6")  # a notice, not a broken extractor
-    assert (row.status, row.error) == ("completed", "1 notices (dhcpv6-truncated 1)")
+    assert (row.status, row.error) == ("completed", "1 notice (dhcpv6-truncated 1)")
     assert [(n.kind, n.entity, n.frame) for n in result.notices] == [
         ("dhcpv6-truncated", "fe80::215:5dff:fe01:203", 1)]

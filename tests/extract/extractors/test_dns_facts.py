@@ -134,7 +134,7 @@ def test_broken_dns_is_recorded_not_hidden(run, manifest):
     net.udp(resolver, client, 53, 40000, header + b"\xc0\x0c")  # whose name points at itself
     result = run(net, Dns)
     row = manifest(result, "dns")
-    assert (row.status, row.error) == ("completed", "1 notices (dns-malformed 1)")
+    assert (row.status, row.error) == ("completed", "1 notice (dns-malformed 1)")
     assert [(n.kind, n.frame) for n in result.notices] == [("dns-malformed", 1)]
     assert result.notices[0].text == "dns-name: malformed, pointer at 12 to 12 does not point back"
 

@@ -97,5 +97,5 @@ def test_broken_lldp_is_recorded(run, manifest):
     net.emit(d.lldp_frame(SWITCH_MAC, system_name="sw")[:30])  # cut inside the TLVs
     result = run(net, Lldp)
     row = manifest(result, "lldp")
-    assert (row.status, row.error) == ("completed", "1 notices (lldp-truncated 1)")
+    assert (row.status, row.error) == ("completed", "1 notice (lldp-truncated 1)")
     assert [(n.kind, n.entity, n.frame) for n in result.notices] == [("lldp-truncated", SWITCH_MAC, 1)]

@@ -38,6 +38,6 @@ def test_not_snmp_on_its_port_is_recorded(run, manifest):
     net.udp(a, b, 161, 40000, b"\x30\x05\x02\x01")
     result = run(net, Snmp)
     row = manifest(result, "snmp")
-    assert (row.status, row.error) == ("completed", "1 notices (snmp-truncated 1)")
+    assert (row.status, row.error) == ("completed", "1 notice (snmp-truncated 1)")
     assert [(n.kind, n.entity, n.frame) for n in result.notices] == [("snmp-truncated", "10.0.0.1", 1)]
     assert result.notice_counts == {"snmp-truncated": 1}
