@@ -1,6 +1,6 @@
-"""What each page and partial shows, assembled from the stores' read helpers and the
-annotation services. Formatting only: every answer shown is a stored verdict document, every
-human action an annotation or audit event as recorded.
+"""What each page and partial shows, assembled from `present.read` and the annotation
+services. Formatting only: every answer shown is a stored `Verdict`, every human action an
+annotation or audit event as recorded.
 
 The adjudication panel is keyed by the question string and fed the question's metadata
 (title, tier, vocabulary) from the registry: no code here or in the templates names a question.
