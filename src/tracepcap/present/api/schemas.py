@@ -137,6 +137,7 @@ class CaptureDetail(CaptureOut):
 
 
 class VerdictSummary(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a contract.Verdict
     primary_label: str | None
     basis: str
     confidence: int
@@ -144,6 +145,7 @@ class VerdictSummary(BaseModel):
 
 
 class HostOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.hosts.HostRow
     ip: str
     macs: list[str]
     names: list[str] = Field(description="names the host claimed (DHCP, NBNS, mDNS, DNS, TLS, HTTP)")

@@ -19,12 +19,12 @@ router = APIRouter(prefix="/captures/{cid}", tags=["hosts"], dependencies=[Viewe
 def list_hosts(capture: CaptureDep, session: SessionDep, registry: RegistryDep, page: PageDep,
                q: Annotated[str | None, Query(description="part of an address, a MAC, an OUI vendor, a claimed name or a "
                                               f"verdict's label (at most {SEARCH.max_chars} characters)"),
-                            AfterValidator(SEARCH.validator)] = None) -> list:
+                            AfterValidator(SEARCH.validator)] = None) -> list[HostOut]:
     """Hosts in address order with their MACs, names and verdict summaries; `X-Total-Count`
     holds the number of matching hosts."""
     found = host_page(session, registry, capture.id, HostFilter(text=q or ""), offset=page.offset, limit=page.limit)
     page.total(found.total)
-    return found.rows
+    return [HostOut.model_validate(row) for row in found.rows]
 
 
 @router.get("/hosts/{ip}/facts", response_model=list[FactOut])
