@@ -37,7 +37,7 @@ from tracepcap.settings import Settings
 from tracepcap.store import open_database
 from tracepcap.store.models import Capture, Conversation, Host, ObservationRow, VoteRow
 
-CID = "webbench00000001"
+CID = "0eb0be4c00000001"  # hex, as capture references are
 LABELS = {"host-identity": ("Router", "DNS Server", "Web Server", "Workstation", "Printer", "Mobile"),
           "os-family": ("Windows", "Linux", "macOS"), "node-role": ("File Server", "Web Server"),
           "hostname": ("host",)}

@@ -15,7 +15,8 @@ from tracepcap.adjudicate.actor import SYSTEM_ACTOR
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import analyze
 from tracepcap.ingest import store_file
-from tracepcap.present.report import capture_document, write_capture
+from tracepcap.present.read.document import capture_document
+from tracepcap.present.report import write_capture
 from tracepcap.store.models import Capture, Host, VerdictRow
 from tracepcap.testing.crowd import build_crowd
 

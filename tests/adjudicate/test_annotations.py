@@ -111,7 +111,7 @@ def test_dismissal_removes_a_label_from_the_race(db, capture_id):
     with db.session() as s:
         v = a.dismiss(s, reg, key(capture_id), "dns server", "it only forwards", actor=person("carol"))
         assert v.primary_label == "Router" and v.dismissed == ("DNS Server",)  # the vocabulary form
-        assert v.candidates[-1].dismissed["by"] == "carol"
+        assert v.candidates[-1].dismissed.by == "carol"
     with db.session() as s:
         v = a.undismiss(s, reg, key(capture_id), "DNS Server", actor=person("carol"))
         assert v.primary_label == "DNS Server" and v.dismissed == ()
@@ -140,7 +140,7 @@ def test_reanalysis_keeps_human_answers(db, settings, capture_id):
     with db.session() as s:
         a.set_override(s, get_registry(), key(capture_id), "Router", "gateway", actor=person("alice"))
     assert analyze(db, settings, capture_id) == "done"
-    from tracepcap.adjudicate.runner import stored_verdicts
+    from tracepcap.adjudicate.runner import stored_verdict
     with db.session() as s:
-        v = stored_verdicts(s, get_registry(), capture_id, DNS)[DNS]["host-identity"]
-    assert (v["primary_label"], v["basis"], v["override"]["actor"]) == ("Router", "HUMAN", "alice")
+        v = stored_verdict(s, key(capture_id))
+    assert (v.primary_label, v.basis, v.override.actor) == ("Router", "HUMAN", "alice")

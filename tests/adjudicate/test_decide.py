@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tracepcap.adjudicate.contract import Adjudicator, Basis, Key, Tier
+from tracepcap.adjudicate.contract import Adjudicator, Basis, Dismissed, Key, Override, Tier
 from tracepcap.adjudicate.runner import Annotations, decide
 from tracepcap.extract.facts import Grade
 from tracepcap.scan.vote import Vote
@@ -70,8 +70,7 @@ def test_override_wins_and_keeps_the_machine_reasons():
     verdict = decide(ADJ, KEY, [v("DNS Server", 80)], Annotations(override, [], []))
     assert (verdict.primary_label, verdict.basis, verdict.confidence, verdict.contested) == (
         "Workstation", Basis.HUMAN, 100, False)
-    assert verdict.override == {"label": "Workstation", "rationale": "asset register", "actor": "bob",
-                                "at": AT.isoformat()}
+    assert verdict.override == Override("Workstation", "asset register", "bob", AT.isoformat())
     assert verdict.candidates[0].reasons == ("DNS Server says so (+80)",)
 
 
@@ -108,7 +107,7 @@ def test_dismissed_label_cannot_win_and_shows_who_dismissed_it():
     assert verdict.primary_label == "Router" and verdict.dismissed == ("DNS Server",)
     dismissed = verdict.candidates[-1]
     assert dismissed.label == "DNS Server" and dismissed.score == 80
-    assert dismissed.dismissed == {"by": "carol", "reason": "forwarder only", "at": AT.isoformat()}
+    assert dismissed.dismissed == Dismissed("carol", "forwarder only", AT.isoformat())
 
 
 def test_no_votes_is_unknown_with_a_reason():

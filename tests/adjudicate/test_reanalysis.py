@@ -17,7 +17,7 @@ from tracepcap.analysis import analyze
 from tracepcap.errors import NotFound
 from tracepcap.extract import persist
 from tracepcap.ingest import find_capture, store_file
-from tracepcap.present import queries
+from tracepcap.present.read.captures import list_captures
 from tracepcap.store.models import AuditEvent, Capture, Host, VerdictRow
 from fake_actor import person
 
@@ -49,7 +49,7 @@ def test_hosts_stay_and_writes_succeed_while_the_capture_is_re_extracted(db, set
     def extract_after_a_human_acts(*args, **kwargs):
         with db.session() as s:  # mid-analysis: what a reader and a writer find
             seen["hosts"] = s.scalars(select(Host.ip).where(Host.capture_id == capture_id).order_by(Host.ip)).all()
-            seen["listed"] = [c.id for c in queries.list_captures(s)]
+            seen["listed"] = [c.id for c in list_captures(s)]
             stage = s.scalar(select(Capture.id).where(Capture.id != capture_id))
             with pytest.raises(NotFound):
                 find_capture(s, stage)

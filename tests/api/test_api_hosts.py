@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+import httpx
 import pytest
 from api_helpers import assert_error
 
@@ -84,3 +87,28 @@ def test_conversations_paginated_and_filtered(client, http_capture):
     assert by_port and all(80 in (r["sport"], r["dport"]) and r["proto"] == "tcp" for r in by_port)
     assert client.get(url, params={"proto": "sctp"}).json() == []
     assert_error(client.get(url, params={"port": 70000}), 422, "validation_error", "port")
+
+
+def _web_hosts(api, cid: str, q: str) -> list[str]:
+    """The hosts the web inventory lists for the filter `q` (one page of 200)."""
+    with httpx.Client(base_url=api.url, timeout=30) as browser:
+        page = browser.get(f"/ui/captures/{cid}/hosts", params={"q": q, "per_page": 200})
+    assert page.status_code == 200
+    return re.findall(rf'<th scope="row"><a href="/captures/{cid}/hosts/([^"]+)">', page.text)
+
+
+def test_the_api_and_the_web_inventory_find_the_same_hosts(api, client, http_capture):
+    hosts = client.get(f"/captures/{http_capture}/hosts").json()
+    with_mac = next(h for h in hosts if h["macs"])
+    vendor = next(f["value"] for h in hosts for f in client.get(f"/captures/{http_capture}/hosts/{h['ip']}/facts").json()
+                  if f["kind"] == "oui-vendor")
+    searches = {
+        "10.0.0.5": "an address", "VICTIM": "a claimed name", "  web   server ": "a verdict's label",
+        with_mac["macs"][0][-5:].upper(): "part of a MAC", vendor[:6]: "an OUI vendor", "100%_": "nothing",
+    }
+    for q, what in searches.items():
+        api_hosts = [h["ip"] for h in client.get(f"/captures/{http_capture}/hosts", params={"q": q}).json()]
+        assert api_hosts == _web_hosts(api, http_capture, q), what
+        assert bool(api_hosts) == (what != "nothing"), what
+    assert with_mac["ip"] in [h["ip"] for h in client.get(
+        f"/captures/{http_capture}/hosts", params={"q": with_mac["macs"][0]}).json()]

@@ -100,7 +100,48 @@ class VoteView:
     grade: str
     reason: str
     frames: tuple[int, ...]
-    author: str | None = None
+    author: str | None = None  #: who gave it, for analyst evidence
+
+    def to_document(self) -> dict:
+        return {"signal": self.signal, "weight": self.weight, "grade": self.grade, "reason": self.reason,
+                "frames": list(self.frames), **({"author": self.author} if self.author else {})}
+
+    @classmethod
+    def from_document(cls, d: Mapping) -> VoteView:
+        return cls(d["signal"], d["weight"], d["grade"], d["reason"], tuple(d["frames"]), d.get("author"))
+
+
+@dataclass(frozen=True, slots=True)
+class Dismissed:
+    """A human said "it is not this label"."""
+
+    by: str
+    reason: str
+    at: str  #: ISO 8601
+
+    def to_document(self) -> dict:
+        return {"by": self.by, "reason": self.reason, "at": self.at}
+
+    @classmethod
+    def from_document(cls, d: Mapping) -> Dismissed:
+        return cls(d["by"], d["reason"], d["at"])
+
+
+@dataclass(frozen=True, slots=True)
+class Override:
+    """The human answer in force."""
+
+    label: str
+    rationale: str
+    actor: str
+    at: str  #: ISO 8601, when it was last set
+
+    def to_document(self) -> dict:
+        return {"label": self.label, "rationale": self.rationale, "actor": self.actor, "at": self.at}
+
+    @classmethod
+    def from_document(cls, d: Mapping) -> Override:
+        return cls(d["label"], d["rationale"], d["actor"], d["at"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +151,27 @@ class Candidate:
     score: int
     reasons: tuple[str, ...]
     votes: tuple[VoteView, ...]
-    dismissed: dict | None = None  # {"by", "reason", "at"} when a human said "not this"
+    dismissed: Dismissed | None = None  # when a human said "not this"
+
+    def to_document(self) -> dict:
+        return {"label": self.label, "source": self.source, "score": self.score, "reasons": list(self.reasons),
+                "votes": [v.to_document() for v in self.votes],
+                **({"dismissed": self.dismissed.to_document()} if self.dismissed else {})}
+
+    @classmethod
+    def from_document(cls, d: Mapping) -> Candidate:
+        dismissed = d.get("dismissed")
+        return cls(d["label"], d["source"], d["score"], tuple(d["reasons"]),
+                   tuple(VoteView.from_document(v) for v in d["votes"]),
+                   Dismissed.from_document(dismissed) if dismissed else None)
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
+    """One answer. `to_document()` is its JSON shape (stored in `verdict.document`, printed by
+    `analyze --json`, returned by the API) and `from_document()` reads it back: the only two
+    converters, so every reader sees the same fields."""
+
     question: str
     capture_id: str
     entity_key: str
@@ -123,7 +180,7 @@ class Verdict:
     confidence: int
     contested: bool
     candidates: tuple[Candidate, ...]
-    override: dict | None = None  # {"label", "rationale", "actor", "at"}
+    override: Override | None = None
     dismissed: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # why the verdict took its shape (e.g. a human confirmation)
     stale_since: str | None = None
@@ -131,3 +188,36 @@ class Verdict:
     @property
     def reasons(self) -> tuple[str, ...]:
         return tuple(r for c in self.candidates for r in c.reasons)
+
+    @property
+    def live(self) -> tuple[Candidate, ...]:
+        """The candidates still in the race (not dismissed), best first."""
+        return tuple(c for c in self.candidates if c.dismissed is None)
+
+    @property
+    def dismissed_candidates(self) -> tuple[Candidate, ...]:
+        return tuple(c for c in self.candidates if c.dismissed is not None)
+
+    def suggestion(self, unknown_label: str) -> str | None:
+        """The machine's one answer a human could accept: none when contested, already
+        overridden, or unknown."""
+        if self.contested or self.override is not None or self.primary_label in (None, unknown_label):
+            return None
+        return self.primary_label
+
+    def to_document(self) -> dict:
+        return {
+            "question": self.question, "capture_id": self.capture_id, "entity_key": self.entity_key,
+            "primary_label": self.primary_label, "basis": str(self.basis), "confidence": self.confidence,
+            "contested": self.contested, "candidates": [c.to_document() for c in self.candidates],
+            "override": self.override.to_document() if self.override else None,
+            "dismissed": list(self.dismissed), "notes": list(self.notes), "stale_since": self.stale_since,
+        }
+
+    @classmethod
+    def from_document(cls, d: Mapping) -> Verdict:
+        override = d.get("override")
+        return cls(d["question"], d["capture_id"], d["entity_key"], d["primary_label"], Basis(d["basis"]),
+                   d["confidence"], d["contested"], tuple(Candidate.from_document(c) for c in d["candidates"]),
+                   Override.from_document(override) if override else None, tuple(d.get("dismissed", ())),
+                   tuple(d.get("notes", ())), d.get("stale_since"))

@@ -21,7 +21,7 @@ from ..extract.facts import Grade
 from ..scan.vote import ScoreBoard, Tally, Vote, normalize_label
 from ..store.bulk import insert_rows
 from ..store.models import Dismissal, Host, HumanOverride, ManualEvidence, VerdictRow, VoteRow
-from .contract import Adjudicator, Basis, Candidate, Key, Tier, Verdict, VoteView
+from .contract import Adjudicator, Basis, Candidate, Dismissed, Key, Override, Tier, Verdict, VoteView
 from .registry import Registry
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def analyst_vote(e: ManualEvidence) -> Vote:
     return Vote(e.label, e.weight, reason, Grade.ANALYST, (), ANALYST_SIGNAL, e.actor)
 
 
-def _candidate(tally: Tally, dismissed: dict | None = None) -> Candidate:
+def _candidate(tally: Tally, dismissed: Dismissed | None = None) -> Candidate:
     analyst_only = all(v.signal == ANALYST_SIGNAL for v in tally.votes)
     return Candidate(
         label=tally.label, source="analyst" if analyst_only else "machine", score=tally.score,
@@ -64,7 +64,7 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     dismissed_candidates = []
     for d in sorted(notes.dismissals, key=lambda d: d.label_key):
         tally = board.remove(d.label) or Tally(d.label)
-        info = {"by": d.actor, "reason": d.reason, "at": d.created_at.isoformat()}
+        info = Dismissed(d.actor, d.reason, d.created_at.isoformat())
         dismissed_candidates.append(_candidate(tally, info) if tally.votes else
                                     Candidate(d.label, "machine", 0, (), (), info))
     ranking = board.ranking()
@@ -89,13 +89,12 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     deferred = _deferred_label(adj, notes.deferred)
     if notes.override is not None:
         o = notes.override
-        override = {"label": o.label, "rationale": o.rationale, "actor": o.actor,
-                    "at": o.updated_at.isoformat()}
+        override = Override(o.label, o.rationale, o.actor, o.updated_at.isoformat())
         primary, basis, confidence, contested = o.label, Basis.HUMAN, 100, False
         if o.stale_since is not None:
             stale_since = o.stale_since.isoformat()
             remarks.append(f"stale: the facts beneath this answer moved since {o.actor} gave it "
-                           f"({_moved(o.stale_detail)})")
+                           f"({moved(o.stale_detail)})")
     elif deferred is not None:
         d = notes.deferred
         primary, basis, confidence, contested = deferred, Basis.HUMAN, 100, False
@@ -134,7 +133,8 @@ def _deferred_label(adj: Adjudicator, deferred: HumanOverride | None) -> str | N
     return next((mine for theirs, mine in adj.defers.labels.items() if normalize_label(theirs) == wanted), None)
 
 
-def _moved(detail: dict | None) -> str:
+def moved(detail: dict | None) -> str:
+    """What moved beneath a stale human answer, in words."""
     if not detail:
         return "facts changed"
     parts = [f"{kind} {value} gone" for kind, value in detail.get("gone", [])]
@@ -142,26 +142,8 @@ def _moved(detail: dict | None) -> str:
     return ", ".join(parts) or "facts changed"
 
 
-def verdict_document(v: Verdict) -> dict:
-    """The JSON shape of a verdict (analyze --json, the API)."""
-    return {
-        "question": v.question, "capture_id": v.capture_id, "entity_key": v.entity_key,
-        "primary_label": v.primary_label, "basis": str(v.basis), "confidence": v.confidence,
-        "contested": v.contested,
-        "candidates": [{"label": c.label, "source": c.source, "score": c.score,
-                        "reasons": list(c.reasons),
-                        "votes": [{"signal": x.signal, "weight": x.weight, "grade": x.grade,
-                                   "reason": x.reason, "frames": list(x.frames),
-                                   **({"author": x.author} if x.author else {})} for x in c.votes],
-                        **({"dismissed": c.dismissed} if c.dismissed else {})}
-                       for c in v.candidates],
-        "override": v.override, "dismissed": list(v.dismissed),
-        "notes": list(v.notes), "stale_since": v.stale_since,
-    }
-
-
 def _check_reasons(v: Verdict) -> None:
-    live = [c for c in v.candidates if not c.dismissed]
+    live = v.live
     if v.basis != Basis.HUMAN and not all(r.strip() for c in live for r in c.reasons) or not any(
             c.reasons for c in live):
         raise MissingReasons(f"{v.question} verdict for {v.entity_key} in capture {v.capture_id} "
@@ -171,7 +153,7 @@ def _check_reasons(v: Verdict) -> None:
 def _row(v: Verdict, now: datetime) -> dict:
     return {"capture_id": v.capture_id, "question": v.question, "entity_key": v.entity_key,
             "primary_label": v.primary_label, "basis": str(v.basis), "confidence": v.confidence,
-            "contested": v.contested, "document": verdict_document(v), "updated_at": now}
+            "contested": v.contested, "document": v.to_document(), "updated_at": now}
 
 
 def _annotations(session: Session, adj: Adjudicator, capture_id: str, entity: str | None = None):
@@ -265,19 +247,11 @@ def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
     return verdict
 
 
-__all__ = ["MissingReasons", "adjudicate_held", "decide", "rerun", "verdict_document"]
+def stored_verdict(session: Session, key: Key) -> Verdict | None:
+    """The verdict as the runner last stored it (None before the first adjudication)."""
+    row = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
+    return Verdict.from_document(row.document) if row is not None else None
 
 
-def stored_verdicts(session: Session, registry: Registry, capture_id: str,
-                    entity: str | None = None) -> dict[str, dict[str, dict]]:
-    """entity -> question -> verdict document, questions in registry order."""
-    stmt = select(VerdictRow).where(VerdictRow.capture_id == capture_id)
-    if entity is not None:
-        stmt = stmt.where(VerdictRow.entity_key == entity)
-    order = {a.question: i for i, a in enumerate(registry)}
-    out: dict[str, dict[str, dict]] = defaultdict(dict)
-    rows = sorted(session.scalars(stmt), key=lambda r: (r.entity_key, order.get(r.question, len(order))))
-    for row in rows:
-        if row.question in order:
-            out[row.entity_key][row.question] = row.document
-    return out
+__all__ = ["MissingReasons", "adjudicate_held", "decide", "rerun", "stored_verdict"]
+

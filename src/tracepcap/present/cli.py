@@ -16,14 +16,15 @@ from ..adjudicate import annotations
 from ..adjudicate.actor import SYSTEM_ACTOR
 from ..adjudicate.contract import Key
 from ..adjudicate.registry import get_registry
-from ..adjudicate.runner import stored_verdicts, verdict_document
 from ..analysis import DELETED, analyze
 from ..errors import NotFound, TracePcapError, UsageError
 from ..ingest import find_capture, store_file
 from ..settings import Settings
 from ..store import open_database
 from ..store.models import CaptureStatus
-from .report import verdict_lines, write_capture
+from .read.trail import describe, event_document, evidence_document
+from .read.verdicts import require_verdict
+from .report import verdict_headline, verdict_lines, write_capture
 
 
 log = logging.getLogger(__name__)
@@ -92,13 +93,12 @@ def _annotate(args: argparse.Namespace, action) -> ExitCode:
         with db.session() as s:
             key = Key(args.question, find_capture(s, args.capture).id, args.entity)
             verdict = action(s, registry, key, SYSTEM_ACTOR)
-            document = verdict_document(verdict)
     finally:
         db.dispose()
     if args.json:
-        print(json.dumps(document, indent=2))
+        print(json.dumps(verdict.to_document(), indent=2))
     else:
-        print("\n".join(verdict_lines(key.question, document, indent=0, reasons=10)))
+        print("\n".join(verdict_lines(key.question, verdict, indent=0, reasons=10)))
     return ExitCode.OK
 
 
@@ -143,40 +143,34 @@ def cmd_explain(args: argparse.Namespace) -> ExitCode:
     try:
         with db.session() as s:
             key = Key(args.question, find_capture(s, args.capture).id, args.entity)
-            annotations.check_key(s, registry, key)
-            verdict = stored_verdicts(s, registry, key.capture_id, key.entity_key)[key.entity_key].get(key.question)
-            if verdict is None:
-                raise NotFound(f"capture {key.capture_id} has no {key.question} verdicts yet")
-            evidence = [{"id": e.id, "label": e.label, "weight": e.weight, "reason": e.reason,
-                         "actor": e.actor, "at": e.updated_at.isoformat()}
-                        for e in annotations.list_evidence(s, registry, key)]
-            events = [{"id": e.id, "at": e.at.isoformat(), "actor": e.actor, "action": e.action,
-                       "before": e.before, "after": e.after} for e in annotations.trail(s, key)]
+            evidence = annotations.list_evidence(s, registry, key)  # checks the key
+            verdict = require_verdict(s, key)
+            evidence = [evidence_document(e) for e in evidence]
+            events = [event_document(e) | {"change": describe(e)} for e in annotations.trail(s, key)]
     finally:
         db.dispose()
     if args.json:
-        print(json.dumps({"verdict": verdict, "evidence": evidence, "trail": events}, indent=2))
+        print(json.dumps({"verdict": verdict.to_document(), "evidence": evidence, "trail": events}, indent=2))
         return ExitCode.OK
     print(f"{key.question} of {key.entity_key} in capture {key.capture_id}")
-    print(f"  answer: {_headline(verdict)}")
-    for note in verdict.get("notes", []):
+    print(f"  answer: {verdict_headline(verdict)}")
+    for note in verdict.notes:
         print(f"  note: {note}")
-    if verdict["override"]:
-        o = verdict["override"]
-        print(f"  override: {o['label']} by {o['actor']} at {o['at']}: {o['rationale']}")
+    if o := verdict.override:
+        print(f"  override: {o.label} by {o.actor} at {o.at}: {o.rationale}")
     print("  candidates:")
-    for c in verdict["candidates"]:
-        mark = f"  (dismissed by {c['dismissed']['by']}: {c['dismissed']['reason']})" if c.get("dismissed") else ""
-        print(f"    {c['label']}  score {c['score']}  [{c['source']}]{mark}")
-        for vote in c["votes"]:
-            frames = f"  frames {', '.join(map(str, vote['frames']))}" if vote["frames"] else ""
-            print(f"      - {vote['reason']}  <{vote['signal']}, {vote['grade']}>{frames}")
+    for c in verdict.candidates:
+        mark = f"  (dismissed by {c.dismissed.by}: {c.dismissed.reason})" if c.dismissed else ""
+        print(f"    {c.label}  score {c.score}  [{c.source}]{mark}")
+        for vote in c.votes:
+            frames = f"  frames {', '.join(map(str, vote.frames))}" if vote.frames else ""
+            print(f"      - {vote.reason}  <{vote.signal}, {vote.grade}>{frames}")
     print("  evidence:" if evidence else "  evidence: none")
     for e in evidence:
-        print(f"    #{e['id']} {e['label']} ({e['weight']:+d}) by {e['actor']} at {e['at']}: {e['reason']}")
+        print(f"    #{e['id']} {e['label']} ({e['weight']:+d}) by {e['actor']} at {e['updated_at']}: {e['reason']}")
     print("  trail:" if events else "  trail: none")
     for e in events:
-        print(f"    {e['at']}  {e['actor']}  {e['action']}  {_change(e['before'], e['after'])}")
+        print(f"    {e['at']}  {e['actor']}  {e['action']}  {e['change']}")
     return ExitCode.OK
 
 
@@ -200,18 +194,6 @@ def cmd_serve(args: argparse.Namespace) -> ExitCode:
     # a keep-alive connection idle for 5 s is closed (slow uploads: see present/api/upload.py)
     uvicorn.run(create_app(settings), host=args.host, port=args.port, timeout_keep_alive=5)
     return ExitCode.OK
-
-
-def _headline(verdict: dict) -> str:
-    from .report import verdict_headline
-    return verdict_headline(verdict)
-
-
-def _change(before: dict | None, after: dict | None) -> str:
-    def brief(d):
-        return "-" if d is None else ", ".join(f"{k}={d[k]}" for k in ("label", "weight", "rationale", "reason")
-                                               if k in d)
-    return f"{brief(before)} -> {brief(after)}"
 
 
 def _key_arguments(p: argparse.ArgumentParser, *, label: str | None = None) -> None:

@@ -1,5 +1,5 @@
-"""The capture document (`analyze --json`, exports) and its plain-text table, read from the
-store. Deterministic: hosts by address, facts by kind, value and source."""
+"""The capture document written out: as JSON (`analyze --json`) or as a plain-text table,
+host by host. What it holds is read by `read.document`."""
 
 from __future__ import annotations
 
@@ -7,87 +7,18 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ..adjudicate.contract import Verdict
 from ..adjudicate.registry import Registry
 from ..extract.facts import FactKind
-from ..extract.kinds import HOSTNAME_CLAIM, MAC, OUI_VENDOR, SERVED, TTL
-from ..store.models import Capture, Finding, Host, ManifestEntry, Notice, NoticeCount, ObservationRow, VerdictRow
+from ..extract.kinds import HOSTNAME_CLAIM, OUI_VENDOR, SERVED, TTL
+from ..store.models import Capture
+from .read.document import capture_head, host_documents
+from .read.hosts import host_count
+from .read.manifest import problems
 
 TOP_REASONS = 3
-#: notices listed in the document, in frame order; every one is in `notice_counts`, and the
-#: API pages through all that were stored
-NOTICES_IN_DOCUMENT = 100
-
-
-def capture_document(session: Session, capture: Capture, registry: Registry) -> dict:
-    """The whole document in memory (the API's export); `write_capture` streams it instead."""
-    return capture_head(session, capture) | {"hosts": list(host_documents(session, capture.id, registry))}
-
-
-def capture_head(session: Session, capture: Capture) -> dict:
-    """Everything of the document but its hosts, in the document's key order."""
-    manifest = session.scalars(select(ManifestEntry).where(ManifestEntry.capture_id == capture.id)
-                               .order_by(ManifestEntry.id)).all()
-    return {
-        "capture": {"id": capture.id, "name": capture.name, "sha256": capture.sha256,
-                    "size": capture.size, "format": capture.format, "packets": capture.packets,
-                    "status": capture.status},
-        "manifest": [{"extractor": m.extractor, "version": m.version, "status": m.status,
-                      "facts": m.facts, "error": m.error} for m in manifest],
-        "conversations": capture.conversations or 0,
-        "findings": findings_of(session, capture.id),
-        **notices_of(session, capture.id),
-    }
-
-
-def host_documents(session: Session, capture_id: str, registry: Registry) -> Iterator[dict]:
-    """Each host's document in host order, read host by host: facts and verdicts stream from
-    cursors ordered by host position and are merged here, so a capture of many hosts is
-    never in memory at once."""
-    order = {a.question: i for i, a in enumerate(registry)}
-    by_host = (Host.capture_id == capture_id)
-    facts = _stream(session, select(
-        Host.position, ObservationRow.kind, ObservationRow.value, ObservationRow.source, ObservationRow.grade,
-        ObservationRow.first_frame, ObservationRow.last_frame, ObservationRow.count)
-        .join(Host, (Host.capture_id == ObservationRow.capture_id) & (Host.ip == ObservationRow.entity))
-        .where(by_host).order_by(Host.position, ObservationRow.id))
-    verdicts = _stream(session, select(Host.position, VerdictRow.question, VerdictRow.document)
-                       .join(Host, (Host.capture_id == VerdictRow.capture_id) & (Host.ip == VerdictRow.entity_key))
-                       .where(by_host).order_by(Host.position))
-    hosts = select(Host.position, Host.ip).where(by_host).order_by(Host.position)
-    for position, ip in session.execute(hosts.execution_options(yield_per=2000)):
-        host_facts = sorted(({"kind": kind, "value": value, "source": source, "grade": grade,
-                              "first_frame": first, "last_frame": last, "count": count}
-                             for kind, value, source, grade, first, last, count in facts.take(position)),
-                            key=lambda f: (f["kind"], f["value"], f["source"]))
-        answers = sorted(((order[q], q, doc) for q, doc in verdicts.take(position) if q in order),
-                         key=lambda answer: answer[0])
-        yield {"ip": ip, "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
-               "facts": host_facts, "verdicts": {q: doc for _, q, doc in answers}}
-
-
-class _Rows:
-    """A cursor of rows whose first column is a host position, read one host at a time."""
-
-    def __init__(self, rows) -> None:
-        self._rows = iter(rows)
-        self._next = next(self._rows, None)
-
-    def take(self, position: int) -> list[tuple]:
-        """The rows of `position`, each without its position; rows of earlier positions are skipped."""
-        out = []
-        while self._next is not None and self._next[0] <= position:
-            if self._next[0] == position:
-                out.append(tuple(self._next[1:]))
-            self._next = next(self._rows, None)
-        return out
-
-
-def _stream(session: Session, statement) -> _Rows:
-    # yield_per streams (a server-side cursor on PostgreSQL) instead of fetching every row
-    return _Rows(session.execute(statement.execution_options(yield_per=2000)))
 
 
 def write_capture(session: Session, capture: Capture, registry: Registry, out: TextIO, *,
@@ -99,8 +30,7 @@ def write_capture(session: Session, capture: Capture, registry: Registry, out: T
     if as_json:
         write_json(head, hosts, out)
         return
-    count = session.scalar(select(func.count()).select_from(Host).where(Host.capture_id == capture.id))
-    for line in table_lines(head, hosts, count):
+    for line in table_lines(head, hosts, host_count(session, capture.id)):
         out.write(line + "\n")
 
 
@@ -116,27 +46,6 @@ def write_json(head: dict, hosts: Iterable[dict], out: TextIO) -> None:
         out.write(separator + json.dumps(host))
         separator = ",\n    "
     out.write("]\n}\n" if separator == "\n    " else "\n  ]\n}\n")
-
-
-def findings_of(session: Session, capture_id: str) -> list[dict]:
-    rows = session.scalars(select(Finding).where(Finding.capture_id == capture_id)).all()
-    out = [{"kind": f.kind, "severity": f.severity, "entities": f.entities, "summary": f.summary,
-            "frames": f.frames} for f in rows]
-    return sorted(out, key=lambda f: (f["kind"], f["entities"], f["summary"]))
-
-
-def notices_of(session: Session, capture_id: str, limit: int = NOTICES_IN_DOCUMENT) -> dict:
-    """Traffic that violated its protocol: every notice counted by kind, the first `limit` listed."""
-    counts = session.execute(select(NoticeCount.kind, NoticeCount.count)
-                             .where(NoticeCount.capture_id == capture_id).order_by(NoticeCount.kind))
-    first = session.scalars(select(Notice).where(Notice.capture_id == capture_id)
-                            .order_by(Notice.frame, Notice.id).limit(limit))
-    return {"notice_counts": {kind: count for kind, count in counts},
-            "notices": [notice_fields(n) for n in first]}
-
-
-def notice_fields(notice: Notice) -> dict:
-    return {"kind": notice.kind, "entity": notice.entity, "frame": notice.frame, "text": notice.text}
 
 
 def notice_line(counts: dict[str, int]) -> str:
@@ -161,9 +70,8 @@ def table_lines(head: dict, hosts: Iterable[dict], count: int) -> Iterator[str]:
     cap = head["capture"]
     yield (f"capture {cap['id']}  {cap['name']}  {cap['format']}  {cap['packets']} packets  "
            f"{count} hosts  {head['conversations']} conversations  status: {cap['status']}")
-    for row in head["manifest"]:
-        if row["status"] not in ("completed", "skipped"):
-            yield f"  ! {row['extractor']}: {row['status']}: {row['error']}"
+    for row in problems(head["manifest"]):
+        yield f"  ! {row['extractor']}: {row['status']}: {row['error']}"
     if head["notice_counts"]:
         yield "  " + notice_line(head["notice_counts"])
     for finding in head["findings"]:
@@ -187,30 +95,23 @@ def table_lines(head: dict, hosts: Iterable[dict], count: int) -> Iterator[str]:
         if served:
             yield f"{'':<4}serves: {', '.join(sorted(served))}"
         for question, verdict in host["verdicts"].items():
-            yield from verdict_lines(question, verdict, indent=4)
+            yield from verdict_lines(question, Verdict.from_document(verdict), indent=4)
 
 
-def verdict_headline(verdict: dict) -> str:
-    if verdict["contested"]:
-        names = " / ".join(f"{c['label']} ({c['score']})" for c in verdict["candidates"][:3]
-                           if not c.get("dismissed"))
+def verdict_headline(verdict: Verdict) -> str:
+    if verdict.contested:
+        names = " / ".join(f"{c.label} ({c.score})" for c in verdict.live[:3])
         return f"⚠ contested: {names}"
-    basis = verdict["basis"].lower()
-    stale = ", STALE" if verdict.get("stale_since") else ""
-    return f"{verdict['primary_label']}  [{basis}, confidence {verdict['confidence']}{stale}]"
+    stale = ", STALE" if verdict.stale_since else ""
+    return f"{verdict.primary_label}  [{verdict.basis.lower()}, confidence {verdict.confidence}{stale}]"
 
 
-def verdict_lines(question: str, verdict: dict, *, indent: int, reasons: int = TOP_REASONS) -> list[str]:
+def verdict_lines(question: str, verdict: Verdict, *, indent: int, reasons: int = TOP_REASONS) -> list[str]:
     pad = " " * indent
     lines = [f"{pad}{question}: {verdict_headline(verdict)}"]
-    if verdict.get("override"):
-        o = verdict["override"]
-        lines.append(f"{pad}  override by {o['actor']} at {o['at']}: {o['rationale']}")
-    for note in verdict.get("notes", []):
-        lines.append(f"{pad}  note: {note}")
-    shown = [c for c in verdict["candidates"] if not c.get("dismissed")]
-    winner = shown[0] if shown else None
-    if winner:
-        for reason in winner["reasons"][:reasons]:
-            lines.append(f"{pad}  - {reason}")
+    if o := verdict.override:
+        lines.append(f"{pad}  override by {o.actor} at {o.at}: {o.rationale}")
+    lines += [f"{pad}  note: {note}" for note in verdict.notes]
+    if verdict.live:
+        lines += [f"{pad}  - {reason}" for reason in verdict.live[0].reasons[:reasons]]
     return lines

@@ -6,11 +6,11 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from ...errors import InvalidAnnotation, NotFound
-from ...store.models import HumanOverride, VerdictRow
+from ...store.models import HumanOverride
 from ..actor import Actor
 from ..contract import Key, Verdict
 from ..registry import Registry
-from ..runner import rerun
+from ..runner import rerun, stored_verdict
 from . import validation
 from .audit import AuditAction, record, utc_now
 from .keyed import of_key
@@ -68,11 +68,9 @@ def accept(session: Session, registry: Registry, key: Key, *, actor: Actor) -> V
     """Accept the machine's current answer: an override with its label, rationale
     "accepted suggestion" (node-role's "confirm", for any question)."""
     take_turn(session, registry, key)
-    row = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
-    document = row.document if row is not None else None
-    label = document and document["primary_label"]
-    if not label or document["contested"] or document["override"] or \
-            label == registry.get(key.question).unknown_label:
+    verdict = stored_verdict(session, key)
+    label = verdict and verdict.suggestion(registry.get(key.question).unknown_label)
+    if not label:
         raise InvalidAnnotation(f"nothing to accept on {key.question} for {key.entity_key}: "
                                 "the machine suggests no single label")
     return set_override(session, registry, key, label, ACCEPTED, actor=actor)
@@ -83,12 +81,11 @@ def resolve(session: Session, registry: Registry, key: Key, label: str, *, actor
     override with that label and the rationale saying so. Any other label, or a verdict that
     is not contested, is refused: the rationale would misstate what the human chose among."""
     take_turn(session, registry, key)
-    row = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
-    document = row.document if row is not None else None
-    if not document or not document["contested"]:
+    verdict = stored_verdict(session, key)
+    if verdict is None or not verdict.contested:
         raise InvalidAnnotation(f"{key.question} for {key.entity_key} is not contested: nothing to "
                                 "choose among (set an override to give another answer)")
-    candidates = [c["label"] for c in document["candidates"] if not c.get("dismissed")]
+    candidates = [c.label for c in verdict.live]
     if label not in candidates:
         raise InvalidAnnotation(f"{label!r} is not one of the contested candidates of {key.question} for "
                                 f"{key.entity_key} ({', '.join(candidates)}); set an override to give "

@@ -23,7 +23,7 @@ from ...ingest import sweep_stale_uploads
 from ...settings import Settings, get_settings
 from ...store import Database, open_database
 from ...store.staging import drop_stages
-from .. import queries
+from ..read.captures import unfinished_captures
 from ..web import mount_web
 from . import errors
 from .auth import TokenVerifier
@@ -58,7 +58,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
         worker.start()
         with db.session(write=True) as session:
             drop_stages(session)  # rows staged by analyses this server's last run left unfinished
-            unfinished = queries.unfinished_captures(session)
+            unfinished = unfinished_captures(session)
         for capture_id in unfinished:
             worker.submit(capture_id)
         if unfinished:

@@ -1,13 +1,13 @@
 """The API's wire shapes. Input models (`...In`) say what a client may send: unknown fields,
 an "actor" among them, are ignored, never trusted. Output models document what comes back;
-a Verdict is exactly the document of `analyze --json` (`runner.verdict_document`)."""
+a Verdict is exactly the document of `analyze --json` (`contract.Verdict.to_document`)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, model_serializer, model_validator
 
 from ...text import LABEL, PROSE, TextRule
 
@@ -147,6 +147,7 @@ class CaptureDetail(CaptureOut):
 
 
 class VerdictSummary(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a contract.Verdict
     primary_label: str | None
     basis: str
     confidence: int
@@ -154,6 +155,7 @@ class VerdictSummary(BaseModel):
 
 
 class HostOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.hosts.HostRow
     ip: str
     macs: list[str]
     names: list[str] = Field(description="names the host claimed (DHCP, NBNS, mDNS, DNS, TLS, HTTP)")
@@ -192,40 +194,66 @@ class ConversationOut(BaseModel):
     initiator: str | None
 
 
-class VoteOut(BaseModel):
-    """One vote; analyst evidence adds "author"."""
+class _Document(BaseModel):
+    """A part of the verdict document: the fields of its `adjudicate.contract` dataclass, no
+    more; an optional part is left out of the answer when absent, as `to_document()` leaves it."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
+    _omitted_when_absent: tuple[str, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _leave_out_absent(self, handler):
+        out = handler(self)
+        for name in self._omitted_when_absent:
+            if out.get(name) is None:
+                out.pop(name, None)
+        return out
+
+
+class VoteOut(_Document):
+    """One vote (`contract.VoteView`)."""
+
+    _omitted_when_absent = ("author",)
     signal: str
     weight: int
     grade: str
     reason: str
     frames: list[int]
+    author: str | None = Field(default=None, description="who gave it; analyst evidence only")
 
 
-class CandidateOut(BaseModel):
-    """A label in the race; a dismissed one adds "dismissed": {"by", "reason", "at"}."""
+class DismissedOut(_Document):
+    """A human said "it is not this label" (`contract.Dismissed`)."""
 
-    model_config = ConfigDict(extra="allow")
+    by: str
+    reason: str
+    at: str
+
+
+class CandidateOut(_Document):
+    """A label in the race (`contract.Candidate`)."""
+
+    _omitted_when_absent = ("dismissed",)
     label: str
-    source: str
+    source: str = Field(description="machine | analyst")
     score: int
     reasons: list[str]
     votes: list[VoteOut]
+    dismissed: DismissedOut | None = Field(default=None, description="only when a human dismissed the label")
 
 
-class OverrideOut(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class OverrideOut(_Document):
+    """The human answer in force (`contract.Override`)."""
+
     label: str
     rationale: str
     actor: str
     at: str
 
 
-class Verdict(BaseModel):
-    """One verdict, the shape of `analyze --json`."""
+class Verdict(_Document):
+    """One verdict, the shape of `analyze --json` (`contract.Verdict.to_document`)."""
 
-    model_config = ConfigDict(extra="allow")
     question: str
     capture_id: str
     entity_key: str
@@ -236,8 +264,8 @@ class Verdict(BaseModel):
     candidates: list[CandidateOut]
     override: OverrideOut | None
     dismissed: list[str]
-    notes: list[str] = []
-    stale_since: str | None = None
+    notes: list[str]
+    stale_since: str | None
 
 
 class EvidenceOut(BaseModel):

@@ -2,7 +2,7 @@
 
 Handlers resolve the same dependencies as the API (session, registry, capture, question, key,
 and the actor from `ActorDep`, never from a form) and call the same services: reads from
-`present.queries` and the stored verdicts, writes through `adjudicate.annotations`. Uploads go
+`present.read` (stored verdicts among them), writes through `adjudicate.annotations`. Uploads go
 from the browser to the API's `POST /api/captures`. Nothing here computes an answer.
 
 Pages (`/`, `/captures/{cid}`, `/captures/{cid}/hosts/{entity}`) render their content in place
@@ -36,8 +36,10 @@ from ...ingest import find_capture
 from ...settings import Settings
 from ..api.deps import (Analyst, CaptureDep, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer,
                         current_actor)
-from ..queries import UNFINISHED
-from . import queries, views
+from ..read.captures import UNFINISHED
+from ..read.hosts import MARKS
+from ..read.topology import topology as topology_of
+from . import views
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
@@ -158,7 +160,7 @@ def capture_list_partial(request: Request, session: SessionDep, actor: ViewerAct
     return render(request, "_capture_list.html", views.captures_context(session) | {"viewer": views.Viewer.of(actor)})
 
 
-def _host_query(request: Request) -> queries.HostQuery:
+def _host_query(request: Request) -> views.HostQuery:
     """The inventory view from the query string; anything unusable falls back to its default."""
     p = request.query_params
 
@@ -168,10 +170,10 @@ def _host_query(request: Request) -> queries.HostQuery:
         except ValueError:
             return default
         return value if (allowed is None or value in allowed) and value >= 1 else default
-    return queries.HostQuery(text=p.get("q", "")[:200], question=p.get("question", ""), label=p.get("label", ""),
-                             mark=p.get("mark", "") if p.get("mark", "") in queries.MARKS else "",
+    return views.HostQuery(text=p.get("q", "")[:200], question=p.get("question", ""), label=p.get("label", ""),
+                             mark=p.get("mark", "") if p.get("mark", "") in MARKS else "",
                              sort=p.get("sort", "ip") or "ip", desc=p.get("desc", "") == "1",
-                             page=number("page", 1), per_page=number("per_page", 50, queries.PER_PAGE_CHOICES))
+                             page=number("page", 1), per_page=number("per_page", 50, views.PER_PAGE_CHOICES))
 
 
 @router.get("/ui/captures/{cid}", response_class=HTMLResponse)
@@ -197,7 +199,7 @@ def hosts_partial(request: Request, capture: CaptureDep, session: SessionDep, re
 def topology(capture: CaptureDep, session: SessionDep, registry: RegistryDep, actor: ViewerActor,
              colour_by: Annotated[str | None, Query(max_length=64)] = None) -> JSONResponse:
     question = colour_by or next(iter(registry)).question
-    return JSONResponse(queries.topology(session, registry, capture.id, question))
+    return JSONResponse(topology_of(session, registry, capture.id, question))
 
 
 @router.get("/ui/captures/{cid}/hosts/{entity}", response_class=HTMLResponse)
@@ -217,7 +219,7 @@ def headline_partial(request: Request, capture: CaptureDep, entity: str, session
 
 def _panel(request: Request, session: Session, registry, key: Key, actor: Actor, *, error: str | None = None,
            form: dict | None = None, status: int = 200, changed: bool = False) -> HTMLResponse:
-    context = views.panel_context(session, registry.get(key.question), key, views.Viewer.of(actor),
+    context = views.panel_context(session, registry, key, views.Viewer.of(actor),
                                   error=error, form=form)
     headers = {PANEL_HEADER: key.question}
     if changed:

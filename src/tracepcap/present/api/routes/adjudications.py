@@ -11,9 +11,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response, status
 
 from ....adjudicate import annotations
-from ....adjudicate.runner import verdict_document
 from ....store.models import MAX_BIGINT, MAX_INTEGER
-from ... import queries
+from ...read.verdicts import require_verdict, verdict_page
 from ..deps import ActorDep, Analyst, CaptureDep, KeyDep, QuestionDep, RegistryDep, SessionDep, Viewer
 from ..schemas import (AuditEventOut, DismissalIn, EvidenceEditIn, EvidenceIn, EvidenceOut, EvidenceWithVerdict,
                        OverrideIn, Verdict)
@@ -30,36 +29,35 @@ def list_verdicts(capture: CaptureDep, question: QuestionDep, session: SessionDe
                   limit: Annotated[int | None, Query(ge=1, le=MAX_BIGINT, description="all when absent")] = None,
                   ) -> list[dict]:
     """The question's verdict for every host, in address order; `X-Total-Count` holds how many."""
-    total, verdicts = queries.verdict_page(session, capture.id, question.question, offset=offset, limit=limit)
+    total, verdicts = verdict_page(session, capture.id, question.question, offset=offset, limit=limit)
     response.headers["X-Total-Count"] = str(total)
-    return verdicts
+    return [v.to_document() for v in verdicts]
 
 
 @router.get(ENTITY, response_model=Verdict)
 def read_verdict(key: KeyDep, session: SessionDep, registry: RegistryDep) -> dict:
     """The verdict: answer, basis, confidence, candidates with reasons, override, dismissals."""
     annotations.check_key(session, registry, key)
-    return queries.stored_verdict(session, key)
+    return require_verdict(session, key).to_document()
 
 
 @router.put(ENTITY + "/override", response_model=Verdict, dependencies=[Analyst])
 def set_override(key: KeyDep, body: OverrideIn, session: SessionDep, registry: RegistryDep,
                  actor: ActorDep) -> dict:
     """Set (or replace) the human answer: it outranks the machine until cleared."""
-    return verdict_document(annotations.set_override(session, registry, key, body.label, body.rationale,
-                                                     actor=actor))
+    return annotations.set_override(session, registry, key, body.label, body.rationale, actor=actor).to_document()
 
 
 @router.delete(ENTITY + "/override", response_model=Verdict, dependencies=[Analyst])
 def clear_override(key: KeyDep, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
     """Clear the human answer; the machine's answer returns."""
-    return verdict_document(annotations.clear_override(session, registry, key, actor=actor))
+    return annotations.clear_override(session, registry, key, actor=actor).to_document()
 
 
 @router.post(ENTITY + "/accept", response_model=Verdict, dependencies=[Analyst])
 def accept(key: KeyDep, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
     """Accept the machine's current answer as the human answer (node-role's "confirm")."""
-    return verdict_document(annotations.accept(session, registry, key, actor=actor))
+    return annotations.accept(session, registry, key, actor=actor).to_document()
 
 
 @router.get(ENTITY + "/evidence", response_model=list[EvidenceOut])
@@ -75,7 +73,7 @@ def add_evidence(key: KeyDep, body: EvidenceIn, session: SessionDep, registry: R
     """Add a weighted vote for a label; it enters the machine's race tagged with its author."""
     evidence, verdict = annotations.add_evidence(session, registry, key, body.label, body.weight, body.reason,
                                                  actor=actor)
-    return {"evidence": EvidenceOut.model_validate(evidence), "verdict": verdict_document(verdict)}
+    return {"evidence": EvidenceOut.model_validate(evidence), "verdict": verdict.to_document()}
 
 
 @router.put(ENTITY + "/evidence/{evidence_id}", response_model=EvidenceWithVerdict, dependencies=[Analyst],
@@ -85,7 +83,7 @@ def edit_evidence(key: KeyDep, evidence_id: EvidenceId, body: EvidenceEditIn, se
     """Change your own evidence (label, weight, reason)."""
     evidence, verdict = annotations.edit_evidence(session, registry, key, evidence_id, actor=actor,
                                                   label=body.label, weight=body.weight, reason=body.reason)
-    return {"evidence": EvidenceOut.model_validate(evidence), "verdict": verdict_document(verdict)}
+    return {"evidence": EvidenceOut.model_validate(evidence), "verdict": verdict.to_document()}
 
 
 @router.delete(ENTITY + "/evidence/{evidence_id}", response_model=Verdict, dependencies=[Analyst],
@@ -93,19 +91,19 @@ def edit_evidence(key: KeyDep, evidence_id: EvidenceId, body: EvidenceEditIn, se
 def delete_evidence(key: KeyDep, evidence_id: EvidenceId, session: SessionDep, registry: RegistryDep,
                     actor: ActorDep) -> dict:
     """Delete your own evidence."""
-    return verdict_document(annotations.delete_evidence(session, registry, key, evidence_id, actor=actor))
+    return annotations.delete_evidence(session, registry, key, evidence_id, actor=actor).to_document()
 
 
 @router.post(ENTITY + "/dismissals", response_model=Verdict, dependencies=[Analyst])
 def dismiss(key: KeyDep, body: DismissalIn, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
     """Say "it is NOT this label": the label leaves this entity's race."""
-    return verdict_document(annotations.dismiss(session, registry, key, body.label, body.reason, actor=actor))
+    return annotations.dismiss(session, registry, key, body.label, body.reason, actor=actor).to_document()
 
 
 @router.delete(ENTITY + "/dismissals/{label:path}", response_model=Verdict, dependencies=[Analyst])
 def undismiss(key: KeyDep, label: str, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
     """Take a dismissal back."""
-    return verdict_document(annotations.undismiss(session, registry, key, label, actor=actor))
+    return annotations.undismiss(session, registry, key, label, actor=actor).to_document()
 
 
 @router.get(ENTITY + "/trail", response_model=list[AuditEventOut])

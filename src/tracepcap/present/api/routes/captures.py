@@ -5,7 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response, status
 
 from ....adjudicate import annotations
-from ... import queries
+from ...read.captures import capture_fields, findings, list_captures as captures
+from ...read.manifest import manifest
+from ...read.notices import notice_counts
 from ..deps import Admin, ActorDep, Analyst, CaptureDep, DbDep, SessionDep, SettingsDep, Viewer, WorkerDep
 from ..schemas import CaptureCreated, CaptureDetail, CaptureOut
 from ..upload import FIELD, receive_capture, upload_slot
@@ -39,13 +41,14 @@ async def upload(request: Request, response: Response, actor: ActorDep, db: DbDe
 @router.get("", response_model=list[CaptureOut], dependencies=[Viewer])
 def list_captures(session: SessionDep) -> list[dict]:
     """Every capture, newest first, with its analysis status and progress."""
-    return [queries.capture_fields(c) for c in queries.list_captures(session)]
+    return [capture_fields(c) for c in captures(session)]
 
 
 @router.get("/{cid}", response_model=CaptureDetail, dependencies=[Viewer])
 def read_capture(capture: CaptureDep, session: SessionDep) -> dict:
     """One capture (by id, unique id prefix or sha256) with its manifest and findings."""
-    return queries.capture_fields(capture) | queries.capture_extras(session, capture.id)
+    return capture_fields(capture) | {"manifest": manifest(session, capture.id), "findings": findings(session, capture.id),
+                                      "notice_counts": notice_counts(session, capture.id)}
 
 
 @router.delete("/{cid}", status_code=status.HTTP_204_NO_CONTENT, dependencies=[Admin])

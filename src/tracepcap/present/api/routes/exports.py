@@ -8,7 +8,7 @@ import io
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
-from ... import queries
+from ...read.document import CSV_COLUMNS, capture_export, csv_rows
 from ..deps import CaptureDep, RegistryDep, SessionDep, Viewer
 
 router = APIRouter(prefix="/captures/{cid}", tags=["exports"], dependencies=[Viewer])
@@ -18,7 +18,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet would run
 @router.get("/export.json", response_class=JSONResponse)
 def export_json(capture: CaptureDep, session: SessionDep, registry: RegistryDep) -> JSONResponse:
     """Every host, fact, verdict (with candidates and reasons) and human action of the capture."""
-    document = queries.capture_export(session, capture, registry)
+    document = capture_export(session, capture, registry)
     return JSONResponse(document, headers=_attachment(capture.id, "json"))
 
 
@@ -27,8 +27,8 @@ def export_csv(capture: CaptureDep, session: SessionDep, registry: RegistryDep) 
     """One row per (host, question): the answer, its basis, candidates, reasons and override."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(queries.CSV_COLUMNS)
-    for row in queries.csv_rows(queries.capture_export(session, capture, registry)):
+    writer.writerow(CSV_COLUMNS)
+    for row in csv_rows(capture_export(session, capture, registry)):
         writer.writerow([_cell(v) for v in row])
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=_attachment(capture.id, "csv"))
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from ... import queries
+from ...read.notices import notice_page
 from ..deps import CaptureDep, PageDep, SessionDep, Viewer
 from ..schemas import NoticeOut
 
@@ -19,6 +19,6 @@ def list_notices(capture: CaptureDep, session: SessionDep, page: PageDep,
                  ) -> list:
     """The stored notices in frame order (the first of the capture's, up to the extract limit;
     the capture's `notice_counts` counts every one); `X-Total-Count` holds the number matching."""
-    total, rows = queries.notice_page(session, capture.id, kind=kind, offset=page.offset, limit=page.limit)
+    total, rows = notice_page(session, capture.id, kind=kind, offset=page.offset, limit=page.limit)
     page.total(total)
     return rows

@@ -247,6 +247,14 @@
     }).then(function (res) {
       if (!res.ok) { showError(holder, res.body.error ? res.body.error.message : "topology unavailable"); return; }
       var data = res.body;
+      // the page owns the colours: the server gives each node and legend entry a tone
+      var palette = holder.getAttribute("data-palette").split(" ");
+      var colourOf = function (tone) {
+        if (tone === "contested") { return holder.getAttribute("data-contested-colour"); }
+        if (tone === "unknown") { return holder.getAttribute("data-unknown-colour"); }
+        return palette[tone % palette.length];
+      };
+      data.nodes.forEach(function (n) { n.data.colour = colourOf(n.data.tone); });
       if (graph) { graph.destroy(); }
       graph = window.cytoscape({
         container: holder,
@@ -280,7 +288,7 @@
         var li = document.createElement("li");
         var swatch = document.createElement("span");
         swatch.className = "swatch";
-        swatch.style.background = item.colour;
+        swatch.style.background = colourOf(item.tone);
         li.append(swatch, document.createTextNode(item.label));
         return li;
       }));

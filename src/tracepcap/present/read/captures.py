@@ -1,0 +1,63 @@
+"""Captures: their fields, the list (with counts per capture) and their findings."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ...adjudicate.contract import Basis
+from ...store.models import Capture, CaptureStatus, Finding, Host, VerdictRow
+from ...store.staging import STAGING
+
+UNFINISHED = (CaptureStatus.QUEUED, CaptureStatus.ANALYZING)
+FINISHED = (CaptureStatus.DONE, CaptureStatus.PARTIAL)  # facts and verdicts can be read
+
+
+def progress(capture: Capture) -> int:
+    """Percent of the stored file read by the analysis (100 once done or partial)."""
+    if capture.status in FINISHED:
+        return 100
+    if not capture.size:
+        return 0
+    return max(0, min(100, (capture.progress_bytes or 0) * 100 // capture.size))
+
+
+def capture_fields(capture: Capture) -> dict:
+    return {"id": capture.id, "name": capture.name, "size": capture.size, "sha256": capture.sha256,
+            "format": capture.format, "status": capture.status, "progress": progress(capture),
+            "error": capture.error, "packets": capture.packets, "conversations": capture.conversations,
+            "uploaded_at": capture.uploaded_at, "uploaded_by": capture.uploaded_by,
+            "analyzed_at": capture.analyzed_at}
+
+
+def list_captures(session: Session) -> list[Capture]:
+    """Newest first."""
+    return list(session.scalars(select(Capture).where(Capture.status != STAGING)
+                                .order_by(Capture.uploaded_at.desc(), Capture.id)))
+
+
+def capture_rows(session: Session) -> list[dict]:
+    """Every capture (newest upload first) with its host, contested and human-answer counts."""
+    hosts = dict(session.execute(select(Host.capture_id, func.count()).group_by(Host.capture_id)).all())
+    contested = dict(session.execute(select(VerdictRow.capture_id, func.count())
+                                     .where(VerdictRow.contested.is_(True))
+                                     .group_by(VerdictRow.capture_id)).all())
+    human = dict(session.execute(select(VerdictRow.capture_id, func.count())
+                                 .where(VerdictRow.basis == Basis.HUMAN)
+                                 .group_by(VerdictRow.capture_id)).all())
+    return [capture_fields(c) | {"hosts": hosts.get(c.id, 0), "contested": contested.get(c.id, 0),
+                                 "human": human.get(c.id, 0)} for c in list_captures(session)]
+
+
+def unfinished_captures(session: Session) -> list[str]:
+    """Captures an analysis never finished (queued, or cut short while analyzing), oldest first."""
+    return list(session.scalars(select(Capture.id).where(Capture.status.in_(UNFINISHED))
+                                .order_by(Capture.uploaded_at, Capture.id)))
+
+
+def findings(session: Session, capture_id: str) -> list[dict]:
+    """The capture's findings in a stable order (kind, entities, summary)."""
+    rows = session.scalars(select(Finding).where(Finding.capture_id == capture_id)).all()
+    out = [{"kind": f.kind, "severity": f.severity, "entities": f.entities, "summary": f.summary,
+            "frames": f.frames} for f in rows]
+    return sorted(out, key=lambda f: (f["kind"], f["entities"], f["summary"]))

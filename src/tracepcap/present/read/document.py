@@ -1,0 +1,128 @@
+"""The capture document (`analyze --json`, the JSON export) read from the store, and the
+export's CSV rows. Deterministic: hosts by position, facts by kind, value and source."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ...adjudicate.contract import Verdict
+from ...adjudicate.registry import Registry
+from ...extract.kinds import HOSTNAME_CLAIM, MAC
+from ...store.models import AuditEvent, Capture, Dismissal, Host, HumanOverride, ManualEvidence, ObservationRow
+from .captures import findings
+from .manifest import manifest
+from .notices import notices_of
+from .trail import event_document, evidence_document
+from .verdicts import documents_by_host_position
+
+
+def capture_document(session: Session, capture: Capture, registry: Registry) -> dict:
+    """The whole document in memory (the export); `report.write_capture` streams it instead."""
+    return capture_head(session, capture) | {"hosts": list(host_documents(session, capture.id, registry))}
+
+
+def capture_head(session: Session, capture: Capture) -> dict:
+    """Everything of the document but its hosts, in the document's key order."""
+    return {
+        "capture": {"id": capture.id, "name": capture.name, "sha256": capture.sha256,
+                    "size": capture.size, "format": capture.format, "packets": capture.packets,
+                    "status": capture.status},
+        "manifest": manifest(session, capture.id),
+        "conversations": capture.conversations or 0,
+        "findings": findings(session, capture.id),
+        **notices_of(session, capture.id),
+    }
+
+
+def host_documents(session: Session, capture_id: str, registry: Registry) -> Iterator[dict]:
+    """Each host's document in host order, read host by host: facts and verdicts stream from
+    cursors ordered by host position and are merged here, so a capture of many hosts is
+    never in memory at once. A verdict is its stored document, `Verdict.to_document()`'s."""
+    order = {a.question: i for i, a in enumerate(registry)}
+    by_host = (Host.capture_id == capture_id)
+    facts = _stream(session, select(
+        Host.position, ObservationRow.kind, ObservationRow.value, ObservationRow.source, ObservationRow.grade,
+        ObservationRow.first_frame, ObservationRow.last_frame, ObservationRow.count)
+        .join(Host, (Host.capture_id == ObservationRow.capture_id) & (Host.ip == ObservationRow.entity))
+        .where(by_host).order_by(Host.position, ObservationRow.id))
+    verdicts = _stream(session, documents_by_host_position(capture_id))
+    hosts = select(Host.position, Host.ip).where(by_host).order_by(Host.position)
+    for position, ip in session.execute(hosts.execution_options(yield_per=2000)):
+        host_facts = sorted(({"kind": kind, "value": value, "source": source, "grade": grade,
+                              "first_frame": first, "last_frame": last, "count": count}
+                             for kind, value, source, grade, first, last, count in facts.take(position)),
+                            key=lambda f: (f["kind"], f["value"], f["source"]))
+        answers = sorted(((order[q], q, doc) for q, doc in verdicts.take(position) if q in order),
+                         key=lambda answer: answer[0])
+        yield {"ip": ip, "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
+               "facts": host_facts, "verdicts": {q: doc for _, q, doc in answers}}
+
+
+class _Rows:
+    """A cursor of rows whose first column is a host position, read one host at a time."""
+
+    def __init__(self, rows) -> None:
+        self._rows = iter(rows)
+        self._next = next(self._rows, None)
+
+    def take(self, position: int) -> list[tuple]:
+        """The rows of `position`, each without its position; rows of earlier positions are skipped."""
+        out = []
+        while self._next is not None and self._next[0] <= position:
+            if self._next[0] == position:
+                out.append(tuple(self._next[1:]))
+            self._next = next(self._rows, None)
+        return out
+
+
+def _stream(session: Session, statement) -> _Rows:
+    # yield_per streams (a server-side cursor on PostgreSQL) instead of fetching every row
+    return _Rows(session.execute(statement.execution_options(yield_per=2000)))
+
+
+def _rows(session: Session, model, capture_id: str) -> list:
+    return list(session.scalars(select(model).where(model.capture_id == capture_id).order_by(model.id)))
+
+
+def capture_export(session: Session, capture: Capture, registry: Registry) -> dict:
+    """The capture document plus every human action: the annotations in force and the whole
+    audit trail."""
+    document = capture_document(session, capture, registry)
+    document["capture"].update({"uploaded_at": capture.uploaded_at.isoformat(),
+                                "uploaded_by": capture.uploaded_by})
+    document["human"] = {
+        "overrides": [{"question": o.question, "entity_key": o.entity_key, "label": o.label,
+                       "rationale": o.rationale, "actor": o.actor, "created_at": o.created_at.isoformat(),
+                       "updated_at": o.updated_at.isoformat()}
+                      for o in _rows(session, HumanOverride, capture.id)],
+        "evidence": [evidence_document(e) for e in _rows(session, ManualEvidence, capture.id)],
+        "dismissals": [{"question": d.question, "entity_key": d.entity_key, "label": d.label,
+                        "reason": d.reason, "actor": d.actor, "created_at": d.created_at.isoformat()}
+                       for d in _rows(session, Dismissal, capture.id)],
+        "audit": [event_document(e) for e in _rows(session, AuditEvent, capture.id)],
+    }
+    return document
+
+
+CSV_COLUMNS = ("capture_id", "ip", "macs", "names", "question", "primary_label", "basis", "confidence",
+               "contested", "candidates", "reasons", "override_label", "override_actor",
+               "override_rationale", "dismissed")
+
+
+def csv_rows(document: dict) -> Iterator[tuple]:
+    """One row per (host, question) of a capture document; lists joined with " | "."""
+    cid = document["capture"]["id"]
+    for host in document["hosts"]:
+        names = sorted({f["value"] for f in host["facts"] if f["kind"] == HOSTNAME_CLAIM.name})
+        for question, doc in host["verdicts"].items():
+            v = Verdict.from_document(doc)
+            live, o = v.live, v.override
+            yield (cid, host["ip"], " | ".join(host["macs"]), " | ".join(names), question,
+                   v.primary_label or "", str(v.basis), v.confidence, str(v.contested).lower(),
+                   " | ".join(f"{c.label} ({c.score})" for c in live),
+                   " | ".join(live[0].reasons) if live else "",
+                   o.label if o else "", o.actor if o else "", o.rationale if o else "",
+                   " | ".join(v.dismissed))

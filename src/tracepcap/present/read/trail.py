@@ -1,0 +1,55 @@
+"""Human actions as Present shows them: analyst evidence and audit events, each turned into
+one shape here, and the one sentence saying what an audit event changed."""
+
+from __future__ import annotations
+
+from ...adjudicate.runner import moved
+from ...store.models import AuditEvent, ManualEvidence
+
+
+def evidence_document(e: ManualEvidence) -> dict:
+    return {"id": e.id, "question": e.question, "entity_key": e.entity_key, "label": e.label,
+            "weight": e.weight, "reason": e.reason, "actor": e.actor, "created_at": e.created_at.isoformat(),
+            "updated_at": e.updated_at.isoformat()}
+
+
+def event_document(e: AuditEvent) -> dict:
+    return {"id": e.id, "at": e.at.isoformat(), "actor": e.actor, "action": e.action, "question": e.question,
+            "capture_id": e.capture_id, "entity_key": e.entity_key, "before": e.before, "after": e.after}
+
+
+def _quoted(d: dict | None, field: str = "label") -> str:
+    return f"“{d.get(field)}”" if d and d.get(field) is not None else "?"
+
+
+def _evidence(verb: str, d: dict) -> str:
+    return f"{verb} evidence for {_quoted(d)} ({d.get('weight', 0):+d}): {d.get('reason', '')}"
+
+
+def describe(event: AuditEvent) -> str:
+    """What an audit event changed, in a line."""
+    before, after, action = event.before or {}, event.after or {}, event.action
+    if action == "override.set":
+        reason = f" — {after.get('rationale')}" if after.get("rationale") else ""
+        if event.before:
+            return f"changed the answer from {_quoted(before)} to {_quoted(after)}{reason}"
+        return f"set the answer to {_quoted(after)}{reason}"
+    if action == "override.cleared":
+        return f"reverted {_quoted(before)} to the machine's answer"
+    if action == "evidence.added":
+        return _evidence("added", after)
+    if action == "evidence.edited":
+        changes = [f"{field} {before.get(field)!s} → {after.get(field)!s}" for field in ("label", "weight", "reason")
+                   if before.get(field) != after.get(field)]
+        return f"edited evidence #{after.get('id')}: " + ("; ".join(changes) or "no change")
+    if action == "evidence.deleted":
+        return _evidence("deleted", before)
+    if action == "dismissal.added":
+        return f"dismissed {_quoted(after)}: {after.get('reason', '')}"
+    if action == "dismissal.removed":
+        return f"restored {_quoted(before)} to the race"
+    if action == "override.stale":
+        return f"the facts beneath {_quoted(after)} moved: {moved(after)}"
+    if action == "access.denied":
+        return f"refused {after.get('method', '')} (needs the {after.get('required_role', '?')} role)"
+    return action

@@ -1,0 +1,59 @@
+"""Stored verdicts, read back as typed `Verdict`s (the runner wrote them with
+`Verdict.to_document`). The one reader of the verdict table's documents in Present."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session
+
+from ...adjudicate.contract import Verdict
+from ...adjudicate.registry import Registry
+from ...adjudicate.runner import Key, stored_verdict
+from ...errors import NotFound
+from ...store.models import Capture, Host, VerdictRow
+from .paging import page
+
+
+def require_verdict(session: Session, key: Key) -> Verdict:
+    """The stored verdict of `key`; NotFound (saying the capture's status) when there is none,
+    e.g. while the capture is analyzed or when its question failed."""
+    verdict = stored_verdict(session, key)
+    if verdict is None:
+        status = session.scalar(select(Capture.status).where(Capture.id == key.capture_id))
+        raise NotFound(f"no {key.question} verdict for {key.entity_key} in capture {key.capture_id} "
+                       f"yet (capture status: {status})")
+    return verdict
+
+
+def verdict_page(session: Session, capture_id: str, question: str, *, offset: int,
+                 limit: int | None) -> tuple[int, list[Verdict]]:
+    """One question's verdicts, in host order."""
+    stmt = (select(VerdictRow.document).join(Host, (Host.capture_id == VerdictRow.capture_id)
+                                             & (Host.ip == VerdictRow.entity_key))
+            .where(VerdictRow.capture_id == capture_id, VerdictRow.question == question))
+    total, rows = page(session, stmt, (Host.position,), offset, limit)
+    return total, [Verdict.from_document(r.document) for r in rows]
+
+
+def host_verdicts(session: Session, registry: Registry, capture_id: str,
+                  entities: list[str]) -> dict[str, dict[str, Verdict]]:
+    """entity -> question -> verdict for the given entities, questions in registry order
+    (verdicts of questions no longer registered are left out)."""
+    stmt = select(VerdictRow.entity_key, VerdictRow.question, VerdictRow.document).where(
+        VerdictRow.capture_id == capture_id, VerdictRow.entity_key.in_(entities))
+    found: dict[str, dict[str, dict]] = defaultdict(dict)
+    for entity, question, document in session.execute(stmt):
+        found[entity][question] = document
+    order = [a.question for a in registry]
+    return {entity: {q: Verdict.from_document(docs[q]) for q in order if q in docs}
+            for entity, docs in found.items()}
+
+
+def documents_by_host_position(capture_id: str) -> Select:
+    """(host position, question, stored document) of every verdict, by host position: what the
+    capture document streams (the stored document is `Verdict.to_document()`'s output)."""
+    return (select(Host.position, VerdictRow.question, VerdictRow.document)
+            .join(Host, (Host.capture_id == VerdictRow.capture_id) & (Host.ip == VerdictRow.entity_key))
+            .where(Host.capture_id == capture_id).order_by(Host.position))
