@@ -74,7 +74,7 @@ def owner(mac: str, senders: list[Sender], segment: Collection = ()) -> Ownershi
         if eui is not None and addr.version == 6 and int(addr) & ((1 << 64) - 1) == eui:
             return Ownership(s.ip, f"{s.ip} is {mac}'s EUI-64 address")
     remote = [s for s in candidates if not s.local and s.hops]
-    candidates = [s for s in candidates if s not in remote]
+    candidates = [s for s in candidates if s.local or not s.hops]  # linear: a router carries thousands
     site = [s for s in candidates if s.local]
     if remote and len(site) == 1 and subnet_of(site[0].ip) in segment:
         return Ownership(site[0].ip, f"{mac} carries {len(remote)} addresses from beyond the site and "
