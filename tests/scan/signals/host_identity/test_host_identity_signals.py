@@ -113,6 +113,13 @@ def test_announcements_from_mdns_and_ssdp():
          "frame 5 (+35)", (5,))]
 
 
+def test_airplay_and_raop_name_no_device_type():
+    """Macs, iPhones and iPads announce AirPlay and RAOP as well as speakers and TVs."""
+    ctx = context({"mac": [fact(MDNS_SERVICE, "Lucas iMac._airplay._tcp.local", 11),
+                           fact(MDNS_SERVICE, "28373700:Lucas iMac._raop._tcp.local", 11)]})
+    assert votes(announcements, ctx, "mac") == []
+
+
 def test_client_software():
     ua = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15"
     ctx = context({"m": [fact(USER_AGENT, ua, 33),
