@@ -49,7 +49,8 @@ def section(path: Path, document: dict) -> list[str]:
 def analyze(path: Path) -> dict:
     with tempfile.TemporaryDirectory() as data:
         run = subprocess.run([sys.executable, "-m", "tracepcap.present.cli", "analyze", str(path), "--json"],
-                             capture_output=True, text=True, env={"TRACEPCAP_DATA_DIR": data, "PATH": "/usr/bin:/bin"},
+                             capture_output=True, text=True, env={"TRACEPCAP_DATA_DIR": data, "PATH": "/usr/bin:/bin",
+                                  "PYTHONPATH": str(ROOT / "src")},  # this checkout's code, not the installed one
                              check=False)
     if run.returncode not in (0, 3):
         raise SystemExit(f"{path.name}: exit {run.returncode}: {run.stderr.strip()}")

@@ -66,12 +66,12 @@ def test_demo_office_os_families_match_the_truth(demo):
 
 def test_demo_phone_and_desktop_share_a_kernel_and_their_own_words_decide(demo):
     phone, desktop = os_family(demo, "10.0.0.31"), os_family(demo, "10.0.0.23")
-    assert top(phone, 3) == [("Android", 100), ("ChromeOS", 40), ("Linux", 40)]
+    assert top(phone, 3) == [("Android", 120), ("ChromeOS", 40), ("Linux", 40)]
     assert phone["candidates"][0]["reasons"][0] == (
         f"its TCP SYN signature 64240:1460:7:mss,sok,ts,nop,ws, first in frame 123, {LINUX_SHARED}")
     assert top(desktop, 2) == [("Linux", 105), ("Android", 40)] and desktop["confidence"] == 100
     iphone, mac = os_family(demo, "10.0.0.32"), os_family(demo, "10.0.0.30")
-    assert top(iphone, 2) == [("iOS", 80), ("macOS", 40)] and top(mac, 2) == [("macOS", 80), ("iOS", 40)]
+    assert top(iphone, 2) == [("iOS", 130), ("macOS", 40)] and top(mac, 2) == [("macOS", 130), ("iOS", 40)]
 
 
 def test_demo_windows_workstation_every_reason_names_its_frame(demo):

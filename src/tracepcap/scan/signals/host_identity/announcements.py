@@ -13,7 +13,8 @@ WEIGHT = 35
 MDNS_SERVICES = {
     "_ipp._tcp": "Printer", "_ipps._tcp": "Printer", "_printer._tcp": "Printer",
     "_pdl-datastream._tcp": "Printer", "_scanner._tcp": "Printer", "_uscan._tcp": "Printer",
-    "_airplay._tcp": "IoT Device", "_raop._tcp": "IoT Device", "_googlecast._tcp": "IoT Device",
+    # not _airplay or _raop: Macs, iPhones and iPads announce them as well as speakers and TVs
+    "_googlecast._tcp": "IoT Device",
     "_hap._tcp": "IoT Device", "_spotify-connect._tcp": "IoT Device", "_sonos._tcp": "IoT Device",
     "_apple-mobdev2._tcp": "Mobile",  # not _companion-link: Macs announce it as well as phones
     "_rfb._tcp": "Workstation", "_smb._tcp": "File Server", "_afpovertcp._tcp": "File Server",

@@ -1,4 +1,9 @@
-"""The MAC's registry vendor hints at a device type: a hint, never a walkover (INFERRED)."""
+"""The MAC's registry vendor hints at a device type (INFERRED), and only where the vendor
+makes essentially one kind of networked device: an Axis or Hikvision MAC is a camera's, a
+Sonos MAC a speaker's. A vendor of several kinds votes weakly for its commonest one (a
+Ubiquiti MAC is more often an access point than a switch or a camera); vendors of every
+kind (Apple, HP, Dell, Intel, Samsung, Cisco: phones, laptops, servers, printers and
+switches alike) do not vote at all, because their MAC says nothing of the device type."""
 
 from __future__ import annotations
 
@@ -8,46 +13,53 @@ from ....extract.kinds import OUI_VENDOR
 from ...context import HostFacts
 from ...vote import Vote
 
-WEIGHT = 25
-# Vendor name fragments (lower case) -> device type, first match wins. Vendors that make
-# many kinds of device (Apple: phones and computers alike) do not vote.
-VENDOR_DEVICE_TYPES: tuple[tuple[str, str], ...] = (
-    ("cisco", "Router"), ("juniper", "Router"), ("mikrotik", "Router"), ("routerboard", "Router"),
-    ("arista", "Switch"), ("extreme networks", "Switch"), ("ubiquiti", "Access Point"),
-    ("aruba", "Access Point"), ("ruckus", "Access Point"),
-    ("fortinet", "Firewall"), ("palo alto", "Firewall"), ("sonicwall", "Firewall"),
-    ("check point", "Firewall"), ("watchguard", "Firewall"), ("netgate", "Firewall"),
+WEIGHT = 25  # a vendor of one kind of device
+WEAK_WEIGHT = 10  # a vendor of several kinds, for its commonest
+# Vendor name fragments (lower case) -> device type, first match wins.
+SINGLE_CLASS_VENDORS: tuple[tuple[str, str], ...] = (
+    ("mikrotik", "Router"), ("routerboard", "Router"),
+    ("arista", "Switch"), ("extreme networks", "Switch"),
+    ("palo alto", "Firewall"), ("sonicwall", "Firewall"), ("check point", "Firewall"),
+    ("watchguard", "Firewall"), ("netgate", "Firewall"),
     ("brother", "Printer"), ("canon", "Printer"), ("seiko epson", "Printer"), ("lexmark", "Printer"),
     ("xerox", "Printer"), ("kyocera", "Printer"), ("ricoh", "Printer"), ("konica", "Printer"),
-    ("hewlett packard", "Printer"), ("hp inc", "Printer"),
     ("axis communications", "IP Camera"), ("hikvision", "IP Camera"), ("dahua", "IP Camera"),
-    ("polycom", "VoIP Phone"), ("yealink", "VoIP Phone"), ("grandstream", "VoIP Phone"),
-    ("snom", "VoIP Phone"), ("avaya", "VoIP Phone"), ("mitel", "VoIP Phone"),
+    ("polycom", "VoIP Phone"), ("yealink", "VoIP Phone"), ("snom", "VoIP Phone"), ("mitel", "VoIP Phone"),
     ("espressif", "IoT Device"), ("raspberry pi", "IoT Device"), ("tuya", "IoT Device"),
     ("sonos", "IoT Device"), ("philips lighting", "IoT Device"), ("signify", "IoT Device"),
-    ("nest labs", "IoT Device"), ("amazon technologies", "IoT Device"), ("roku", "IoT Device"),
-    ("samsung", "Mobile"), ("xiaomi", "Mobile"), ("huawei device", "Mobile"), ("oneplus", "Mobile"),
-    ("oppo", "Mobile"), ("vivo mobile", "Mobile"), ("motorola mobility", "Mobile"),
-    ("intel", "Workstation"), ("dell", "Workstation"), ("lenovo", "Workstation"),
-    ("asustek", "Workstation"), ("micro-star", "Workstation"), ("gigabyte", "Workstation"),
+    ("nest labs", "IoT Device"), ("roku", "IoT Device"),
+    ("oneplus", "Mobile"), ("oppo", "Mobile"), ("vivo mobile", "Mobile"), ("motorola mobility", "Mobile"),
     ("synology", "File Server"), ("qnap", "File Server"),
+    ("super micro", "Server"), ("supermicro", "Server"),
 )
-SERVER_VENDORS = ("super micro", "supermicro", "vmware")  # servers, of no particular kind:
-SERVER_WEIGHT = 15  # weaker, so a measured service names the kind
+SEVERAL_CLASS_VENDORS: tuple[tuple[str, str], ...] = (
+    ("juniper", "Router"), ("ubiquiti", "Access Point"), ("aruba", "Access Point"),
+    ("ruckus", "Access Point"), ("fortinet", "Firewall"), ("grandstream", "VoIP Phone"),
+    ("avaya", "VoIP Phone"), ("amazon technologies", "IoT Device"), ("xiaomi", "Mobile"),
+    ("huawei device", "Mobile"), ("lenovo", "Workstation"), ("asustek", "Workstation"),
+    ("micro-star", "Workstation"), ("gigabyte", "Workstation"),
+    ("pcs systemtechnik", "Workstation"),
+)
+# why a weak vote is weak, where not for the usual reason
+WEAK_NOTES = {"pcs systemtechnik": "VirtualBox's virtual NIC: a virtual machine, most often on a desktop"}
 
 
-def device_type(vendor: str) -> str | None:
+def device_type(vendor: str) -> tuple[str, int, str] | None:
+    """(device type, weight, why it is weak or "") the vendor votes for, None if it names none."""
     lowered = vendor.lower()
-    return next((kind for fragment, kind in VENDOR_DEVICE_TYPES if fragment in lowered), None)
+    if found := next((kind for fragment, kind in SINGLE_CLASS_VENDORS if fragment in lowered), None):
+        return found, WEIGHT, ""
+    for fragment, kind in SEVERAL_CLASS_VENDORS:
+        if fragment in lowered:
+            return kind, WEAK_WEIGHT, WEAK_NOTES.get(fragment, "a maker of several device types")
+    return None
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     if not host.owned_macs():
         return  # its frames came with a router's MAC: that vendor is the router's, not its own
     for fact in host.facts(OUI_VENDOR):
-        frames = (fact.first_frame,)
-        if label := device_type(fact.value):
-            yield Vote(label, WEIGHT, f"MAC OUI is {fact.value} (+{WEIGHT})", fact.grade, frames)
-        elif any(fragment in fact.value.lower() for fragment in SERVER_VENDORS):
-            yield Vote("Server", SERVER_WEIGHT, f"MAC OUI is {fact.value}, a server maker "
-                       f"(+{SERVER_WEIGHT})", fact.grade, frames)
+        if found := device_type(fact.value):
+            label, weight, why = found
+            yield Vote(label, weight, f"MAC OUI is {fact.value}{', ' + why if why else ''} (+{weight})",
+                       fact.grade, (fact.first_frame,))

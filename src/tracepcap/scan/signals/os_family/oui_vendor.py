@@ -1,0 +1,26 @@
+"""The MAC's registry vendor names the OS family only where the vendor's devices all run one:
+a Raspberry Pi runs Linux (Raspberry Pi OS, or another Linux distribution). INFERRED and weak,
+so anything the host says of its OS outweighs it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ....extract.kinds import OUI_VENDOR
+from ...context import HostFacts
+from ...vote import Vote
+
+WEIGHT = 10
+VENDOR_FAMILIES = (("raspberry pi", "Linux", "a Raspberry Pi, a single-board Linux computer"),)
+
+
+def vote(host: HostFacts) -> Iterator[Vote]:
+    if not host.owned_macs():
+        return  # a router's MAC its frames arrived with
+    for fact in host.facts(OUI_VENDOR):
+        lowered = fact.value.lower()
+        if found := next(((family, what) for fragment, family, what in VENDOR_FAMILIES
+                          if fragment in lowered), None):
+            yield Vote(found[0], WEIGHT, f"MAC OUI is {fact.value}: {found[1]} (+{WEIGHT})", fact.grade,
+                       (fact.first_frame,))
+            return
