@@ -12,9 +12,11 @@ them); only one of them, per address family, is the MAC's own. The evidence, str
    says (a home router's DNS proxy answers with its upstream's TTL: 57 in a shared capture);
 4. the one address whose packets arrive with an unspent initial TTL (zero hops);
    among several zero-hop senders nothing in the bytes decides: the one with most frames is
-   taken, and the reason says so;
-5. the only address sending from the MAC, when no remote address does (a capture point that
-   sees one host both on its own segment and through a router sees TTLs from both).
+   taken, and the reason says so.
+
+A lone sender hops away does not own the MAC: in a shared capture the Raspberry Pi's MAC (a
+device with no address: DHCP from 0.0.0.0) sent as the home router, which is an IP-MAC
+conflict to report, not a second MAC of the router's.
 
 An address known to be off-site (public, hops away) never owns a MAC; a MAC whose senders are
 all routed has no owner among them (the capture saw the router's traffic, not the router).
@@ -88,8 +90,6 @@ def owner(mac: str, senders: list[Sender], segment: Collection = ()) -> Ownershi
         return Ownership(zero_hop[0].ip, f"{len(zero_hop)} addresses send from {mac} with an unspent "
                                          f"initial TTL and nothing in the capture decides among them; "
                                          f"{zero_hop[0].ip} sent the most frames")
-    if len(candidates) == 1 and not remote:
-        lone = candidates[0]
-        hops = f" (its TTL says {lone.hops} hops away)" if lone.hops else ""
-        return Ownership(lone.ip, f"{lone.ip} is the only address sending from {mac}{hops}")
+    if len(candidates) == 1 and candidates[0].hops is None:  # no TTL to read (non-IP traffic)
+        return Ownership(candidates[0].ip, f"{candidates[0].ip} is the only address sending from {mac}")
     return None
