@@ -46,12 +46,14 @@ def host_count(session: Session, capture_id: str) -> int:
 class HostFilter:
     """Which hosts, in which order. `text` matches (case-insensitive, anywhere) the address,
     a MAC, an OUI vendor, a claimed name or a verdict's label; `question` with `label` or
-    `mark`, or `mark` alone, keeps hosts whose verdict is so; `sort` is ip, mac or a question."""
+    `mark`, or `mark` alone, keeps hosts whose verdict is so; `locality` keeps hosts Scan
+    placed there; `sort` is ip, mac or a question."""
 
     text: str = ""
     question: str = ""
     label: str = ""
     mark: str = ""  # contested | human | stale
+    locality: str = ""  # on-link | local-routed | remote
     sort: str = "ip"
     desc: bool = False
 
@@ -63,6 +65,8 @@ class HostRow:
     vendors: list[str]
     names: list[str]  # names the host claimed
     verdicts: dict[str, Verdict]  # by question, registry order
+    locality: str | None = None  # Scan's on-link | local-routed | remote; None before Scan stored it
+    locality_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,8 @@ def _stale_exists(capture_id: str, *conditions):
 def _matching(registry: Registry, capture_id: str, f: HostFilter):
     questions = [a.question for a in registry]
     stmt = select(Host.ip).where(Host.capture_id == capture_id)
+    if f.locality:
+        stmt = stmt.where(Host.locality == f.locality)
     text = " ".join(f.text.split())
     if text:
         o = aliased(ObservationRow)
@@ -155,8 +161,12 @@ def host_rows(session: Session, registry: Registry, capture_id: str, ips: list[s
                    ObservationRow.kind.in_(ROW_KINDS))):
         facts[entity, kind].add(value)
     verdicts = host_verdicts(session, registry, capture_id, ips)
+    localities = {ip: (locality, reason) for ip, locality, reason in session.execute(
+        select(Host.ip, Host.locality, Host.locality_reason)
+        .where(Host.capture_id == capture_id, Host.ip.in_(ips)))}
     return [HostRow(ip, sorted(facts[ip, kinds.MAC.name]), sorted(facts[ip, kinds.OUI_VENDOR.name]),
-                    sorted(facts[ip, kinds.HOSTNAME_CLAIM.name]), verdicts.get(ip, {})) for ip in ips]
+                    sorted(facts[ip, kinds.HOSTNAME_CLAIM.name]), verdicts.get(ip, {}),
+                    *localities.get(ip, (None, None))) for ip in ips]
 
 
 # --- one host -------------------------------------------------------------------------------
