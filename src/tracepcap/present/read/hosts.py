@@ -13,7 +13,7 @@ from ...adjudicate.contract import Basis, Verdict
 from ...adjudicate.registry import Registry
 from ...errors import NotFound
 from ...extract import kinds
-from ...store.models import Conversation, Host, HumanOverride, ObservationRow, VerdictRow
+from ...store.models import Conversation, Host, HumanOverride, Locality, ObservationRow, VerdictRow
 from .paging import page
 from .verdicts import host_verdicts
 
@@ -53,9 +53,9 @@ class HostFilter:
     question: str = ""
     label: str = ""
     mark: str = ""  # contested | human | stale
-    locality: str = ""  # on-link | local-routed | remote
     sort: str = "ip"
     desc: bool = False
+    locality: str = ""  # on-link | local-routed | remote
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +130,10 @@ def _order(registry: Registry, capture_id: str, f: HostFilter) -> list:
                       VerdictRow.entity_key == Host.ip).scalar_subquery())
         key = func.coalesce(key, literal("3"))
         order = [key.desc() if f.desc else key]
+    elif f.sort == "locality":  # nearest first; hosts Scan has not placed last
+        rank = case(*((Host.locality == place.value, literal(i)) for i, place in enumerate(Locality)),
+                    else_=literal(len(Locality)))
+        order = [rank.desc() if f.desc else rank]
     elif f.sort == "mac":
         first_mac = (select(func.min(ObservationRow.value))
                      .where(ObservationRow.capture_id == capture_id, ObservationRow.entity == Host.ip,
@@ -170,6 +174,14 @@ def host_rows(session: Session, registry: Registry, capture_id: str, ips: list[s
 
 
 # --- one host -------------------------------------------------------------------------------
+
+def host_locality(session: Session, capture_id: str, ip: str) -> tuple[str | None, str | None]:
+    """Where Scan placed the host and why; (None, None) before Scan stored it."""
+    host = session.get(Host, (capture_id, ip))
+    if host is None:
+        raise NotFound(f"no host {ip!r} in capture {capture_id}")
+    return host.locality, host.locality_reason
+
 
 def host_facts(session: Session, capture_id: str, ip: str) -> list[ObservationRow]:
     """The host's facts, by kind, value and source."""
