@@ -44,7 +44,9 @@ def test_every_host_says_where_it_sits_and_why(cli, captures):
     code, out, _ = cli("analyze", captures / "demo_all_rules.pcap", "--json")
     hosts = {h["ip"]: h for h in json.loads(out)["hosts"]}
     assert code == ExitCode.OK
-    assert list(hosts["192.168.1.1"])[:4] == ["ip", "macs", "locality", "locality_reason"]
+    assert list(hosts["192.168.1.1"]) == ["key", "ip", "addresses", "macs", "locality", "locality_reason",
+                                          "facts", "verdicts"]
+    assert (hosts["192.168.1.1"]["key"], hosts["192.168.1.1"]["addresses"]) == ("192.168.1.1", ["192.168.1.1"])
     assert {ip: hosts[ip]["locality"] for ip in ("192.168.1.1", "192.168.1.75", "91.108.8.1")} == {
         "192.168.1.1": "on-link", "192.168.1.75": "on-link", "91.108.8.1": "remote"}
     # the router owns its MAC by the subnet rule although its DNS answers arrive with TTL 57

@@ -58,7 +58,9 @@ def host_documents(session: Session, capture_id: str, registry: Registry) -> Ite
                             key=lambda f: (f["kind"], f["value"], f["source"]))
         answers = sorted(((order[q], q, doc) for q, doc in verdicts.take(position) if q in order),
                          key=lambda answer: answer[0])
-        yield {"ip": ip, "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
+        # "key" and "addresses" are the device-entity contract's (issue 11 item 4); until hosts
+        # merge into devices a host is one address and its key is that address
+        yield {"key": ip, "ip": ip, "addresses": [ip], "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
                "locality": locality, "locality_reason": locality_reason, "facts": host_facts, "verdicts": {q: doc for _, q, doc in answers}}
 
 
