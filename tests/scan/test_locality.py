@@ -14,6 +14,8 @@ from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import analyze
 from tracepcap.ingest import store_file
 from tracepcap.present.read.document import host_documents
+from tracepcap.scan.context import CaptureContext, Fact
+from tracepcap.scan.locality import localities
 from tracepcap.store.db import alembic_config
 from tracepcap.store.models import Host
 
@@ -53,3 +55,28 @@ def test_hosts_from_before_the_migration_have_no_locality(db_url):
         command.downgrade(cfg, "0005")
         assert connection.execute(text("SELECT ip, position FROM host")).all() == [("10.0.0.1", 0)]
     engine.dispose()
+
+
+def _fact(kind: str, value: str, count: int = 10) -> Fact:
+    return Fact(kind, value, "link-identity", "MEASURED", 1, 1, count)
+
+
+def test_each_reason_says_what_placed_the_host():
+    facts = {
+        "192.168.5.2": [_fact("mac", "02:00:00:00:00:01"), _fact("ttl", "64")],  # owns it: zero hops
+        "10.9.0.7": [_fact("mac", "02:00:00:00:00:01", 3), _fact("ttl", "62")],  # behind it, 2 hops
+        "10.9.0.8": [_fact("ttl", "61")],  # no MAC seen, 3 hops
+        "172.16.0.9": [_fact("ttl", "128")],  # no MAC anywhere, zero hops: on the segment
+        "198.51.100.1": [_fact("ttl", "63")],
+    }
+    context = CaptureContext("c1", facts, {}, list(facts))
+    found = {h.ip: (h.label, h.reason) for h in localities(context)}
+    assert found == {
+        "192.168.5.2": ("on-link", "owns 02:00:00:00:00:01 (192.168.5.2 is the one address sending from "
+                                   "02:00:00:00:00:01 with an unspent initial TTL)"),
+        "10.9.0.7": ("local-routed", "a site-local address 2 hops away, seen through 02:00:00:00:00:01, "
+                                     "which 192.168.5.2 owns"),
+        "10.9.0.8": ("local-routed", "a site-local address 3 hops away, seen without a MAC address"),
+        "172.16.0.9": ("on-link", "a site-local address zero hops away, seen without a MAC address"),
+        "198.51.100.1": ("remote", "a public address 1 hop away, seen without a MAC address"),
+    }

@@ -37,7 +37,7 @@ def _reason(host: HostFacts, label: Locality, owned: dict[str, list[tuple[str, s
     if label == Locality.ON_LINK:
         if host.ip in owned:
             return "; ".join(f"owns {mac} ({evidence})" for mac, evidence in owned[host.ip])
-        return "a site-local address zero hops away, in a capture without MAC addresses"
+        return "a site-local address zero hops away, seen without a MAC address"
     kind = "a site-local address" if is_local(host.ip) else "a public address"
     hops = host.hops
     away = ("" if hops is None else " zero hops away" if hops == 0
@@ -55,7 +55,7 @@ def _whose(macs: list[str], context: CaptureContext) -> str:
         if mac in context.router_macs:
             parts.append(f"{mac}, a router's MAC")
         elif owners:
-            parts.append(f"{mac}, the MAC of {' and '.join(owners)}")
+            parts.append(f"{mac}, which {' and '.join(owners)} own{'s' if len(owners) == 1 else ''}")
         else:
             parts.append(mac)
     return "; ".join(parts)

@@ -47,7 +47,7 @@ class HostFilter:
     """Which hosts, in which order. `text` matches (case-insensitive, anywhere) the address,
     a MAC, an OUI vendor, a claimed name or a verdict's label; `question` with `label` or
     `mark`, or `mark` alone, keeps hosts whose verdict is so; `locality` keeps hosts Scan
-    placed there; `sort` is ip, mac or a question."""
+    placed there; `sort` is ip, mac, locality or a question."""
 
     text: str = ""
     question: str = ""
