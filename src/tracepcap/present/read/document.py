@@ -60,8 +60,10 @@ def host_documents(session: Session, capture_id: str, registry: Registry) -> Ite
                          key=lambda answer: answer[0])
         # "key" and "addresses" are the device-entity contract's (issue 11 item 4); until hosts
         # merge into devices a host is one address and its key is that address
-        yield {"key": ip, "ip": ip, "addresses": [ip], "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
-               "locality": locality, "locality_reason": locality_reason, "facts": host_facts, "verdicts": {q: doc for _, q, doc in answers}}
+        yield {"key": ip, "ip": ip, "addresses": [ip],
+               "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
+               "locality": locality, "locality_reason": locality_reason,
+               "facts": host_facts, "verdicts": {q: doc for _, q, doc in answers}}
 
 
 class _Rows:
