@@ -70,7 +70,7 @@ def test_streamed_report_is_the_whole_document(analyzed, db, tmp_path, captures)
             table = io.StringIO()
             write_capture(s, capture, registry, table, as_json=False)
         assert json.loads(streamed.getvalue()) == document
-        host_lines = [line for line in streamed.getvalue().splitlines() if line.startswith('    {"ip": ')]
+        host_lines = [line for line in streamed.getvalue().splitlines() if line.startswith('    {"key": ')]
         assert len(host_lines) == len(document["hosts"])  # a host a line
         assert [h["ip"] for h in document["hosts"]][:2] and all(h["verdicts"] for h in document["hosts"])
         lines = table.getvalue().splitlines()

@@ -112,3 +112,40 @@ def test_the_api_and_the_web_inventory_find_the_same_hosts(api, client, http_cap
         assert bool(api_hosts) == (what != "nothing"), what
     assert with_mac["ip"] in [h["ip"] for h in client.get(
         f"/captures/{http_capture}/hosts", params={"q": with_mac["macs"][0]}).json()]
+
+
+LOCALITIES = {"192.168.1.1": "on-link", "192.168.1.75": "on-link", "91.108.8.1": "remote"}
+
+
+def test_every_host_has_a_locality_and_the_list_filters_on_it(api, client, captures):
+    cid = api.analyzed(client, captures / "demo_all_rules.pcap")
+    hosts = {h["ip"]: h for h in client.get(f"/captures/{cid}/hosts", params={"limit": 1000}).json()}
+    assert {ip: hosts[ip]["locality"] for ip in LOCALITIES} == LOCALITIES
+    assert "owns 8c:fe:57:23:37:e4" in hosts["192.168.1.75"]["locality_reason"]
+    assert "10:13:31:f1:39:76, a router's MAC" in hosts["91.108.8.1"]["locality_reason"]
+    seen = set()
+    for locality in ("on-link", "local-routed", "remote"):
+        response = client.get(f"/captures/{cid}/hosts", params={"locality": locality, "limit": 1000})
+        found = [h["ip"] for h in response.json()]
+        assert found == [ip for ip, h in hosts.items() if h["locality"] == locality], locality
+        assert response.headers["x-total-count"] == str(len(found)) and found, locality
+        seen |= set(found)
+    assert seen == set(hosts)  # Scan placed every host
+    both = client.get(f"/captures/{cid}/hosts", params={"locality": "remote", "q": "91.108.8."}).json()
+    assert [h["ip"] for h in both] == ["91.108.8.1", "91.108.8.7", "91.108.8.8"]
+    for bad in ("local", "ON-LINK", ""):
+        assert_error(client.get(f"/captures/{cid}/hosts", params={"locality": bad}), 422,
+                     "validation_error", "locality")
+
+
+def test_one_host_with_its_locality(api, client, captures):
+    cid = api.analyzed(client, captures / "demo_all_rules.pcap")
+    router = client.get(f"/captures/{cid}/hosts/192.168.1.1")
+    assert router.status_code == 200
+    body = router.json()
+    assert body["ip"] == "192.168.1.1" and body["locality"] == "on-link"
+    assert "10:13:31:f1:39:76" in body["macs"] and "owns 10:13:31:f1:39:76" in body["locality_reason"]
+    assert body == next(h for h in client.get(f"/captures/{cid}/hosts", params={"q": "192.168.1.1"}).json()
+                        if h["ip"] == "192.168.1.1")
+    assert_error(client.get(f"/captures/{cid}/hosts/10.9.9.9"), 404, "not_found",
+                 f"no host '10.9.9.9' in capture {cid}")

@@ -163,7 +163,8 @@ def test_dns_demo_inventory_shows_the_listed_columns(analyzed):
     page = pages.open(f"/captures/{cid}")
     head = page.locator("#hosts thead th")
     titles = [a.title for a in get_registry()]
-    expect(head).to_have_text([re.compile(rf"^\s*{re.escape(t)} ") for t in ["IP", "MAC / vendor", *titles]])
+    expect(head).to_have_text([re.compile(rf"^\s*{re.escape(t)} ")
+                               for t in ["IP", "MAC / vendor", "Locality", *titles]])
     row = page.locator("#hosts tbody tr", has=page.get_by_role("link", name=DNS_SERVER, exact=True))
     expect(row).to_contain_text("52:54:00:aa:00:01")
     expect(row).to_contain_text("locally administered")
@@ -172,6 +173,40 @@ def test_dns_demo_inventory_shows_the_listed_columns(analyzed):
     expect(page.locator("#topology canvas").first).to_be_attached()
     expect(page.locator("#topology-legend")).to_contain_text("DNS Server")
     expect(page.locator("#topology-note")).to_contain_text("5 of 5 hosts")
+
+
+def test_locality_column_filter_and_host_page(web, captures):
+    """Issue 11 item 2: where each host sits, in the inventory (a column and a filter) and on
+    its page with the reason (demo_all_rules.pcap, /work/shared/captures/LABELS.md)."""
+    api, pages = web
+    with api.client() as client:
+        cid = api.analyzed(client, captures / "demo_all_rules.pcap")
+    page = pages.open(f"/captures/{cid}?per_page=100")
+    rows = page.locator("#hosts tbody tr")
+
+    def row(ip):
+        return rows.filter(has=page.get_by_role("link", name=ip, exact=True))
+    expect(row("91.108.8.1").locator("td.locality")).to_have_text("remote")
+    expect(row("192.168.1.1").locator("td.locality")).to_have_text("on-link")
+    expect(row("192.168.1.75").locator("td.locality")).to_have_text("on-link")
+    expect(row("192.168.1.1").locator("td.locality span")).to_have_attribute(
+        "title", re.compile("owns 10:13:31:f1:39:76"))
+
+    page.get_by_label("Locality").select_option("remote")
+    expect(page.locator("#hosts-summary")).to_contain_text("(filtered from")
+    expect(row("192.168.1.1")).to_have_count(0)
+    expect(row("91.108.8.1")).to_have_count(1)
+    assert set(rows.locator("td.locality").all_inner_texts()) == {"remote"}
+    assert "locality=remote" in page.url  # the view is in the address
+    page.reload()
+    expect(page.get_by_label("Locality")).to_have_value("remote")
+    assert set(rows.locator("td.locality").all_inner_texts()) == {"remote"}
+
+    host = pages.open(f"/captures/{cid}/hosts/91.108.8.1")
+    expect(host.locator("#host-locality")).to_have_text(
+        "remote: a public address 13 hops away, seen through 10:13:31:f1:39:76, a router's MAC")
+    host = pages.open(f"/captures/{cid}/hosts/192.168.1.75")
+    expect(host.locator("#host-locality")).to_contain_text("on-link: owns 8c:fe:57:23:37:e4 (")
 
 
 def test_the_ui_names_no_question():

@@ -88,6 +88,8 @@ def table_lines(head: dict, hosts: Iterable[dict], count: int) -> Iterator[str]:
         yield f"{host['ip']:<40} {macs[0]:<18} {ttl:<8} {vendor}"
         for mac in macs[1:]:
             yield f"{'':<40} {mac}"
+        if host["locality"]:
+            yield f"{'':<4}locality: {host['locality']} ({host['locality_reason']})"
         names = _values(host, HOSTNAME_CLAIM, with_source=True)
         if names:
             yield f"{'':<4}names: {', '.join(names)}"

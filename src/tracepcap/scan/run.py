@@ -8,14 +8,16 @@ import logging
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete
+from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
 from ..store.bulk import insert_rows
 from ..store.models import Finding as FindingRow
+from ..store.models import Host
 from ..store.models import VoteRow
 from .context import CaptureContext
 from .findings import discover as discover_findings
+from .locality import localities
 from .signals import Signal, signal_name
 from .vote import Vote, normalize_label
 
@@ -41,7 +43,16 @@ def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[
     # never all in memory at once
     report.votes = insert_rows(session, VoteRow, _votes(context, signals, report))
     report.findings = _find(session, context, report)
+    _store_localities(session, context)
     return report
+
+
+def _store_localities(session: Session, context: CaptureContext) -> None:
+    """Each host row's locality and its reason, by primary key in one executemany."""
+    rows = [{"capture_id": context.capture_id, "ip": found.ip, "locality": found.label,
+             "locality_reason": found.reason} for found in localities(context)]
+    if rows:
+        session.execute(update(Host), rows)
 
 
 def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],

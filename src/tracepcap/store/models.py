@@ -31,6 +31,14 @@ class CaptureStatus(StrEnum):
     STAGING = "staging"  #: the hidden rows of a re-analysis in the making (store/staging.py), never listed
 
 
+class Locality(StrEnum):
+    """Where a host sits relative to the capture point (`host.locality`, decided by Scan)."""
+
+    ON_LINK = "on-link"  #: owns a MAC on the capture's segment
+    LOCAL_ROUTED = "local-routed"  #: a site-local address (RFC 1918, ULA, ...) behind a router
+    REMOTE = "remote"  #: anything else
+
+
 class Capture(Base):
     __tablename__ = "capture"
 
@@ -69,6 +77,10 @@ class Host(Base):
     capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), primary_key=True)
     ip: Mapped[str] = mapped_column(String(45), primary_key=True)
     position: Mapped[int] = mapped_column(Integer)  # rank in (version, numeric address) order
+    # written by Scan (scan/locality.py): on-link | local-routed | remote, and why; NULL = not
+    # decided (a capture analysed before Scan stored it)
+    locality: Mapped[str | None] = mapped_column(String(16))  # a Locality
+    locality_reason: Mapped[str | None] = mapped_column(Text)
 
 
 class ObservationRow(Base):

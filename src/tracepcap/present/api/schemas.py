@@ -159,6 +159,10 @@ class HostOut(BaseModel):
     ip: str
     macs: list[str]
     names: list[str] = Field(description="names the host claimed (DHCP, NBNS, mDNS, DNS, TLS, HTTP)")
+    locality: str | None = Field(description="on-link (owns a MAC on the capture's segment), local-routed (a "
+                                 "site-local address behind a router) or remote; null for a capture analysed "
+                                 "before localities were stored")
+    locality_reason: str | None = Field(description="why, in a sentence")
     verdicts: dict[str, VerdictSummary]
 
 

@@ -49,15 +49,20 @@ def host_documents(session: Session, capture_id: str, registry: Registry) -> Ite
         .join(Host, (Host.capture_id == ObservationRow.capture_id) & (Host.ip == ObservationRow.entity))
         .where(by_host).order_by(Host.position, ObservationRow.id))
     verdicts = _stream(session, documents_by_host_position(capture_id))
-    hosts = select(Host.position, Host.ip).where(by_host).order_by(Host.position)
-    for position, ip in session.execute(hosts.execution_options(yield_per=2000)):
+    hosts = (select(Host.position, Host.ip, Host.locality, Host.locality_reason)
+             .where(by_host).order_by(Host.position))
+    for position, ip, locality, locality_reason in session.execute(hosts.execution_options(yield_per=2000)):
         host_facts = sorted(({"kind": kind, "value": value, "source": source, "grade": grade,
                               "first_frame": first, "last_frame": last, "count": count}
                              for kind, value, source, grade, first, last, count in facts.take(position)),
                             key=lambda f: (f["kind"], f["value"], f["source"]))
         answers = sorted(((order[q], q, doc) for q, doc in verdicts.take(position) if q in order),
                          key=lambda answer: answer[0])
-        yield {"ip": ip, "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
+        # "key" and "addresses" are the device-entity contract's (issue 11 item 4); until hosts
+        # merge into devices a host is one address and its key is that address
+        yield {"key": ip, "ip": ip, "addresses": [ip],
+               "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
+               "locality": locality, "locality_reason": locality_reason,
                "facts": host_facts, "verdicts": {q: doc for _, q, doc in answers}}
 
 

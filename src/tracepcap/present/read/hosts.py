@@ -13,7 +13,7 @@ from ...adjudicate.contract import Basis, Verdict
 from ...adjudicate.registry import Registry
 from ...errors import NotFound
 from ...extract import kinds
-from ...store.models import Conversation, Host, HumanOverride, ObservationRow, VerdictRow
+from ...store.models import Conversation, Host, HumanOverride, Locality, ObservationRow, VerdictRow
 from .paging import page
 from .verdicts import host_verdicts
 
@@ -46,7 +46,8 @@ def host_count(session: Session, capture_id: str) -> int:
 class HostFilter:
     """Which hosts, in which order. `text` matches (case-insensitive, anywhere) the address,
     a MAC, an OUI vendor, a claimed name or a verdict's label; `question` with `label` or
-    `mark`, or `mark` alone, keeps hosts whose verdict is so; `sort` is ip, mac or a question."""
+    `mark`, or `mark` alone, keeps hosts whose verdict is so; `locality` keeps hosts Scan
+    placed there; `sort` is ip, mac, locality or a question."""
 
     text: str = ""
     question: str = ""
@@ -54,6 +55,7 @@ class HostFilter:
     mark: str = ""  # contested | human | stale
     sort: str = "ip"
     desc: bool = False
+    locality: str = ""  # on-link | local-routed | remote
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,8 @@ class HostRow:
     vendors: list[str]
     names: list[str]  # names the host claimed
     verdicts: dict[str, Verdict]  # by question, registry order
+    locality: str | None = None  # Scan's on-link | local-routed | remote; None before Scan stored it
+    locality_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,8 @@ def _stale_exists(capture_id: str, *conditions):
 def _matching(registry: Registry, capture_id: str, f: HostFilter):
     questions = [a.question for a in registry]
     stmt = select(Host.ip).where(Host.capture_id == capture_id)
+    if f.locality:
+        stmt = stmt.where(Host.locality == f.locality)
     text = " ".join(f.text.split())
     if text:
         o = aliased(ObservationRow)
@@ -124,6 +130,10 @@ def _order(registry: Registry, capture_id: str, f: HostFilter) -> list:
                       VerdictRow.entity_key == Host.ip).scalar_subquery())
         key = func.coalesce(key, literal("3"))
         order = [key.desc() if f.desc else key]
+    elif f.sort == "locality":  # nearest first; hosts Scan has not placed last
+        rank = case(*((Host.locality == place.value, literal(i)) for i, place in enumerate(Locality)),
+                    else_=literal(len(Locality)))
+        order = [rank.desc() if f.desc else rank]
     elif f.sort == "mac":
         first_mac = (select(func.min(ObservationRow.value))
                      .where(ObservationRow.capture_id == capture_id, ObservationRow.entity == Host.ip,
@@ -155,11 +165,23 @@ def host_rows(session: Session, registry: Registry, capture_id: str, ips: list[s
                    ObservationRow.kind.in_(ROW_KINDS))):
         facts[entity, kind].add(value)
     verdicts = host_verdicts(session, registry, capture_id, ips)
+    localities = {ip: (locality, reason) for ip, locality, reason in session.execute(
+        select(Host.ip, Host.locality, Host.locality_reason)
+        .where(Host.capture_id == capture_id, Host.ip.in_(ips)))}
     return [HostRow(ip, sorted(facts[ip, kinds.MAC.name]), sorted(facts[ip, kinds.OUI_VENDOR.name]),
-                    sorted(facts[ip, kinds.HOSTNAME_CLAIM.name]), verdicts.get(ip, {})) for ip in ips]
+                    sorted(facts[ip, kinds.HOSTNAME_CLAIM.name]), verdicts.get(ip, {}),
+                    *localities.get(ip, (None, None))) for ip in ips]
 
 
 # --- one host -------------------------------------------------------------------------------
+
+def host_locality(session: Session, capture_id: str, ip: str) -> tuple[str | None, str | None]:
+    """Where Scan placed the host and why; (None, None) before Scan stored it."""
+    host = session.get(Host, (capture_id, ip))
+    if host is None:
+        raise NotFound(f"no host {ip!r} in capture {capture_id}")
+    return host.locality, host.locality_reason
+
 
 def host_facts(session: Session, capture_id: str, ip: str) -> list[ObservationRow]:
     """The host's facts, by kind, value and source."""

@@ -172,6 +172,7 @@ def _host_query(request: Request) -> views.HostQuery:
         return value if (allowed is None or value in allowed) and value >= 1 else default
     return views.HostQuery(text=p.get("q", "")[:200], question=p.get("question", ""), label=p.get("label", ""),
                              mark=p.get("mark", "") if p.get("mark", "") in MARKS else "",
+                             locality=p.get("locality", "") if p.get("locality", "") in views.LOCALITIES else "",
                              sort=p.get("sort", "ip") or "ip", desc=p.get("desc", "") == "1",
                              page=number("page", 1), per_page=number("per_page", 50, views.PER_PAGE_CHOICES))
 

@@ -16,10 +16,10 @@ from ...adjudicate import annotations
 from ...adjudicate.actor import SYSTEM, Actor
 from ...adjudicate.contract import Adjudicator, Basis, Key, Tier
 from ...adjudicate.registry import Registry
-from ...store.models import Capture
+from ...store.models import Capture, Locality
 from ..read.captures import capture_fields, capture_rows, findings
-from ..read.hosts import (MARKS, HostFilter, HostRow, fact_groups, host_count, host_page, label_counts, neighbours,
-                          require_host)
+from ..read.hosts import (MARKS, HostFilter, HostRow, fact_groups, host_count, host_locality, host_page, label_counts,
+                          neighbours, require_host)
 from ..read.manifest import manifest, problems
 from ..read.notices import notices_of
 from ..read.trail import describe, event_document, evidence_document
@@ -71,6 +71,7 @@ def captures_context(session: Session) -> dict:
 # --- the capture page -----------------------------------------------------------------------
 
 PER_PAGE_CHOICES = (25, 50, 100, 200)
+LOCALITIES = tuple(place.value for place in Locality)
 
 
 @dataclass
@@ -81,7 +82,8 @@ class HostQuery:
     question: str = ""
     label: str = ""
     mark: str = ""  # contested | human | stale
-    sort: str = "ip"  # ip | mac | a question key
+    locality: str = ""  # on-link | local-routed | remote
+    sort: str = "ip"  # ip | mac | locality | a question key
     desc: bool = False
     page: int = 1
     per_page: int = 50
@@ -89,15 +91,15 @@ class HostQuery:
     @property
     def filter(self) -> HostFilter:
         return HostFilter(self.text, self.question, self.label, self.mark if self.mark in MARKS else "",
-                          self.sort, self.desc)
+                          self.sort, self.desc, self.locality if self.locality in LOCALITIES else "")
 
     def params(self, **changes) -> dict:
         """Query parameters of this view with `changes` applied (defaults left out)."""
         values = {"q": self.text, "question": self.question, "label": self.label, "mark": self.mark,
-                  "sort": self.sort, "desc": "1" if self.desc else "", "page": self.page,
+                  "locality": self.locality, "sort": self.sort, "desc": "1" if self.desc else "", "page": self.page,
                   "per_page": self.per_page}
         values.update(changes)
-        defaults = {"q": "", "question": "", "label": "", "mark": "", "sort": "ip", "desc": "",
+        defaults = {"q": "", "question": "", "label": "", "mark": "", "locality": "", "sort": "ip", "desc": "",
                     "page": 1, "per_page": 50}
         return {k: v for k, v in values.items() if v not in (None, defaults[k]) and v != ""}
 
@@ -132,8 +134,9 @@ def hosts_context(session: Session, registry: Registry, capture: Capture, query:
                           max(1, -(-found.total // query.per_page)), query)
     return {"capture": capture_fields(capture), "hosts": inventory,
             "questions": [question_meta(a) for a in registry],
-            "columns": [("ip", "IP"), ("mac", "MAC / vendor")] + [(a.question, a.title) for a in registry],
-            "per_page_choices": PER_PAGE_CHOICES}
+            "columns": [("ip", "IP"), ("mac", "MAC / vendor"), ("locality", "Locality")]
+            + [(a.question, a.title) for a in registry],
+            "per_page_choices": PER_PAGE_CHOICES, "localities": LOCALITIES}
 
 
 # --- the host page --------------------------------------------------------------------------
@@ -141,7 +144,9 @@ def hosts_context(session: Session, registry: Registry, capture: Capture, query:
 def host_context(session: Session, registry: Registry, capture: Capture, ip: str, viewer: Viewer) -> dict:
     require_host(session, capture.id, ip)
     panels = [panel_context(session, registry, Key(adj.question, capture.id, ip), viewer) for adj in registry]
+    locality, locality_reason = host_locality(session, capture.id, ip)
     return {"capture": capture_fields(capture), "ip": ip, "facts": fact_groups(session, capture.id, ip),
+            "locality": locality, "locality_reason": locality_reason,
             "neighbours": neighbours(session, capture.id, ip), "panels": panels,
             "findings": [f for f in findings(session, capture.id) if ip in f["entities"]]}
 

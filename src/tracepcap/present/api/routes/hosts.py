@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import AfterValidator
 
+from ....store.models import Locality
 from ....text import SEARCH
-from ...read.hosts import HostFilter, conversation_page, host_facts as facts_of, host_page
+from ...read.hosts import HostFilter, conversation_page, host_facts as facts_of, host_page, host_rows, require_host
 from ..deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ..schemas import ConversationOut, FactOut, HostOut
 
@@ -19,12 +20,22 @@ router = APIRouter(prefix="/captures/{cid}", tags=["hosts"], dependencies=[Viewe
 def list_hosts(capture: CaptureDep, session: SessionDep, registry: RegistryDep, page: PageDep,
                q: Annotated[str | None, Query(description="part of an address, a MAC, an OUI vendor, a claimed name or a "
                                               f"verdict's label (at most {SEARCH.max_chars} characters)"),
-                            AfterValidator(SEARCH.validator)] = None) -> list[HostOut]:
-    """Hosts in address order with their MACs, names and verdict summaries; `X-Total-Count`
-    holds the number of matching hosts."""
-    found = host_page(session, registry, capture.id, HostFilter(text=q or ""), offset=page.offset, limit=page.limit)
+                            AfterValidator(SEARCH.validator)] = None,
+               locality: Annotated[Locality | None, Query(description="only hosts Scan placed there")] = None,
+               ) -> list[HostOut]:
+    """Hosts in address order with their MACs, names, locality and verdict summaries;
+    `X-Total-Count` holds the number of matching hosts."""
+    found = host_page(session, registry, capture.id, HostFilter(text=q or "", locality=locality or ""),
+                      offset=page.offset, limit=page.limit)
     page.total(found.total)
     return [HostOut.model_validate(row) for row in found.rows]
+
+
+@router.get("/hosts/{ip}", response_model=HostOut)
+def one_host(capture: CaptureDep, ip: str, session: SessionDep, registry: RegistryDep) -> HostOut:
+    """One host: its MACs, names, locality with its reason, and verdict summaries."""
+    require_host(session, capture.id, ip)
+    return HostOut.model_validate(host_rows(session, registry, capture.id, [ip])[0])
 
 
 @router.get("/hosts/{ip}/facts", response_model=list[FactOut])

@@ -1,0 +1,61 @@
+"""Where each host sits relative to the capture point, and why: the label is
+`HostFacts.locality`'s, the reason a sentence a person reads beside it (host table, host page,
+`--json`). Scan stores both on the host row; Present only reads them."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..extract.kinds import MAC
+from ..store.models import Locality
+from .context import CaptureContext, HostFacts, is_local
+
+
+@dataclass(frozen=True, slots=True)
+class HostLocality:
+    ip: str
+    label: Locality
+    reason: str
+
+
+def localities(context: CaptureContext) -> Iterator[HostLocality]:
+    """Every host's locality, in host order."""
+    owned: dict[str, list[tuple[str, str]]] = defaultdict(list)  # ip -> [(a MAC it owns, the evidence)]
+    for mac, owners in sorted(context.ownership.items()):
+        for o in owners:
+            owned[o.ip].append((mac, o.reason))
+    for ip in context.hosts:
+        host = context.host(ip)
+        label = Locality(host.locality)
+        yield HostLocality(ip, label, _reason(host, label, owned, context))
+
+
+def _reason(host: HostFacts, label: Locality, owned: dict[str, list[tuple[str, str]]],
+            context: CaptureContext) -> str:
+    if label == Locality.ON_LINK:
+        if host.ip in owned:
+            return "; ".join(f"owns {mac} ({evidence})" for mac, evidence in owned[host.ip])
+        return "a site-local address zero hops away, seen without a MAC address"
+    kind = "a site-local address" if is_local(host.ip) else "a public address"
+    hops = host.hops
+    away = ("" if hops is None else " zero hops away" if hops == 0
+            else f" {hops} hop{'' if hops == 1 else 's'} away")
+    macs = sorted({f.value for f in host.facts(MAC)})
+    if not macs:
+        return f"{kind}{away}, seen without a MAC address"
+    return f"{kind}{away}, seen through {_whose(macs, context)}"
+
+
+def _whose(macs: list[str], context: CaptureContext) -> str:
+    parts = []
+    for mac in macs:
+        owners = context.mac_owners.get(mac, ())
+        if mac in context.router_macs:
+            parts.append(f"{mac}, a router's MAC")
+        elif owners:
+            parts.append(f"{mac}, which {' and '.join(owners)} own{'s' if len(owners) == 1 else ''}")
+        else:
+            parts.append(mac)
+    return "; ".join(parts)
