@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -48,10 +49,19 @@ def section(path: Path, document: dict) -> list[str]:
     return lines
 
 
+def _environment(data: str) -> dict[str, str]:
+    """A bare environment, but the caller's PYTHONPATH: a worktree's `src` must be the code run,
+    not whichever checkout the venv has installed."""
+    env = {"TRACEPCAP_DATA_DIR": data, "PATH": "/usr/bin:/bin"}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
+
+
 def analyze(path: Path) -> dict:
     with tempfile.TemporaryDirectory() as data:
         run = subprocess.run([sys.executable, "-m", "tracepcap.present.cli", "analyze", str(path), "--json"],
-                             capture_output=True, text=True, env={"TRACEPCAP_DATA_DIR": data, "PATH": "/usr/bin:/bin"},
+                             capture_output=True, text=True, env=_environment(data),
                              check=False)
     if run.returncode not in (0, 3):
         raise SystemExit(f"{path.name}: exit {run.returncode}: {run.stderr.strip()}")
