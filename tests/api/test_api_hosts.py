@@ -25,7 +25,7 @@ def test_hosts_page_in_address_order_with_total(client, http_capture):
     assert victim["names"] == ["victim.local"] and victim["macs"]
     assert victim["verdicts"]["host-identity"] == {"primary_label": "Web Server", "basis": victim["verdicts"][
         "host-identity"]["basis"], "confidence": victim["verdicts"]["host-identity"]["confidence"],
-        "contested": False}
+        "contested": False, "parent_of": []}
     page = client.get(f"/captures/{http_capture}/hosts", params={"offset": 1, "limit": 2})
     assert page.headers["x-total-count"] == "5" and page.json() == hosts[1:3]
 
