@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import httpx
@@ -112,3 +114,17 @@ def test_the_api_and_the_web_inventory_find_the_same_hosts(api, client, http_cap
         assert bool(api_hosts) == (what != "nothing"), what
     assert with_mac["ip"] in [h["ip"] for h in client.get(
         f"/captures/{http_capture}/hosts", params={"q": with_mac["macs"][0]}).json()]
+
+
+def test_a_parent_level_answer_travels_the_api(api, client, captures):
+    # signal.pcap's Apple host: Apple-stack SYNs, and nothing says Mac or iPhone
+    cid = api.analyzed(client, captures / "signal.pcap")
+    verdict = client.get(f"/captures/{cid}/adjudications/os-family/192.168.2.17").json()
+    assert (verdict["primary_label"], verdict["contested"], verdict["parent_of"]) == ("Apple", False, ["iOS", "macOS"])
+    assert [c["label"] for c in verdict["candidates"][:2]] == ["iOS", "macOS"]
+    listed = client.get(f"/captures/{cid}/hosts", params={"q": "192.168.2.17"}).json()
+    assert listed[0]["verdicts"]["os-family"]["parent_of"] == ["iOS", "macOS"]
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/captures/{cid}/export.csv").text)))
+    row = next(r for r in rows if r["ip"] == "192.168.2.17" and r["question"] == "os-family")
+    assert (row["primary_label"], row["contested"]) == ("Apple", "false")
+    assert row["candidates"].startswith("iOS (40) | macOS (40)")  # the children stay candidates
