@@ -131,3 +131,9 @@ def test_the_taxonomy_is_checked_when_the_question_is_declared():
     with pytest.raises(ValueError, match="cycle"):
         adj({"A": "A"})
     assert adj({"a": "P", "B": "P"}).parent("A") == "P"  # labels compare by the question's label_key
+
+
+def test_the_table_output_names_the_parent_level():
+    from tracepcap.present.report import verdict_headline
+    verdict = decide(OS_FAMILY, KEY, syn("macOS", "iOS"), NONE)
+    assert verdict_headline(verdict) == "Apple (parent level: iOS · macOS)  [machine, confidence 75]"
