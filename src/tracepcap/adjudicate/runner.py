@@ -2,8 +2,9 @@
 question. It reads stored votes and annotations only, never facts or the capture.
 
 Precedence: override > machine vote (signals + analyst evidence, minus dismissed labels) >
-the leaders' common parent in the question's taxonomy > contested. A broad `except` lives at one place: per question in `adjudicate_held`, so one
-failing adjudicator never costs the others their answers.
+the leaders' common parent in the question's taxonomy > contested. A broad `except` lives at
+one place: per question in `adjudicate_held`, so one failing adjudicator never costs the
+others their answers.
 """
 
 from __future__ import annotations
@@ -136,9 +137,9 @@ def _common_parent(adj: Adjudicator, ranking: list[Tally],
     if parent is None or adj.label_key(parent) in {adj.label_key(d.label) for d in dismissals}:
         return None
     family = adj.label_key(parent)
-    children = [t for t, k in zip(leaders, keys) if adj.label_key(t.label) != family]
-    outside = next((t for t in ranking if family not in {adj.label_key(x) for x in (t.label, *adj.lineage(t.label))}),
-                   None)
+    children = [t for t in leaders if adj.label_key(t.label) != family]
+    outside = next((t for t in ranking
+                    if family not in {adj.label_key(x) for x in (t.label, *adj.lineage(t.label))}), None)
     margin = best.score - max(outside.score, 0) if outside else best.score
     named = [f"{t.label} ({t.score})" for t in children]
     if len(children) > 1:
