@@ -10,6 +10,7 @@ from fake_actor import person
 from tracepcap.adjudicate import annotations as a
 from tracepcap.adjudicate.contract import Basis, Key
 from tracepcap.adjudicate.registry import get_registry
+from tracepcap.adjudicate.runner import stored_verdict
 from tracepcap.analysis import analyze
 from tracepcap.errors import InvalidAnnotation, InvalidText, NotAuthor, NotFound
 from tracepcap.ingest import store_file
@@ -144,3 +145,33 @@ def test_reanalysis_keeps_human_answers(db, settings, capture_id):
     with db.session() as s:
         v = stored_verdict(s, key(capture_id))
     assert (v.primary_label, v.basis, v.override.actor) == ("Router", "HUMAN", "alice")
+
+
+@pytest.fixture
+def apple_host(db, settings, captures):
+    """signal.pcap: 192.168.2.17 sends Apple-stack SYNs and nothing says Mac or iPhone."""
+    with db.session() as s:
+        capture, _ = store_file(s, settings.capture_dir, captures / "signal.pcap", uploaded_by="system",
+                                max_bytes=1 << 30)
+        cid = capture.id
+    assert analyze(db, settings, cid) == "done"
+    return key(cid, "192.168.2.17", "os-family")
+
+
+def test_a_parent_level_answer_is_accepted_like_any_other(db, apple_host):
+    reg = get_registry()
+    with db.session() as s:
+        assert stored_verdict(s, apple_host).parent_of == ("iOS", "macOS")
+        v = a.accept(s, reg, apple_host, actor=person("alice"))
+        assert (v.primary_label, v.basis, v.override.rationale, v.parent_of) == (
+            "Apple", Basis.HUMAN, a.ACCEPTED, ())
+
+
+def test_a_parent_level_answer_narrows_to_one_of_its_children_only(db, apple_host):
+    reg = get_registry()
+    with db.session() as s:
+        with pytest.raises(InvalidAnnotation, match="'Windows' is not one of the contested candidates"):
+            a.resolve(s, reg, apple_host, "Windows", actor=person("alice"))
+        v = a.resolve(s, reg, apple_host, "macOS", actor=person("alice"))
+        assert (v.primary_label, v.basis, v.override.rationale) == (
+            "macOS", Basis.HUMAN, "chose macOS within Apple, which the evidence did not tell apart")

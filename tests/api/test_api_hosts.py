@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import httpx
@@ -25,7 +27,7 @@ def test_hosts_page_in_address_order_with_total(client, http_capture):
     assert victim["names"] == ["victim.local"] and victim["macs"]
     assert victim["verdicts"]["host-identity"] == {"primary_label": "Web Server", "basis": victim["verdicts"][
         "host-identity"]["basis"], "confidence": victim["verdicts"]["host-identity"]["confidence"],
-        "contested": False}
+        "contested": False, "parent_of": []}
     page = client.get(f"/captures/{http_capture}/hosts", params={"offset": 1, "limit": 2})
     assert page.headers["x-total-count"] == "5" and page.json() == hosts[1:3]
 
@@ -149,3 +151,17 @@ def test_one_host_with_its_locality(api, client, captures):
                         if h["ip"] == "192.168.1.1")
     assert_error(client.get(f"/captures/{cid}/hosts/10.9.9.9"), 404, "not_found",
                  f"no host '10.9.9.9' in capture {cid}")
+
+
+def test_a_parent_level_answer_travels_the_api(api, client, captures):
+    # signal.pcap's Apple host: Apple-stack SYNs, and nothing says Mac or iPhone
+    cid = api.analyzed(client, captures / "signal.pcap")
+    verdict = client.get(f"/captures/{cid}/adjudications/os-family/192.168.2.17").json()
+    assert (verdict["primary_label"], verdict["contested"], verdict["parent_of"]) == ("Apple", False, ["iOS", "macOS"])
+    assert [c["label"] for c in verdict["candidates"][:2]] == ["iOS", "macOS"]
+    listed = client.get(f"/captures/{cid}/hosts", params={"q": "192.168.2.17"}).json()
+    assert listed[0]["verdicts"]["os-family"]["parent_of"] == ["iOS", "macOS"]
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/captures/{cid}/export.csv").text)))
+    row = next(r for r in rows if r["ip"] == "192.168.2.17" and r["question"] == "os-family")
+    assert (row["primary_label"], row["contested"]) == ("Apple", "false")
+    assert row["candidates"].startswith("iOS (40) | macOS (40)")  # the children stay candidates

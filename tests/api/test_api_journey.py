@@ -40,7 +40,8 @@ def test_a_users_journey(api, captures):
         assert client.get(verdict_url).json()["primary_label"] == "Router"
         listed = client.get(f"/captures/{cid}/hosts", params={"q": dns["ip"]}).json()
         assert listed[0]["verdicts"]["host-identity"] == {"primary_label": "Router", "basis": "HUMAN",
-                                                          "confidence": 100, "contested": False}
+                                                          "confidence": 100, "contested": False,
+                                                          "parent_of": []}
 
         # change one's mind
         assert client.delete(f"{verdict_url}/override").json()["primary_label"] == "DNS Server"

@@ -20,6 +20,8 @@ def test_health_me_questions_and_docs(api, client):
     assert [q["question"] for q in questions] == [a.question for a in get_registry()]
     identity = next(q for q in questions if q["question"] == "host-identity")
     assert identity["tier"] == "DETERMINISTIC" and "DNS Server" in identity["labels"] and identity["title"]
+    os_family = next(q for q in questions if q["question"] == "os-family")
+    assert os_family["parents"]["iOS"] == "Apple" and "Apple" in os_family["labels"]  # parents join the vocabulary
     schema = client.get("/openapi.json").json()
     assert "/api/captures/{cid}/adjudications/{question}/{entity}/override" in schema["paths"]
     docs = client.get("/docs")

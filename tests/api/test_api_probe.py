@@ -27,7 +27,8 @@ def test_a_probe_question_travels_every_route(serve, captures):
     api = serve(registry=Registry([*get_registry(), PROBE]))
     with api.client() as client:
         assert client.get("/questions").json()[-1] == {"question": "probe-parity", "title": "Parity",
-                                                       "tier": "DETERMINISTIC", "labels": ["even", "odd"]}
+                                                       "tier": "DETERMINISTIC", "labels": ["even", "odd"],
+                                                       "parents": {}}
         cid = api.analyzed(client, captures / DNS_DEMO)
         hosts = {h["ip"]: h for h in client.get(f"/captures/{cid}/hosts").json()}
         assert hosts["192.168.1.21"]["verdicts"]["probe-parity"]["primary_label"] == "odd"

@@ -164,6 +164,22 @@ def test_contested_verdict_is_resolved_in_one_click(analyzed):
     expect(page.locator(".count-card", has_text="Device type").locator(".pill-human")).to_have_text("human 1")
 
 
+def test_a_parent_level_answer_shows_its_children_and_narrows_in_one_click(web, captures):
+    # signal.pcap's Apple host: its SYNs are Apple's stack, nothing says Mac or iPhone
+    api, pages = web
+    with api.client() as client:
+        cid = api.analyzed(client, captures / "signal.pcap")
+    page = pages.open(f"/captures/{cid}/hosts/192.168.2.17")
+    family = panel(page, "os-family")
+    expect(family.locator(".badge")).to_have_text("Apple")
+    expect(family.locator("[data-parent-level]")).to_have_text("parent level: iOS · macOS")
+    expect(family.locator(".note").first).to_contain_text("stopped at Apple: iOS (40) and macOS (40) are both Apple")
+    family.get_by_role("button", name="It is macOS").click()
+    expect(family.locator(".badge")).to_have_text("macOS")
+    expect(family.locator("[data-parent-level]")).to_have_count(0)
+    expect(family.locator(".trail-item").first).to_contain_text("chose macOS within Apple")
+
+
 def test_failed_actions_show_the_servers_message(analyzed):
     api, pages, cid = analyzed
     page = pages.open(f"/captures/{cid}/hosts/{DNS_SERVER}")

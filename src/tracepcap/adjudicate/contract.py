@@ -14,7 +14,10 @@ Calling convention, the same for every question:
   contested); then, for a question that `defers` to another, that question's human answer
   mapped to this one's label; otherwise the machine vote, with analyst evidence as one more
   signal, minus dismissed labels; contested when confidence < `contest_below` and a
-  runner-up exists, or when the leading label has a vote against it (negative weight).
+  runner-up exists, or when the leading label has a vote against it (negative weight) —
+  unless every label within the contest margin of the leader shares a parent in the
+  question's `parents` taxonomy: then the parent is the answer (`Verdict.parent_of` names the
+  children it stands for) and the children stay ranked candidates.
 A signal or adjudicator must never open the capture, write the store, or return a machine
 verdict without reasons (the runner refuses to persist one).
 """
@@ -65,7 +68,8 @@ class Deference:
 
 @dataclass(frozen=True, slots=True)
 class Adjudicator:
-    """One question. `labels` is the vocabulary offered in the UI (free text stays allowed)."""
+    """One question. `labels` are what its signals vote for; `vocabulary` (those and the
+    taxonomy's parent labels) is what the UI offers (free text stays allowed)."""
 
     question: str
     title: str
@@ -78,6 +82,9 @@ class Adjudicator:
     position: int = 100  #: display order among questions (then by key)
     label_key: Callable[[str], str] = normalize_label  #: when two labels are the same answer
     defers: Deference | None = None
+    #: the label taxonomy, child -> parent (macOS -> Apple): when the labels a vote cannot tell
+    #: apart share a parent, the parent is asserted instead of a contest
+    parents: Mapping[str, str] = field(default_factory=dict)
     module: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -87,6 +94,41 @@ class Adjudicator:
             raise ValueError(f"question {self.question!r} must declare a label vocabulary")
         if not 0 < self.margin_for_full:
             raise ValueError(f"margin_for_full must be positive (got {self.margin_for_full})")
+        self._check_taxonomy()
+
+    def _check_taxonomy(self) -> None:
+        """Every child is a vocabulary label or another parent, and following parents upward
+        ends: a cycle would make "the nearest common parent" meaningless."""
+        known = {self.label_key(label) for label in (*self.labels, *self.parents.values())}
+        for child, parent in self.parents.items():
+            if self.label_key(child) not in known:
+                raise ValueError(f"question {self.question!r}: {child!r} (a child of {parent!r}) is not "
+                                 "one of its labels")
+            seen = [child]
+            while (up := self.parent(seen[-1])) is not None:
+                if self.label_key(up) in {self.label_key(s) for s in seen}:
+                    raise ValueError(f"question {self.question!r}: its label taxonomy has a cycle "
+                                     f"({' -> '.join((*seen, up))})")
+                seen.append(up)
+
+    def parent(self, label: str) -> str | None:
+        """The label's parent in the taxonomy (labels compared by `label_key`), if it has one."""
+        wanted = self.label_key(label)
+        return next((p for c, p in self.parents.items() if self.label_key(c) == wanted), None)
+
+    def lineage(self, label: str) -> tuple[str, ...]:
+        """The label's parent, grandparent, ... nearest first (not the label itself)."""
+        line: list[str] = []
+        while (up := self.parent(line[-1] if line else label)) is not None:
+            line.append(up)
+        return tuple(line)
+
+    @property
+    def vocabulary(self) -> tuple[str, ...]:
+        """The labels and the taxonomy's parent labels: what the UI offers."""
+        keys = {self.label_key(label) for label in self.labels}
+        extra = dict.fromkeys(p for p in self.parents.values() if self.label_key(p) not in keys)
+        return (*self.labels, *extra)
 
     @property
     def snake(self) -> str:
@@ -184,6 +226,9 @@ class Verdict:
     dismissed: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # why the verdict took its shape (e.g. a human confirmation)
     stale_since: str | None = None
+    #: a parent-level answer: the children (live candidates) the asserted parent stands for,
+    #: which the evidence does not tell apart; empty for an answer at the level of its label
+    parent_of: tuple[str, ...] = ()
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -212,6 +257,7 @@ class Verdict:
             "contested": self.contested, "candidates": [c.to_document() for c in self.candidates],
             "override": self.override.to_document() if self.override else None,
             "dismissed": list(self.dismissed), "notes": list(self.notes), "stale_since": self.stale_since,
+            "parent_of": list(self.parent_of),
         }
 
     @classmethod
@@ -220,4 +266,4 @@ class Verdict:
         return cls(d["question"], d["capture_id"], d["entity_key"], d["primary_label"], Basis(d["basis"]),
                    d["confidence"], d["contested"], tuple(Candidate.from_document(c) for c in d["candidates"]),
                    Override.from_document(override) if override else None, tuple(d.get("dismissed", ())),
-                   tuple(d.get("notes", ())), d.get("stale_since"))
+                   tuple(d.get("notes", ())), d.get("stale_since"), tuple(d.get("parent_of", ())))

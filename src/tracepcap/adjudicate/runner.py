@@ -2,8 +2,9 @@
 question. It reads stored votes and annotations only, never facts or the capture.
 
 Precedence: override > machine vote (signals + analyst evidence, minus dismissed labels) >
-contested. A broad `except` lives at one place: per question in `adjudicate_held`, so one
-failing adjudicator never costs the others their answers.
+the leaders' common parent in the question's taxonomy > contested. A broad `except` lives at
+one place: per question in `adjudicate_held`, so one failing adjudicator never costs the
+others their answers.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def _candidate(tally: Tally, dismissed: Dismissed | None = None) -> Candidate:
 
 def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) -> Verdict:
     """The verdict for one key from its votes and annotations."""
-    board = ScoreBoard(adj.labels, adj.label_key)
+    board = ScoreBoard(adj.vocabulary, adj.label_key)
     for vote in votes:
         board.add(vote)
     for evidence in sorted(notes.evidence, key=lambda e: e.id):
@@ -71,6 +72,7 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     candidates = [_candidate(t) for t in ranking]
     best = ranking[0] if ranking and ranking[0].score > 0 else None
     second = ranking[1] if len(ranking) > 1 else None
+    parent_of, stopped = (), None  # a parent-level answer: the children, and the note saying why
     if best is None:
         primary, confidence, contested, basis, capped = adj.unknown_label, 0, False, Basis.MACHINE, None
         if not candidates:
@@ -78,13 +80,17 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
             candidates = [Candidate(adj.unknown_label, "machine", 0, (reason,), ())]
     else:
         margin = best.score - max(second.score, 0) if second else best.score
-        confidence = max(0, min(100, round(100 * margin / adj.margin_for_full)))
+        confidence = _confidence(adj, margin)
         disputed = any(v.weight < 0 for v in best.votes)  # evidence against the leader
         contested = disputed or (second is not None and second.score > 0 and confidence < adj.contest_below)
         primary = None if contested else best.label
         strongest = max(best.votes, key=lambda v: v.weight)
         basis = Basis.REPORTED if strongest.grade == Grade.REPORTED else Basis.MACHINE
         confidence, capped = _supported(confidence, best)
+        if contested and not disputed and (family := _common_parent(adj, ranking, notes.dismissals)):
+            primary, parent_of, stopped, confidence = family
+            contested = False
+            confidence, capped = _supported(confidence, best)
     override, remarks, stale_since = None, [], None
     deferred = _deferred_label(adj, notes.deferred)
     if notes.override is not None:
@@ -101,11 +107,51 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
         remarks.append(f"{adj.defers.question} confirmed by {d.actor} as {d.label}")
     elif adj.tier == Tier.HUMAN_ASSISTED and primary is not None:
         remarks.append("a machine suggestion until a human accepts it")
+    if basis == Basis.HUMAN:
+        parent_of = ()  # a human's answer is at the level they gave it
+    elif stopped:
+        remarks.append(stopped)
     if capped and basis != Basis.HUMAN and not contested:
         remarks.append(capped)
     return Verdict(key.question, key.capture_id, key.entity_key, primary, basis, confidence, contested,
                    tuple(candidates + dismissed_candidates), override,
-                   tuple(c.label for c in dismissed_candidates), tuple(remarks), stale_since)
+                   tuple(c.label for c in dismissed_candidates), tuple(remarks), stale_since, parent_of)
+
+
+def _confidence(adj: Adjudicator, margin: int) -> int:
+    return max(0, min(100, round(100 * margin / adj.margin_for_full)))
+
+
+def _common_parent(adj: Adjudicator, ranking: list[Tally],
+                   dismissals: list[Dismissal]) -> tuple[str, tuple[str, ...], str, int] | None:
+    """Commit at the level the evidence supports: when every candidate within the contest
+    margin of the leader descends from one label of the taxonomy, that nearest common parent
+    is the answer. Returns (parent, the children it stands for, the note saying why it stopped
+    there, its confidence: the leader's margin over the best candidate outside the family),
+    or None when the leaders disagree beyond any parent, or a human dismissed the parent."""
+    best = ranking[0]
+    leaders = [t for t in ranking if t.score > 0 and _confidence(adj, best.score - t.score) < adj.contest_below]
+    lines = [(t.label, *adj.lineage(t.label)) for t in leaders]
+    keys = [{adj.label_key(label) for label in line} for line in lines]
+    parent = next((p for p in lines[0] if all(adj.label_key(p) in k for k in keys)), None)
+    if parent is None or adj.label_key(parent) in {adj.label_key(d.label) for d in dismissals}:
+        return None
+    family = adj.label_key(parent)
+    children = [t for t in leaders if adj.label_key(t.label) != family]
+    outside = next((t for t in ranking
+                    if family not in {adj.label_key(x) for x in (t.label, *adj.lineage(t.label))}), None)
+    margin = best.score - max(outside.score, 0) if outside else best.score
+    named = [f"{t.label} ({t.score})" for t in children]
+    if len(children) > 1:
+        listing = ", ".join(named[:-1]) + f" and {named[-1]}"
+        why = f"{listing} are {'both' if len(children) == 2 else 'all'} {parent}"
+    else:  # the parent itself is a candidate (analyst evidence for it), beside one child
+        own = next(t for t in leaders if adj.label_key(t.label) == family)
+        why = f"{named[0]} is one kind of {parent}, and {parent} itself has {own.score}"
+    apart = ("nothing here tells them apart" if len({t.score for t in leaders}) == 1
+             else "the evidence does not tell them apart firmly enough to choose")
+    note = f"stopped at {parent}: {why}, and {apart}"
+    return parent, tuple(t.label for t in children), note, _confidence(adj, margin)
 
 
 LONE_SIGNAL_CAP = 75  # one signal, however strong, is not the independent agreement 80+ claims

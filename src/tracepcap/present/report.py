@@ -105,7 +105,8 @@ def verdict_headline(verdict: Verdict) -> str:
         names = " / ".join(f"{c.label} ({c.score})" for c in verdict.live[:3])
         return f"⚠ contested: {names}"
     stale = ", STALE" if verdict.stale_since else ""
-    return f"{verdict.primary_label}  [{verdict.basis.lower()}, confidence {verdict.confidence}{stale}]"
+    level = f" (parent level: {' · '.join(verdict.parent_of)})" if verdict.parent_of else ""
+    return f"{verdict.primary_label}{level}  [{verdict.basis.lower()}, confidence {verdict.confidence}{stale}]"
 
 
 def verdict_lines(question: str, verdict: Verdict, *, indent: int, reasons: int = TOP_REASONS) -> list[str]:

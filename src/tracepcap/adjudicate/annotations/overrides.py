@@ -19,6 +19,7 @@ from .staleness import identity_facts
 
 ACCEPTED = "accepted suggestion"
 RESOLVED = "chose {label} among the contested candidates"
+NARROWED = "chose {label} within {parent}, which the evidence did not tell apart"
 
 
 def _override_dict(o: HumanOverride | None) -> dict | None:
@@ -77,17 +78,20 @@ def accept(session: Session, registry: Registry, key: Key, *, actor: Actor) -> V
 
 
 def resolve(session: Session, registry: Registry, key: Key, label: str, *, actor: Actor) -> Verdict:
-    """Settle a contested verdict with one of its candidates (not one a human dismissed): an
-    override with that label and the rationale saying so. Any other label, or a verdict that
-    is not contested, is refused: the rationale would misstate what the human chose among."""
+    """Settle a contested verdict with one of its candidates (not one a human dismissed), or
+    narrow a parent-level answer to one of the children it stands for: an override with that
+    label and the rationale saying so. Any other label, or a verdict with nothing to choose
+    among, is refused: the rationale would misstate what the human chose among."""
     take_turn(session, registry, key)
     verdict = stored_verdict(session, key)
-    if verdict is None or not verdict.contested:
+    if verdict is None or not (verdict.contested or verdict.parent_of):
         raise InvalidAnnotation(f"{key.question} for {key.entity_key} is not contested: nothing to "
                                 "choose among (set an override to give another answer)")
-    candidates = [c.label for c in verdict.live]
+    candidates = list(verdict.parent_of) if verdict.parent_of else [c.label for c in verdict.live]
     if label not in candidates:
         raise InvalidAnnotation(f"{label!r} is not one of the contested candidates of {key.question} for "
                                 f"{key.entity_key} ({', '.join(candidates)}); set an override to give "
                                 "another answer")
-    return set_override(session, registry, key, label, RESOLVED.format(label=label), actor=actor)
+    rationale = (NARROWED.format(label=label, parent=verdict.primary_label) if verdict.parent_of
+                 else RESOLVED.format(label=label))
+    return set_override(session, registry, key, label, rationale, actor=actor)

@@ -17,6 +17,15 @@ ROLE_DEVICE_TYPES = {
     "Engineering Workstation": "Workstation",
 }
 
+# Kinds of device the evidence may not tell apart: a host serving both DNS and web pages is a
+# Server whichever service the vote ranks first; a router and a firewall both forward.
+DEVICE_CLASSES = {
+    **dict.fromkeys(("DNS Server", "DHCP Server", "Web Server", "Mail Server", "File Server",
+                     "Database Server", "Directory Server"), "Server"),
+    **dict.fromkeys(("Router", "Firewall", "Switch", "Access Point"), "Network device"),
+    **dict.fromkeys(("Workstation", "Mobile"), "Client device"),
+}
+
 ADJUDICATOR = Adjudicator(
     question="host-identity",
     title="Device type",
@@ -28,4 +37,5 @@ ADJUDICATOR = Adjudicator(
     margin_for_full=60,
     position=10,
     defers=Deference("node-role", ROLE_DEVICE_TYPES),
+    parents=DEVICE_CLASSES,
 )

@@ -10,6 +10,8 @@ its own server software (SSH 25, HTTP 20), its DHCP client and its User-Agent 20
 initial TTL 10. A SYN signature names a kernel, not always a family: the Linux kernel's is
 shared by Linux, Android and ChromeOS, Apple's by macOS and iOS, so it votes 40 for each
 and what the host reports decides among them. Measured evidence outweighs any one claim.
+When nothing the host reports decides, the answer is the family the stack names (Apple,
+Linux-based) with its members as candidates, not a contest.
 """
 
 from ..contract import Adjudicator, Tier
@@ -27,5 +29,7 @@ ADJUDICATOR = Adjudicator(
     # macOS over iOS, or Android over Linux, when the SYNs tie them at 40 each (confidence
     # 40); a tie, or two claims against a stack fingerprint (40 vs 40), stays contested.
     contest_below=35,
+    parents={"macOS": "Apple", "iOS": "Apple",
+             "Linux": "Linux-based", "Android": "Linux-based", "ChromeOS": "Linux-based"},
     position=30,
 )

@@ -87,7 +87,8 @@ class QuestionOut(BaseModel):
     question: str
     title: str
     tier: str
-    labels: list[str]
+    labels: list[str] = Field(description="the vocabulary: the labels and the taxonomy's parent labels")
+    parents: dict[str, str] = Field(description="the label taxonomy, child -> parent (macOS -> Apple)")
 
 
 class CaptureCreated(BaseModel):
@@ -152,6 +153,7 @@ class VerdictSummary(BaseModel):
     basis: str
     confidence: int
     contested: bool
+    parent_of: list[str]  #: a parent-level answer: the children it stands for
 
 
 class HostOut(BaseModel):
@@ -270,6 +272,8 @@ class Verdict(_Document):
     dismissed: list[str]
     notes: list[str]
     stale_since: str | None
+    parent_of: list[str] = Field(description="a parent-level answer (the taxonomy's parent of labels the "
+                                             "evidence does not tell apart): those children; empty otherwise")
 
 
 class EvidenceOut(BaseModel):

@@ -46,7 +46,7 @@ def topology(session: Session, registry: Registry, capture_id: str, question: st
                                   VerdictRow.basis)
                            .where(VerdictRow.capture_id == capture_id, VerdictRow.question == question))
     answer = {ip: (label, contested, basis) for ip, label, contested, basis in rows if ip in shown}
-    tones = _tones(adj.labels, adj.unknown_label,
+    tones = _tones(adj.vocabulary, adj.unknown_label,
                    sorted({a[0] for a in answer.values() if a[0] and not a[1]}, key=str.casefold))
     nodes = []
     for ip in ranked:

@@ -58,7 +58,7 @@ def who(actor: str | None) -> str:
 
 
 def question_meta(adj: Adjudicator) -> dict:
-    return {"question": adj.question, "title": adj.title, "tier": str(adj.tier), "labels": list(adj.labels),
+    return {"question": adj.question, "title": adj.title, "tier": str(adj.tier), "labels": list(adj.vocabulary),
             "unknown_label": adj.unknown_label}
 
 
@@ -166,7 +166,7 @@ def panel_context(session: Session, registry: Registry, key: Key, viewer: Viewer
     adj = registry.get(key.question)
     verdict = stored_verdict(session, key)  # None while the analysis runs
     candidates = verdict.candidates if verdict else ()
-    choices = list(adj.labels) + [c.label for c in candidates if c.label not in adj.labels]
+    choices = list(adj.vocabulary) + [c.label for c in candidates if c.label not in adj.vocabulary]
     return {"key": key, "q": question_meta(adj), "verdict": verdict, "live": verdict.live if verdict else (),
             "dismissed": verdict.dismissed_candidates if verdict else (), "choices": choices,
             "evidence": [evidence_document(e) | {"mine": viewer.can_write and e.actor_subject == viewer.subject}

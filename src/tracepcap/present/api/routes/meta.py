@@ -26,5 +26,6 @@ def me(actor: ActorDep) -> Me:
 @router.get("/questions", response_model=list[QuestionOut], dependencies=[Viewer])
 def questions(registry: RegistryDep) -> list[QuestionOut]:
     """The registered questions in display order, with their label vocabularies."""
-    return [QuestionOut(question=a.question, title=a.title, tier=str(a.tier), labels=list(a.labels))
+    return [QuestionOut(question=a.question, title=a.title, tier=str(a.tier), labels=list(a.vocabulary),
+                        parents=dict(a.parents))
             for a in registry]
