@@ -220,6 +220,12 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     carriers_to = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.CARRIERS]
     every_udp = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_UDP]
     every_tcp = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_TCP]
+    # the first bytes at which one of them may begin reading a direction (None: any)
+    tcp_first_bytes: frozenset[int] | None = frozenset()
+    for ex in instances:
+        if ex.EVERY_TCP:
+            tcp_first_bytes = None if ex.TCP_FIRST_BYTES is None or tcp_first_bytes is None \
+                else tcp_first_bytes | ex.TCP_FIRST_BYTES
     by_tcp_port: dict[int, list[Hook]] = {}
     by_udp_port: dict[int, list[Hook]] = {}
     by_proto: dict[int, list[Hook]] = {}
@@ -305,8 +311,10 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                     continue
                 if streams_to:
                     heads.feed(pkt, flow, forward)
-                if pkt.payload or pkt.flags & SEGMENT_FLAGS:
-                    if every_tcp:
+                payload = pkt.payload
+                if payload or pkt.flags & SEGMENT_FLAGS:
+                    if every_tcp and (tcp_first_bytes is None or flow.followed & (1 if forward else 2)
+                                      or payload and payload[0] in tcp_first_bytes):
                         deliver(every_tcp, frame, pkt, flow)
                     if pkt.sport in by_tcp_port or pkt.dport in by_tcp_port:
                         _deliver_by_port(by_tcp_port, frame, pkt, flow)

@@ -33,18 +33,20 @@ class LinkIdentity(Extractor):
 
     def __init__(self, emit, limits) -> None:
         super().__init__(emit, limits)
-        self._macs: dict[tuple[str, bytes], tuple[int, float]] = {}
+        # (ip, MAC) -> its first frame and time, and the MAC as text (written once, not per packet)
+        self._macs: dict[tuple[str, bytes], tuple[int, float, str]] = {}
 
     def observe(self, pkt, flow) -> None:
         if pkt.src_mac is None:
             return
         key = (pkt.src, pkt.src_mac)
-        if key not in self._macs:
-            self._macs[key] = (pkt.frame, pkt.ts)
-        self.emit.fact(pkt.src, MAC, pkt.src_mac.hex(":"), pkt.frame, pkt.ts)
+        seen = self._macs.get(key)
+        if seen is None:
+            seen = self._macs[key] = (pkt.frame, pkt.ts, pkt.src_mac.hex(":"))
+        self.emit.fact(pkt.src, MAC, seen[2], pkt.frame, pkt.ts)
 
     def finish(self) -> None:
-        for (ip, raw), (frame, ts) in self._macs.items():
+        for (ip, raw), (frame, ts, _) in self._macs.items():
             if raw[0] & 0x01:  # a group address never sends; a broken or spoofed frame did
                 continue
             vendor = vendor_of(raw.hex(":"))

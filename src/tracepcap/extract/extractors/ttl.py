@@ -10,6 +10,9 @@ from ..kinds import TTL
 from ..packet import is_group
 
 
+TEXT = tuple(str(n) for n in range(256))  # a TTL or hop limit is one byte; str() per packet showed
+
+
 class Ttl(Extractor):
     NAME, VERSION = "ttl", "1"
     KINDS = (TTL,)
@@ -18,4 +21,4 @@ class Ttl(Extractor):
     def observe(self, pkt, flow) -> None:
         if is_group(pkt):
             return
-        self.emit.fact(pkt.src, TTL, str(pkt.ttl), pkt.frame, pkt.ts)
+        self.emit.fact(pkt.src, TTL, TEXT[pkt.ttl], pkt.frame, pkt.ts)
