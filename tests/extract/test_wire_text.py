@@ -37,3 +37,25 @@ def test_the_limit_counts_visible_keys():
     emit.fact("10.0.0.5", CLAIM, "a\\x00", 2, 2.0)  # the same text once rendered: one key
     emit.fact("10.0.0.5", CLAIM, "b", 3, 3.0)
     assert [o.witness.count for o in table.observations("c")] == [2] and table.dropped == 1
+
+
+def test_repeats_handed_over_later_equal_a_call_per_sighting():
+    def table_after(counted: bool) -> tuple[list, int]:
+        table = FactTable(limit=1)
+        emit = Emitter("ttl", "1", table)
+        emit.fact("10.0.0.5", CLAIM, RAW, 2, 2.0)
+        emit.fact("10.0.0.6", CLAIM, "b", 3, 3.0)  # past the limit: dropped
+        if counted:
+            emit.again("10.0.0.5", CLAIM, RAW, 3, 9, 9.0)
+            emit.again("10.0.0.6", CLAIM, "b", 2, 8, 8.0)
+        else:
+            for frame in (4, 5, 9):
+                emit.fact("10.0.0.5", CLAIM, RAW, frame, float(frame))
+            for frame in (6, 8):
+                emit.fact("10.0.0.6", CLAIM, "b", frame, float(frame))
+        return [o.witness for o in table.observations("c")], table.dropped
+
+    assert table_after(counted=True) == table_after(counted=False)
+    (witness,), dropped = table_after(counted=True)
+    assert (witness.first_frame, witness.last_frame, witness.count, witness.last_time, dropped) == (
+        2, 9, 4, 9.0, 3)

@@ -59,6 +59,11 @@ class Extractor:
     TCP_PORTS: ClassVar[frozenset[int]] = frozenset()  #: TCP segments from or to these ports
     #: every TCP segment with data, whatever its ports (a protocol recognised by its bytes)
     EVERY_TCP: ClassVar[bool] = False
+    #: with EVERY_TCP, the first payload bytes a direction it does not read yet must start
+    #: with for it to begin reading; it then marks the direction in `flow.followed` (bit 1
+    #: a -> b, bit 2 b -> a) and gets every segment of it. The pipeline drops the other
+    #: segments, so most of a capture costs one test instead of a call. None: every segment.
+    TCP_FIRST_BYTES: ClassVar[frozenset[int] | None] = None
     IP_PROTOS: ClassVar[frozenset[int]] = frozenset()  #: other IP protocols (ICMPv6: 58)
     TCP_STREAMS: ClassVar[bool] = False  #: the first bytes of each TCP direction
     CARRIERS: ClassVar[bool] = False  #: packets that carried a tunnel (`pkt.carries`)

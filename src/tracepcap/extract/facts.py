@@ -95,6 +95,19 @@ class FactTable:
         self._rows[key] = [frame, frame, 1, ts, ts, kind, extractor]
         return True
 
+    def again(self, entity: str, kind: FactKind, value: str, source: str, times: int,
+              frame: int, ts: float) -> None:
+        """`times` more sightings of a fact added before, the last at (frame, ts): what
+        `times` calls of `add` would have done (a key dropped past the limit stays dropped)."""
+        row = self._rows.get((entity, kind.name, value, source)) \
+            or self._rows.get((visible(entity), kind.name, visible(value), source))
+        if row is None:
+            self.dropped += times
+            return
+        if frame >= row[1]:
+            row[1], row[4] = frame, ts
+        row[2] += times
+
     def move(self, old_entity: str, new_entity: str, kind: FactKind, value: str, source: str) -> None:
         """Re-attribute a fact (a DHCP name sent from 0.0.0.0 lands on the leased address)."""
         value = visible(value)
@@ -141,6 +154,13 @@ class Emitter:
     def fact(self, entity: str, kind: FactKind, value: str, frame: int, ts: float,
              source: str | None = None) -> None:
         self._table.add(entity, kind, value, source or self.name, frame, ts, self)
+
+    def again(self, entity: str, kind: FactKind, value: str, times: int, frame: int, ts: float,
+              source: str | None = None) -> None:
+        """`times` more sightings of a fact emitted before, the last at (frame, ts): for an
+        extractor that sees one fact on most packets and counts the repeats itself (two
+        calls fewer per packet), handing them over in finish()."""
+        self._table.again(entity, kind, value, source or self.name, times, frame, ts)
 
     def move(self, old_entity: str, new_entity: str, kind: FactKind, value: str,
              source: str | None = None) -> None:

@@ -17,7 +17,8 @@ class Flow:
     """`a` is the first side seen sending; `initiator` is "a", "b" or None (unknown)."""
 
     __slots__ = ("proto", "a", "aport", "b", "bport", "first_ts", "last_ts", "first_frame",
-                 "pkts_ab", "bytes_ab", "pkts_ba", "bytes_ba", "initiator", "head_done")
+                 "pkts_ab", "bytes_ab", "pkts_ba", "bytes_ba", "initiator", "head_done",
+                 "followed")
 
     def __init__(self, proto: int, a: str, aport: int, b: str, bport: int, ts: float, frame: int) -> None:
         self.proto, self.a, self.aport, self.b, self.bport = proto, a, aport, b, bport
@@ -26,6 +27,7 @@ class Flow:
         self.pkts_ab = self.bytes_ab = self.pkts_ba = self.bytes_ba = 0
         self.initiator: str | None = None
         self.head_done = 0  # bit 1: a->b stream head delivered, bit 2: b->a
+        self.followed = 0  # bit 1: an EVERY_TCP extractor reads a->b, bit 2: b->a
 
     def row(self) -> dict:
         """The conversation as stored: oriented initiator -> responder when known."""

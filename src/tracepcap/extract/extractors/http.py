@@ -90,6 +90,7 @@ class Http(Extractor):
     NAME, VERSION = NAME, VERSION
     KINDS = (HOSTNAME_CLAIM, USER_AGENT, HTTP_SERVER, SERVED)
     EVERY_TCP = True
+    TCP_FIRST_BYTES = FIRST_BYTES
 
     def __init__(self, emit, limits) -> None:
         super().__init__(emit, limits)
@@ -101,10 +102,12 @@ class Http(Extractor):
         self._long_heads = self._past_limit = 0
 
     def observe(self, pkt, flow) -> None:
-        # every TCP segment with data comes here: a direction not followed costs a lookup
-        # and, for the few whose first byte could start a message, a look at the start
+        # the pipeline hands over segments of the directions marked in flow.followed and
+        # those starting with one of FIRST_BYTES: a direction not followed costs a look at
+        # its start only for those few
         payload = pkt.payload
-        key = (flow, pkt.sport == flow.aport and pkt.src == flow.a)
+        from_a = pkt.sport == flow.aport and pkt.src == flow.a
+        key = (flow, from_a)
         state = self._directions.states.get(key)
         if state is None:
             if not payload or payload[0] not in FIRST_BYTES \
@@ -112,6 +115,7 @@ class Http(Extractor):
                 return
             waiting = self.limits.tcp_waiting_bytes
             state = self._directions.start(key, lambda seq: _Direction(seq, waiting), pkt)
+            flow.followed |= 1 if from_a else 2
         try:
             if payload and state.mode != DONE:
                 data, lost = state.order.push(pkt.seq, payload)

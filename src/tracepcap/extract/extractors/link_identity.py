@@ -33,18 +33,27 @@ class LinkIdentity(Extractor):
 
     def __init__(self, emit, limits) -> None:
         super().__init__(emit, limits)
-        self._macs: dict[tuple[str, bytes], tuple[int, float]] = {}
+        # (ip, MAC) -> [first frame, first time, repeats, last frame, last time]: the fact
+        # is emitted at its first sighting and its repeats (nearly every packet) counted
+        # here, handed over in finish()
+        self._macs: dict[tuple[str, bytes], list] = {}
 
     def observe(self, pkt, flow) -> None:
         if pkt.src_mac is None:
             return
-        key = (pkt.src, pkt.src_mac)
-        if key not in self._macs:
-            self._macs[key] = (pkt.frame, pkt.ts)
+        seen = self._macs.get((pkt.src, pkt.src_mac))
+        if seen is not None:
+            seen[2] += 1
+            seen[3], seen[4] = pkt.frame, pkt.ts
+            return
+        self._macs[(pkt.src, pkt.src_mac)] = [pkt.frame, pkt.ts, 0, 0, 0.0]
         self.emit.fact(pkt.src, MAC, pkt.src_mac.hex(":"), pkt.frame, pkt.ts)
 
     def finish(self) -> None:
-        for (ip, raw), (frame, ts) in self._macs.items():
+        for (ip, raw), (_, _, times, frame, ts) in self._macs.items():
+            if times:
+                self.emit.again(ip, MAC, raw.hex(":"), times, frame, ts)
+        for (ip, raw), (frame, ts, *_) in self._macs.items():
             if raw[0] & 0x01:  # a group address never sends; a broken or spoofed frame did
                 continue
             vendor = vendor_of(raw.hex(":"))

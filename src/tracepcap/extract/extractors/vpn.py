@@ -19,6 +19,7 @@ NAME, VERSION = "vpn", "1"
 PROTO_UDP, PROTO_ESP = 17, 50
 IKE_PORT, NATT_PORT, OPENVPN_PORT, L2TP_PORT = 500, 4500, 1194, 1701
 WG_SIZES = frozenset(vpn.WG_SIZES.values())
+VPN_PORTS = frozenset((IKE_PORT, NATT_PORT, OPENVPN_PORT, L2TP_PORT))
 
 
 def recognise(pkt) -> tuple[vpn.Handshake, int] | None:
@@ -57,6 +58,11 @@ class Vpn(Extractor):
     IP_PROTOS = frozenset((PROTO_ESP,))
 
     def observe(self, pkt, flow) -> None:
+        # most datagrams (DNS, mDNS, QUIC...) are on no VPN port and not a WireGuard size:
+        # one test each, no call
+        if pkt.proto == PROTO_UDP and len(pkt.payload) not in WG_SIZES \
+                and pkt.sport not in VPN_PORTS and pkt.dport not in VPN_PORTS:
+            return
         if (seen := recognise(pkt)) is None:
             return
         found, port = seen
