@@ -2,8 +2,9 @@
 
 Precedence: a host-identity override, then a human-confirmed node-role (mapped below), then
 the machine vote.
-Signals: scan/signals/host_identity/ (OUI vendor, TTL class, services answered, traffic
-pattern, router, service announcements).
+Signals: scan/signals/host_identity/ (OUI vendor of single-class makers, TTL class, services
+answered, client traffic pattern, router, service announcements, name cues, announced device
+models, Windows Browser roles, mobile-core protocols, LLDP/CDP, SNMP, client software).
 """
 
 from ..contract import Adjudicator, Deference, Tier
