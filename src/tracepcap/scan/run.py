@@ -47,10 +47,18 @@ def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[
     return report
 
 
+LOCALITY_BATCH = 5000  # host rows updated per executemany: a many-host capture's reasons never all in memory
+
+
 def _store_localities(session: Session, context: CaptureContext) -> None:
-    """Each host row's locality and its reason, by primary key in one executemany."""
-    rows = [{"capture_id": context.capture_id, "ip": found.ip, "locality": found.label,
-             "locality_reason": found.reason} for found in localities(context)]
+    """Each host row's locality and its reason, by primary key, in batches."""
+    rows: list[dict] = []
+    for found in localities(context):
+        rows.append({"capture_id": context.capture_id, "ip": found.ip, "locality": found.label,
+                     "locality_reason": found.reason})
+        if len(rows) >= LOCALITY_BATCH:
+            session.execute(update(Host), rows)
+            rows.clear()
     if rows:
         session.execute(update(Host), rows)
 
