@@ -83,10 +83,17 @@ def analyze(path: Path, work: Path) -> dict:
 
     db = work / f"{path.stem}.sqlite3"
     db.unlink(missing_ok=True)
-    os.environ["TRACEPCAP_DATA_DIR"] = str(work / "data")
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(["analyze", str(path), "--db", f"sqlite:///{db}", "--json"])
+    before = os.environ.get("TRACEPCAP_DATA_DIR")
+    os.environ["TRACEPCAP_DATA_DIR"] = str(work / "data")  # the stored capture's copy goes here
+    try:
+        with contextlib.redirect_stdout(out):
+            code = main(["analyze", str(path), "--db", f"sqlite:///{db}", "--json"])
+    finally:
+        if before is None:
+            os.environ.pop("TRACEPCAP_DATA_DIR")
+        else:
+            os.environ["TRACEPCAP_DATA_DIR"] = before
     if code != 0:
         raise SystemExit(f"tracepcap analyze {path} exited {code}")
     return json.loads(out.getvalue())
