@@ -201,8 +201,11 @@ def main(argv: list[str] | None = None) -> int:
         corpus = work / f"accuracy-{args.hosts}-{args.seed}.pcap"
         truth = build(corpus, hosts=args.hosts, seed=args.seed)
         rows = score_capture(analyze(corpus, work), truth)
+        for r in rows:
+            if r.outcome == "wrong":
+                print(f"  wrong: {r.question} truth {r.truth!r} answer {r.answer!r} ({r.confidence})")
         print(report(f"generated corpus: {len(truth)} devices (--hosts {args.hosts} "
-                     f"--seed {args.seed}, the router included)", rows))
+                     f"--seed {args.seed}, the router and admin box included)", rows))
         if not args.no_shared:
             shared = []
             for name, labels in SHARED_LABELS.items():

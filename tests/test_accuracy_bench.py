@@ -46,7 +46,7 @@ def test_truth_covers_exactly_the_devices_on_the_segment(corpus):
     on_segment = {h["ip"] for h in document["hosts"]
                   if ":" not in h["ip"] and ipaddress.ip_address(h["ip"]) in SEGMENT}
     assert set(truth) == on_segment
-    assert len(truth) == 21  # 20 devices and the router
+    assert len(truth) == 22  # 20 devices, the router and the admin box
 
 
 def test_every_truth_host_is_scored_on_each_question_it_labels(bench, corpus):

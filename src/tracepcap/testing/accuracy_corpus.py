@@ -29,6 +29,7 @@ from tracepcap.testing.scenario import (IOS_SYN, LINUX_SYN, MACOS_SYN, WINDOWS_S
 MDNS, SSDP, BROADCAST = "224.0.0.251", "239.255.255.250", "10.20.3.255"
 SUBNET_MASK = "255.255.252.0"  # 10.20.0.0/22: room for a thousand devices
 ROUTER_IP = "10.20.0.1"
+ADMIN_IP = "10.20.0.2"  # a Linux admin box that uses the services devices answer
 EVIDENCE = ("full", "full", "full", "dhcp", "quiet")  # three in five say all they would
 
 # Option 55 lists as each OS's DHCP client writes them (fingerbank / observed captures).
@@ -65,6 +66,7 @@ class _Net:
     def __init__(self, seed: int) -> None:
         self.scenario = Scenario(start=1_760_000_000.0 + seed)
         self.router = self.scenario.host(ROUTER_IP, "00:00:0c:9f:f0:01", ttl=255)
+        self.admin = self.scenario.host(ADMIN_IP, "f0:d5:bf:0a:d0:02", ttl=64, syn=LINUX_SYN)
         self.web = self.scenario.host("203.0.113.80", via=self.router, ttl=52)
         self._port = 49152
 
@@ -90,8 +92,8 @@ class _Net:
         self.scenario.udp(d.host, MDNS, 5353, 5353, app.mdns_announcement(records))
 
     def served(self, d: Device, port: int, request: bytes, response: bytes) -> None:
-        """A peer on the segment uses a service the device answers on `port`."""
-        self.scenario.tcp_session(self.router, d.host, self.port(), port, client=[request],
+        """The admin box uses a service the device answers on `port`."""
+        self.scenario.tcp_session(self.admin, d.host, self.port(), port, client=[request],
                                   server=[response])
 
 
@@ -414,12 +416,13 @@ def device_ip(index: int) -> str:
 
 def build(path: Path | str, hosts: int = 300, seed: int = 1) -> dict[str, Truth]:
     """Writes the capture to `path`; returns the truth of every on-segment device, the
-    router included."""
+    router and the admin box included."""
     rng = random.Random(seed)
     net = _Net(seed)
     names = list(PROFILES)
     weights = [PROFILES[n].weight for n in names]
-    truth = {ROUTER_IP: Truth("Router", "Network OS", None)}
+    truth = {ROUTER_IP: Truth("Router", "Network OS", None),
+             ADMIN_IP: Truth("Workstation", "Linux", None)}
     for index in range(hosts):
         profile = PROFILES[rng.choices(names, weights)[0]]
         oui = rng.choice(profile.ouis)
