@@ -22,7 +22,7 @@ from typing import Callable
 
 from tracepcap.testing import app, identity
 from tracepcap.testing import frames as f
-from tracepcap.testing.discovery import lldp_frame
+from tracepcap.testing.discovery import gratuitous_arp, lldp_frame
 from tracepcap.testing.scenario import (IOS_SYN, LINUX_SYN, MACOS_SYN, WINDOWS_SYN, Host,
                                         Scenario, SynSignature)
 
@@ -78,6 +78,8 @@ class _Net:
         self.scenario.dhcp_exchange(d.host, self.router, d.host.ip, router=ROUTER_IP,
                                     dns_servers=[ROUTER_IP], subnet_mask=SUBNET_MASK,
                                     **options)
+        # Every stack announces the address it was leased (RFC 5227 2.3).
+        self.scenario.emit(gratuitous_arp(d.host.mac, d.host.ip))
 
     def lookup(self, d: Device, name: str) -> None:
         self.scenario.dns_lookup(d.host, self.router, name, ["203.0.113.80"],
