@@ -47,6 +47,7 @@ class Traffic:
     bytes_received: int = 0
 
 
+BINDING_SOURCES = {"arp": "ARP", "ndp": "ND", "dhcp": "a DHCP lease"}  # fact source -> what bound, for reasons
 STREAM_ROWS = 5000  # rows fetched at a time: the whole result is never buffered
 NO_PEERS: frozenset[str] = frozenset()  # shared by every host without peers of a kind; read-only
 NO_CLIENTS: Mapping[str, set[str]] = MappingProxyType({})
@@ -170,12 +171,22 @@ class CaptureContext:
         return dict(out)
 
     @cached_property
-    def ownership(self) -> dict[str, tuple[Ownership, ...]]:
-        """MAC -> its owner per address family, each with the evidence (scan/ownership.py)."""
-        bound: dict[str, set[str]] = defaultdict(set)
+    def bindings(self) -> dict[str, dict[str, str]]:
+        """MAC -> {address bound to it by ARP, ND or a DHCP lease: the source of the first binding}."""
+        out: dict[str, dict[str, str]] = defaultdict(dict)
         for ip in self._facts:  # an address ARP announced is no host until it sends IP
             for fact in self.facts_of_kind(ip, IP_MAC_BINDING.name):
-                bound[fact.value].add(ip)
+                out[fact.value.lower()].setdefault(ip, fact.source or "")
+        return dict(out)
+
+    @cached_property
+    def ownership(self) -> dict[str, tuple[Ownership, ...]]:
+        """MAC -> its owner per address family, each with the evidence (scan/ownership.py)."""
+        bound = self.bindings
+        bound_macs: dict[str, set[str]] = defaultdict(set)  # ip -> the MACs bound to it
+        for mac, ips in bound.items():
+            for ip in ips:
+                bound_macs[ip].add(mac)
         senders: dict[str, list[list[Sender]]] = {}
         for mac in sorted(set(self.ips_by_mac) | set(bound)):
             sharers = dict(self.ips_by_mac.get(mac, ()))
@@ -184,7 +195,8 @@ class CaptureContext:
             by_family: dict[int, list[Sender]] = defaultdict(list)
             for ip, frames in sorted(sharers.items()):
                 by_family[ipaddress.ip_address(ip).version].append(
-                    Sender(ip, frames, self.host(ip).hops, is_local(ip), ip in bound.get(mac, ())))
+                    Sender(ip, frames, self.host(ip).hops, is_local(ip), ip in bound.get(mac, ()),
+                           len(bound_macs.get(ip, ())) > 1, BINDING_SOURCES.get(bound.get(mac, {}).get(ip), "ARP/ND")))
             senders[mac] = [by_family[family] for family in sorted(by_family)]
 
         def decide(segment) -> dict[str, tuple[Ownership, ...]]:
