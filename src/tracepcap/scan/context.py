@@ -15,7 +15,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..extract.facts import FactKind
-from ..extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, SERVED, TTL
+from ..extract.extractors.link_identity import vendor_of
+from ..extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OUI_VENDOR, SERVED, TTL
 from ..store.models import Conversation, Host, ObservationRow
 from .names import name_key
 from .ownership import Ownership, Sender, owner, subnet_of
@@ -287,6 +288,12 @@ class HostFacts:
         """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with)."""
         owners = self.capture.mac_owners
         return [f for f in self.facts(MAC) if self.ip in owners.get(f.value, ())]
+
+    def owned_vendors(self) -> list[Fact]:
+        """Its `oui-vendor` facts of MACs it owns: a spoofer's MAC it was claimed with, or a
+        router's its packets arrived with, names another device's maker."""
+        vendors = {vendor_of(f.value) for f in self.owned_macs()}
+        return [f for f in self.facts(OUI_VENDOR) if f.value in vendors]
 
     @property
     def locality(self) -> str:
