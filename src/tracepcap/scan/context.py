@@ -292,8 +292,12 @@ class HostFacts:
     def owned_vendors(self) -> list[Fact]:
         """Its `oui-vendor` facts of MACs it owns: a spoofer's MAC it was claimed with, or a
         router's its packets arrived with, names another device's maker."""
-        vendors = {vendor_of(f.value) for f in self.owned_macs()}
-        return [f for f in self.facts(OUI_VENDOR) if f.value in vendors]
+        owned = self.owned_macs()
+        if not owned:
+            return []
+        mine = {vendor_of(f.value) for f in owned}
+        others = {vendor_of(f.value) for f in self.facts(MAC) if f not in owned} - mine
+        return [f for f in self.facts(OUI_VENDOR) if f.value not in others]
 
     @property
     def locality(self) -> str:
