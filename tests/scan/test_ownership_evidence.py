@@ -11,7 +11,7 @@ import json
 import pytest
 
 from tracepcap.present.cli import ExitCode, main
-from tracepcap.scan.ownership import virtual_gateway
+from tracepcap.scan.ownership import Sender, owner, virtual_gateway
 from tracepcap.testing import frames as f
 from tracepcap.testing.scenario import Scenario
 
@@ -49,6 +49,24 @@ def test_virtual_gateway_macs_are_recognised():
     assert virtual_gateway("00:00:0c:9f:f1:02") == "the HSRPv2 virtual MAC of group 258"
     assert virtual_gateway("00:00:5e:00:53:01") is None  # IANA's documentation MAC
     assert virtual_gateway("00:00:0c:9f:e1:02") is None
+
+
+def test_a_lone_contested_binding_decides_nothing_and_the_spoofers_own_address_takes_the_mac():
+    """The spoofer's MAC: ARP bound only the gateway's address to it (and the gateway's address
+    to the gateway's MAC as well); the spoofer's own address sends from it zero hops away."""
+    found = owner("b8:27:eb:3d:08:db", [Sender("10.0.0.1", 40, 0, True, True, contested=True),
+                                         Sender("10.0.0.66", 5, 0, True, False)])
+    assert found.ip == "10.0.0.66"
+    assert found.reason == ("10.0.0.1 is bound to b8:27:eb:3d:08:db and to another MAC as well, so the binding "
+                            "decides nothing: 10.0.0.66 is the one address sending from "
+                            "b8:27:eb:3d:08:db with an unspent initial TTL")
+
+
+def test_of_several_bound_addresses_the_one_bound_nowhere_else_owns_the_mac():
+    found = owner("b8:27:eb:3d:08:db", [Sender("10.0.0.1", 40, 0, True, True, contested=True),
+                                         Sender("10.0.0.66", 5, 0, True, True)])
+    assert (found.ip, found.reason) == ("10.0.0.66", "2 addresses are bound to b8:27:eb:3d:08:db (10.0.0.1, "
+                                                     "10.0.0.66); only 10.0.0.66 is bound to no other MAC")
 
 
 # --- DHCP: the lease binds the address to the client's MAC -----------------------------------

@@ -113,8 +113,10 @@ def _owner(mac: str, senders: list[Sender], segment: Collection) -> Ownership | 
         contested = [s.ip for s in bound if s.contested]
         why = (f"{len(bound)} addresses are bound to {mac} ({', '.join(s.ip for s in bound)})"
                if len(bound) > 1 else f"{bound[0].ip} is bound to {mac}")
-        if contested:
-            why += f" and {', '.join(contested)} to another MAC as well"
+        if contested and len(bound) == 1:
+            why += " and to another MAC as well"
+        elif contested:
+            why += f", and {', '.join(contested)} to another MAC as well"
         pool = [replace(s, bound=False) for s in (bound if len(bound) > 1 else senders)]
         # a contested address is the last choice: a spoofer's MAC is its own address's first
         found = (_owner(mac, [s for s in pool if s.ip not in contested], segment)
