@@ -15,7 +15,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..extract.facts import FactKind
-from ..extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, SERVED, TTL
+from ..extract.extractors.link_identity import vendor_of
+from ..extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OUI_VENDOR, SERVED, TTL
 from ..store.models import Conversation, Host, ObservationRow
 from .names import name_key
 from .ownership import Ownership, Sender, owner, subnet_of
@@ -47,6 +48,7 @@ class Traffic:
     bytes_received: int = 0
 
 
+BINDING_SOURCES = {"arp": "ARP", "ndp": "ND", "dhcp": "a DHCP lease"}  # fact source -> what bound, for reasons
 STREAM_ROWS = 5000  # rows fetched at a time: the whole result is never buffered
 NO_PEERS: frozenset[str] = frozenset()  # shared by every host without peers of a kind; read-only
 NO_CLIENTS: Mapping[str, set[str]] = MappingProxyType({})
@@ -169,12 +171,22 @@ class CaptureContext:
         return dict(out)
 
     @cached_property
-    def ownership(self) -> dict[str, tuple[Ownership, ...]]:
-        """MAC -> its owner per address family, each with the evidence (scan/ownership.py)."""
-        bound: dict[str, set[str]] = defaultdict(set)
+    def bindings(self) -> dict[str, dict[str, str]]:
+        """MAC -> {address bound to it by ARP, ND or a DHCP lease: the source of the first binding}."""
+        out: dict[str, dict[str, str]] = defaultdict(dict)
         for ip in self._facts:  # an address ARP announced is no host until it sends IP
             for fact in self.facts_of_kind(ip, IP_MAC_BINDING.name):
-                bound[fact.value].add(ip)
+                out[fact.value.lower()].setdefault(ip, fact.source or "")
+        return dict(out)
+
+    @cached_property
+    def ownership(self) -> dict[str, tuple[Ownership, ...]]:
+        """MAC -> its owner per address family, each with the evidence (scan/ownership.py)."""
+        bound = self.bindings
+        bound_macs: dict[str, set[str]] = defaultdict(set)  # ip -> the MACs bound to it
+        for mac, ips in bound.items():
+            for ip in ips:
+                bound_macs[ip].add(mac)
         senders: dict[str, list[list[Sender]]] = {}
         for mac in sorted(set(self.ips_by_mac) | set(bound)):
             sharers = dict(self.ips_by_mac.get(mac, ()))
@@ -183,7 +195,8 @@ class CaptureContext:
             by_family: dict[int, list[Sender]] = defaultdict(list)
             for ip, frames in sorted(sharers.items()):
                 by_family[ipaddress.ip_address(ip).version].append(
-                    Sender(ip, frames, self.host(ip).hops, is_local(ip), ip in bound.get(mac, ())))
+                    Sender(ip, frames, self.host(ip).hops, is_local(ip), ip in bound.get(mac, ()),
+                           len(bound_macs.get(ip, ())) > 1, BINDING_SOURCES.get(bound.get(mac, {}).get(ip), "ARP/ND")))
             senders[mac] = [by_family[family] for family in sorted(by_family)]
 
         def decide(segment) -> dict[str, tuple[Ownership, ...]]:
@@ -274,6 +287,16 @@ class HostFacts:
         """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with)."""
         owners = self.capture.mac_owners
         return [f for f in self.facts(MAC) if self.ip in owners.get(f.value, ())]
+
+    def owned_vendors(self) -> list[Fact]:
+        """Its `oui-vendor` facts of MACs it owns: a spoofer's MAC it was claimed with, or a
+        router's its packets arrived with, names another device's maker."""
+        owned = self.owned_macs()
+        if not owned:
+            return []
+        mine = {vendor_of(f.value) for f in owned}
+        others = {vendor_of(f.value) for f in self.facts(MAC) if f not in owned} - mine
+        return [f for f in self.facts(OUI_VENDOR) if f.value not in others]
 
     @property
     def locality(self) -> str:

@@ -4,7 +4,11 @@ Several addresses send from one MAC when a router forwards for others (or a prox
 them); only one of them, per address family, is the MAC's own. The evidence, strongest first:
 
 1. an ARP or ND binding (reply, gratuitous announcement, neighbour advertisement) of the
-   address to the MAC: the owner said so itself;
+   address to the MAC: the owner said so itself; or a DHCP server's acknowledgement leasing
+   the address to the MAC. When several addresses are bound to one MAC (proxy ARP, or a
+   spoofer claiming another's address) the binding decides only if exactly one of them is
+   bound to no other MAC (the spoofer's own address); else it decides none, the reason says
+   so and the rules below choose among the bound addresses;
 2. an IPv6 address whose interface identifier is the MAC's EUI-64;
 3. the MAC carries addresses from beyond the site (public addresses arriving hops away) and
    exactly one site-local address, on a subnet of the segment (one where devices owning their
@@ -18,6 +22,10 @@ A lone sender hops away does not own the MAC: in a shared capture the Raspberry 
 device with no address: DHCP from 0.0.0.0) sent as the home router, which is an IP-MAC
 conflict to report, not a second MAC of the router's.
 
+A VRRP, CARP or HSRP virtual MAC is shared by the routers of a redundant gateway: no device
+owns it alone. Its owner is the virtual gateway address the rules find bound to it (the
+master answers ARP for it with the virtual MAC), and the reason says the MAC is shared.
+
 An address known to be off-site (public, hops away) never owns a MAC; a MAC whose senders are
 all routed has no owner among them (the capture saw the router's traffic, not the router).
 """
@@ -26,7 +34,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 SUBNET_BITS = {4: 24, 6: 64}  # the segment's subnets are guessed at these lengths
 
@@ -39,7 +47,9 @@ class Sender:
     frames: int  # frames it sent with the MAC
     hops: int | None  # from its main TTL
     local: bool  # a site-local address (RFC 1918, ULA, link-local, CGN)
-    bound: bool  # an ARP/ND binding names this MAC for it
+    bound: bool  # an ARP/ND binding (or a DHCP lease) names this MAC for it
+    contested: bool = False  # bound to another MAC as well
+    binding: str = "ARP/ND"  # what bound it, for the reason: "ARP", "ND", "a DHCP lease"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +64,22 @@ def eui64_of(mac: str) -> int:
     return int.from_bytes(bytes((raw[0] ^ 0x02,)) + raw[1:3] + b"\xff\xfe" + raw[3:6], "big")
 
 
+def virtual_gateway(mac: str) -> str | None:
+    """What a redundant-gateway virtual MAC is ("the VRRP virtual MAC of group 10"), or None
+    for any other MAC. VRRP (RFC 5798 7.3) and CARP share 00:00:5e:00:01:XX (IPv6:
+    00:00:5e:00:02:XX); HSRP version 1 uses 00:00:0c:07:ac:XX, version 2 00:00:0c:9f:fX:XX."""
+    raw = bytes.fromhex(mac.replace(":", "").replace("-", ""))
+    if len(raw) != 6:
+        return None
+    if raw[:5] in (b"\x00\x00\x5e\x00\x01", b"\x00\x00\x5e\x00\x02"):
+        return f"the VRRP (or CARP) virtual MAC of group {raw[5]}"
+    if raw[:5] == b"\x00\x00\x0c\x07\xac":
+        return f"the HSRP virtual MAC of group {raw[5]}"
+    if raw[:4] == b"\x00\x00\x0c\x9f" and raw[4] >> 4 == 0xF:
+        return f"the HSRPv2 virtual MAC of group {(raw[4] & 0x0F) << 8 | raw[5]}"
+    return None
+
+
 def subnet_of(ip: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     addr = ipaddress.ip_address(ip)
     return ipaddress.ip_network(f"{ip}/{SUBNET_BITS[addr.version]}", strict=False)
@@ -63,10 +89,42 @@ def owner(mac: str, senders: list[Sender], segment: Collection = ()) -> Ownershi
     """The owner of `mac` among senders of one address family, or None when the evidence
     shows none of them is (all routed) or none was seen. `segment`: the subnets on-link
     devices were found in (rule 3 needs it)."""
+    found = _owner(mac, senders, segment)
+    try:
+        shared = virtual_gateway(mac)
+    except ValueError:
+        shared = None
+    if found is None or shared is None:
+        return found
+    return Ownership(found.ip, f"{mac} is {shared}, shared by the routers of a redundant gateway, "
+                               f"and {found.ip} is the virtual gateway address: {found.reason}")
+
+
+def _owner(mac: str, senders: list[Sender], segment: Collection) -> Ownership | None:
     bound = [s for s in senders if s.bound]
-    if len(bound) == 1:
-        return Ownership(bound[0].ip, f"ARP/ND binds {bound[0].ip} to {mac}")
-    candidates = bound or senders
+    settled = [s for s in bound if not s.contested]
+    if len(settled) == 1 and len(bound) == 1:
+        return Ownership(bound[0].ip, f"{bound[0].binding} binds {bound[0].ip} to {mac}")
+    if len(settled) == 1:
+        return Ownership(settled[0].ip, f"{len(bound)} addresses are bound to {mac} "
+                                        f"({', '.join(s.ip for s in bound)}); only {settled[0].ip} "
+                                        "is bound to no other MAC")
+    if bound:
+        contested = [s.ip for s in bound if s.contested]
+        why = (f"{len(bound)} addresses are bound to {mac} ({', '.join(s.ip for s in bound)})"
+               if len(bound) > 1 else f"{bound[0].ip} is bound to {mac}")
+        if contested and len(bound) == 1:
+            why += " and to another MAC as well"
+        elif contested:
+            why += f", and {', '.join(contested)} to another MAC as well"
+        pool = [replace(s, bound=False) for s in (bound if len(bound) > 1 else senders)]
+        # a contested address is the last choice: a spoofer's MAC is its own address's first
+        found = (_owner(mac, [s for s in pool if s.ip not in contested], segment)
+                 or _owner(mac, pool, segment))
+        if found is not None:
+            return Ownership(found.ip, f"{why}, so the binding decides nothing: {found.reason}")
+        return None
+    candidates = senders
     try:
         eui = eui64_of(mac)
     except ValueError:

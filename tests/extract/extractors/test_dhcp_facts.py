@@ -30,6 +30,7 @@ def test_exchange_from_unbound_client_lands_on_the_acked_address(run, rows, mani
         ("192.168.1.50", "dhcp-vendor-class", "MSFT 5.0", "dhcp", 1, 3, 2),
         ("192.168.1.50", "dhcp-client-id", f"ethernet {MAC}", "dhcp", 1, 3, 2),
         ("192.168.1.1", "served", "udp/67", "dhcp", 2, 4, 2),
+        ("192.168.1.50", "ip-mac-binding", MAC, "dhcp", 4, 4, 1),  # the ACK leased it to the chaddr
     }
     assert manifest(result, "dhcp").status == "completed"
 
@@ -73,7 +74,8 @@ def test_renewal_from_own_address_is_attributed_directly(run, rows):
     assert rows(run(net, Dhcp)) == {
         ("192.168.1.50", "hostname-claim", "Annas-MacBook", "dhcp", 1, 1, 1),
         ("192.168.1.50", "dhcp-client-id", f"ethernet {MAC}", "dhcp", 1, 1, 1),
-        ("192.168.1.1", "served", "udp/67", "dhcp", 2, 2, 1)}
+        ("192.168.1.1", "served", "udp/67", "dhcp", 2, 2, 1),
+        ("192.168.1.50", "ip-mac-binding", MAC, "dhcp", 2, 2, 1)}
 
 
 def test_relayed_request_is_not_the_relays_name(run, rows):
@@ -86,7 +88,7 @@ def test_relayed_request_is_not_the_relays_name(run, rows):
     assert rows(run(net, Dhcp)) == {
         ("10.1.0.77", "hostname-claim", "branch-pc", "dhcp", 1, 1, 1),
         ("10.1.0.77", "dhcp-client-id", f"ethernet {MAC}", "dhcp", 1, 1, 1),
-        ("192.168.1.1", "served", "udp/67", "dhcp", 2, 2, 1)}
+        ("192.168.1.1", "served", "udp/67", "dhcp", 2, 2, 1)}  # no binding: its MAC is not on this segment
 
 
 def test_later_renewal_and_earlier_join_merge_in_frame_order(run, rows):
@@ -137,4 +139,4 @@ def test_user_class_and_rfc4361_client_id(run, rows):
     found = rows(run(net, Dhcp))
     assert {row[1:3] for row in found if row[0] == "192.168.1.60"} == {
         ("dhcp-vendor-class", "android-dhcp-13"), ("dhcp-user-class", "iPXE,lab"),
-        ("dhcp-client-id", "rfc4361 iaid 8f9aaebd duid-llt b8:27:eb:3d:08:db")}
+        ("dhcp-client-id", "rfc4361 iaid 8f9aaebd duid-llt b8:27:eb:3d:08:db"), ("ip-mac-binding", MAC)}

@@ -4,7 +4,9 @@
 (option 77) and `dhcp-client-id` (option 61 by its type: "ethernet <mac>" as Windows, macOS
 and Android send it, "rfc4361 iaid .. duid-llt <mac>" as dhcpcd and systemd do) facts of
 DHCPv4 clients, and `served udp/67` for hosts that sent a BOOTREPLY
-(which the services extractor cannot pair: replies go to broadcast or another 5-tuple).
+(which the services extractor cannot pair: replies go to broadcast or another 5-tuple), and an
+`ip-mac-binding` (source dhcp) of each unrelayed DHCPACK's yiaddr to its Ethernet chaddr: the
+server leased that address to that MAC, evidence of who owns the MAC (scan/ownership.py rule 1).
 
 A client that asks from its own address (a renewal) is that address. One that asks from
 0.0.0.0 (or through a relay) has none yet: its sightings wait, keyed by (xid, chaddr), in
@@ -20,9 +22,9 @@ from ..decoders import dhcp
 from ..extractor import Extractor
 from ..facts import FactKind
 from ..kinds import (DHCP_CLIENT_ID, DHCP_PARAMETER_LIST, DHCP_USER_CLASS, DHCP_VENDOR_CLASS,
-                     HOSTNAME_CLAIM, SERVED)
+                     HOSTNAME_CLAIM, IP_MAC_BINDING, SERVED)
 
-NAME, VERSION = "dhcp", "2"
+NAME, VERSION = "dhcp", "3"
 SERVER_PORT, CLIENT_PORT = 67, 68
 UNSPECIFIED = "0.0.0.0"
 NAK = object()  # the server refused: the requested address is not the client's
@@ -60,7 +62,8 @@ class _Pending:
 
 class Dhcp(Extractor):
     NAME, VERSION = NAME, VERSION
-    KINDS = (HOSTNAME_CLAIM, DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, DHCP_USER_CLASS, DHCP_CLIENT_ID, SERVED)
+    KINDS = (HOSTNAME_CLAIM, DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, DHCP_USER_CLASS, DHCP_CLIENT_ID, SERVED,
+             IP_MAC_BINDING)
     UDP_PORTS = frozenset((SERVER_PORT, CLIENT_PORT))
 
     def __init__(self, emit, limits) -> None:
@@ -75,6 +78,10 @@ class Dhcp(Extractor):
             if pkt.sport == SERVER_PORT and pkt.src != UNSPECIFIED:
                 self.emit.fact(pkt.src, SERVED, f"udp/{SERVER_PORT}", pkt.frame, pkt.ts)
             if msg.msg_type == dhcp.ACK and msg.yiaddr != UNSPECIFIED:
+                # an Ethernet client's own MAC; a relayed client's is on another segment
+                if len(msg.chaddr) == 6 and not msg.chaddr[0] & 0x01 and msg.giaddr == UNSPECIFIED:
+                    self.emit.fact(msg.yiaddr, IP_MAC_BINDING, msg.chaddr.hex(":"), pkt.frame, pkt.ts,
+                                   source="dhcp")
                 if self._leases.get(key, NAK) is NAK:  # the first ACK of a transaction holds
                     self._remember(self._leases, key, msg.yiaddr)
             elif msg.msg_type == dhcp.NAK and key not in self._leases:

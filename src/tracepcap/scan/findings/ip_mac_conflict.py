@@ -3,7 +3,8 @@ shape). High when the address is on the capture's own segment (it owns a MAC the
 should never change; a router's MAC its packets arrived with is not counted, a MAC nobody owns
 that sent as it is), low when it is
 routed or remote (every MAC it arrived through counts: two gateways carried it, a gateway
-change)."""
+change). Each MAC is listed with the first and last frames it spoke as the address; a MAC
+another address owns (the spoofer's) names that address, which joins the finding's entities."""
 
 from __future__ import annotations
 
@@ -28,16 +29,28 @@ def find(context: CaptureContext) -> Iterator[Finding]:
     for ip in context.hosts:
         host = context.host(ip)
         routed = host.locality != "on-link"
-        macs: dict[str, int] = {}
+        bound_here = {fact.value.lower() for fact in host.facts(IP_MAC_BINDING)}
+        macs: dict[str, set[int]] = {}  # MAC -> first and last frames it spoke as the address
         for fact in host.all_facts:
             if fact.kind in BINDING_KINDS:
-                if fact.kind == MAC.name and not routed and not _speaks_for(context, ip, fact.value):
-                    continue
                 mac = fact.value.lower()
-                macs[mac] = min(macs.get(mac, fact.first_frame), fact.first_frame)
+                if (fact.kind == MAC.name and not routed and mac not in bound_here
+                        and not _speaks_for(context, ip, mac)):
+                    continue
+                macs.setdefault(mac, set()).update((fact.first_frame, fact.last_frame))
         if len(macs) < 2:
             continue
-        listed = ", ".join(f"{mac} (frame {frame})" for mac, frame in sorted(macs.items(), key=lambda p: p[1]))
-        yield Finding("ip-mac-conflict", "low" if routed else "high", (ip,),
-                      f"{ip} {'arrived through' if routed else 'was claimed by'} {len(macs)} MACs: {listed}",
-                      tuple(sorted(macs.values())))
+        spoofers = []
+        parts = []
+        for mac, frames in sorted(macs.items(), key=lambda p: min(p[1])):
+            ordered = sorted(frames)
+            part = f"{mac} (frame{'s' if len(ordered) > 1 else ''} {', '.join(map(str, ordered))})"
+            others = [owner for owner in context.mac_owners.get(mac, ()) if owner != ip]
+            if others and not routed:
+                part += f", the MAC of {' and '.join(others)}"
+                spoofers += others
+            parts.append(part)
+        yield Finding("ip-mac-conflict", "low" if routed else "high", (ip, *dict.fromkeys(spoofers)),
+                      f"{ip} {'arrived through' if routed else 'was claimed by'} {len(macs)} MACs: "
+                      f"{', '.join(parts)}",
+                      tuple(sorted(set().union(*macs.values()))))

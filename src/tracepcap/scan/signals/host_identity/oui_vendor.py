@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ....extract.kinds import OUI_VENDOR
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -58,7 +57,7 @@ def device_type(vendor: str) -> tuple[str, int, str] | None:
 def vote(host: HostFacts) -> Iterator[Vote]:
     if not host.owned_macs():
         return  # its frames came with a router's MAC: that vendor is the router's, not its own
-    for fact in host.facts(OUI_VENDOR):
+    for fact in host.owned_vendors():  # not a spoofer's MAC it was claimed with
         if found := device_type(fact.value):
             label, weight, why = found
             yield Vote(label, weight, f"MAC OUI is {fact.value}{', ' + why if why else ''} (+{weight})",

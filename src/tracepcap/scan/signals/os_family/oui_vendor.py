@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ....extract.kinds import OUI_VENDOR
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -17,7 +16,7 @@ VENDOR_FAMILIES = (("raspberry pi", "Linux", "a Raspberry Pi, a single-board Lin
 def vote(host: HostFacts) -> Iterator[Vote]:
     if not host.owned_macs():
         return  # a router's MAC its frames arrived with
-    for fact in host.facts(OUI_VENDOR):
+    for fact in host.owned_vendors():  # not a spoofer's MAC it was claimed with
         lowered = fact.value.lower()
         if found := next(((family, what) for fragment, family, what in VENDOR_FAMILIES
                           if fragment in lowered), None):
