@@ -1,4 +1,4 @@
-"""Plugin questions for the tests: a fake installed distribution on sys.path whose
+"""dns_demo.pcap analyzed (`capture_id`), and plugin questions for the tests: a fake installed distribution on sys.path whose
 entry points name modules in this folder."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from tracepcap.adjudicate.registry import get_registry
+from tracepcap.analysis import analyze
+from tracepcap.ingest import store_file
 
 HERE = Path(__file__).parent
 
@@ -27,3 +29,14 @@ def install_plugin(tmp_path: Path, monkeypatch, **questions: str) -> None:
 def plugins(tmp_path, monkeypatch):
     yield lambda **questions: install_plugin(tmp_path, monkeypatch, **questions)
     get_registry.cache_clear()
+
+
+@pytest.fixture
+def capture_id(db, settings, captures):
+    """dns_demo.pcap stored and analyzed; its capture id."""
+    with db.session() as s:
+        capture, _ = store_file(s, settings.capture_dir, captures / "dns_demo.pcap",
+                                uploaded_by="system", max_bytes=1 << 30)
+        cid = capture.id
+    assert analyze(db, settings, cid) == "done"
+    return cid

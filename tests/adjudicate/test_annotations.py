@@ -12,21 +12,11 @@ from tracepcap.adjudicate.contract import Basis, Key
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.adjudicate.runner import stored_verdict
 from tracepcap.analysis import analyze
-from tracepcap.errors import InvalidAnnotation, InvalidText, NotAuthor, NotFound
 from tracepcap.ingest import store_file
+from tracepcap.errors import InvalidAnnotation, InvalidText, NotAuthor, NotFound
 from tracepcap.store.models import AuditEvent
 
 DNS = "192.168.1.1"
-
-
-@pytest.fixture
-def capture_id(db, settings, captures):
-    with db.session() as s:
-        capture, _ = store_file(s, settings.capture_dir, captures / "dns_demo.pcap",
-                                uploaded_by="system", max_bytes=1 << 30)
-        cid = capture.id
-    assert analyze(db, settings, cid) == "done"
-    return cid
 
 
 def key(cid, entity=DNS, question="host-identity"):

@@ -16,22 +16,12 @@ from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import analyze
 from tracepcap.errors import NotFound
 from tracepcap.extract import persist
-from tracepcap.ingest import find_capture, store_file
+from tracepcap.ingest import find_capture
 from tracepcap.present.read.captures import list_captures
 from tracepcap.store.models import AuditEvent, Capture, Host, VerdictRow
 from fake_actor import person
 
 DNS = "192.168.1.1"  # dns_demo.pcap's DNS server
-
-
-@pytest.fixture
-def capture_id(db, settings, captures):
-    with db.session() as s:
-        capture, _ = store_file(s, settings.capture_dir, captures / "dns_demo.pcap",
-                                uploaded_by="system", max_bytes=1 << 30)
-        cid = capture.id
-    assert analyze(db, settings, cid) == "done"
-    return cid
 
 
 def _stored(db, cid: str, question: str = "host-identity") -> dict:
