@@ -205,15 +205,26 @@
     xhr.send(data);
   }
 
+  function takeFiles(zone, files) {
+    var list = document.getElementById("uploads");
+    var url = zone.getAttribute("data-upload-url");
+    Array.prototype.forEach.call(files, function (f) { upload(f, url, list); });
+  }
+
+  // delegated from the document, attached once at start: a file chosen the moment the
+  // dropzone is swapped in (before htmx's settle ran initUpload) is not lost
+  document.addEventListener("change", function (evt) {
+    var input = evt.target;
+    if (!input || input.id !== "upload-file") { return; }
+    var zone = document.getElementById("dropzone");
+    if (zone && input.files && input.files.length) { takeFiles(zone, input.files); input.value = ""; }
+  });
+
   function initUpload(root) {
     var zone = (root || document).querySelector("#dropzone:not([data-ready])");
     if (!zone) { return; }
     zone.setAttribute("data-ready", "1");
-    var input = document.getElementById("upload-file");
-    var list = document.getElementById("uploads");
-    var url = zone.getAttribute("data-upload-url");
-    function take(files) { Array.prototype.forEach.call(files, function (f) { upload(f, url, list); }); }
-    input.addEventListener("change", function () { take(input.files); input.value = ""; });
+    function take(files) { takeFiles(zone, files); }
     ["dragenter", "dragover"].forEach(function (name) {
       zone.addEventListener(name, function (e) { e.preventDefault(); zone.classList.add("dragging"); });
     });
