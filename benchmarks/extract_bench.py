@@ -48,8 +48,8 @@ GIB, MIB = 1 << 30, 1 << 20
 START_US = 1_700_000_000 * 1_000_000  # 2023-11-14 22:13:20 UTC
 TSHARK = "/usr/bin/tshark"
 GNU_TIME = "/usr/bin/time"
-TSHARK_FIELDS = ("frame.number", "ip.src", "ip.dst", "tcp.srcport", "tcp.dstport",
-                 "udp.srcport", "udp.dstport")
+TSHARK_FIELDS = ("frame.number", "frame.time_epoch", "eth.src", "ip.src", "ip.dst", "ip.ttl",
+                 "tcp.srcport", "tcp.dstport", "udp.srcport", "udp.dstport")  # ten (issue 16)
 
 
 # =========================================================================================
@@ -573,6 +573,57 @@ def worker_extract(path: str, max_flows: str | None = None) -> dict:
             "extra": res.extra}
 
 
+def worker_analyze(path: str) -> dict:
+    """The whole `tracepcap analyze FILE --json > /dev/null`, in this process, through the
+    CLI's own `main`, on a fresh SQLite store in a temporary data directory; the stage
+    functions it calls are wrapped with timers (wall and CPU seconds each): ingest (the file
+    copied into the store), extract (the walk), store (extract's database writes: everything
+    `extract_capture` does beyond the walk), scan, adjudicate, swap (the staging swap and its
+    manifest rows: `_swap_in` beyond adjudicate) and report (the JSON document)."""
+    import contextlib
+    import functools
+    data_dir = tempfile.mkdtemp(prefix="analyze-bench-")
+    os.environ["TRACEPCAP_DATA_DIR"] = data_dir
+    import tracepcap.analysis as analysis
+    import tracepcap.extract.persist as persist
+    import tracepcap.present.cli as cli
+    stages: dict[str, list[float]] = {}
+
+    def timed(module, name: str, label: str) -> None:
+        inner = getattr(module, name)
+
+        @functools.wraps(inner)
+        def wrapper(*args, **kwargs):
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                got = stages.setdefault(label, [0.0, 0.0])
+                got[0] += time.perf_counter() - wall
+                got[1] += time.process_time() - cpu
+        setattr(module, name, wrapper)
+
+    timed(cli, "store_file", "ingest")
+    timed(persist, "extract", "extract")
+    timed(analysis, "extract_capture", "extract+store")
+    timed(analysis, "scan_capture", "scan")
+    timed(analysis, "_adjudicate", "adjudicate")
+    timed(analysis, "_swap_in", "swap+adjudicate")
+    timed(cli, "write_capture", "report")
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+            code = cli.main(["analyze", path, "--json"])
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+    total = [time.perf_counter() - wall, time.process_time() - cpu]
+    sub = lambda a, b: [x - y for x, y in zip(stages.pop(a, [0, 0]), stages.get(b, [0, 0]))]  # noqa: E731
+    stages["store"] = sub("extract+store", "extract")
+    stages["swap"] = sub("swap+adjudicate", "adjudicate")
+    stages["other"] = [t - sum(v[i] for v in stages.values()) for i, t in enumerate(total)]
+    return {"packets": None, "exit": code, "stages": stages, "analyze_s": total}
+
+
 def worker_hotpath(path: str) -> dict:
     from tracepcap.extract.decoders import DecodeError
     from tracepcap.extract.packet import decode_frame
@@ -625,7 +676,7 @@ def worker_generate(path: str, target_bytes: int) -> dict:
 
 
 WORKERS = {"extract": worker_extract, "hotpath": worker_hotpath, "dpkt": worker_dpkt,
-           "imports": worker_imports}
+           "imports": worker_imports, "analyze": worker_analyze}
 
 
 # =========================================================================================
@@ -795,6 +846,29 @@ def report(capture: Path, info: dict, rows: list[tuple[str, dict]], base: dict |
                 f"{speed(ours, r)} than {short(k)}" for k, r in peers)
                 + f"; its peak RSS ({ours['rss_mib']:.0f} MB) is " + ", ".join(
                 f"{times(ours['rss_mib'], r['rss_mib'])} {short(k)}'s" for k, r in peers))
+    an = next((r for k, r in rows if k.startswith("e.")), None)
+    ts_row = by.get("d. tshark -T fields")
+    if an:
+        st = an["stages"]
+        total = an["analyze_s"]
+        print(f"analyze  whole `tracepcap analyze FILE --json > /dev/null` (exit {an['exit']}): "
+              f"{an['wall_s']:.1f} s wall, {an['cpu_s']:.1f} s CPU, peak RSS {an['rss_mib']:.0f} MB; "
+              f"in-process {total[0]:.1f} s wall, {total[1]:.1f} s CPU, by stage (wall s / CPU s / share of wall):")
+        for name in ("ingest", "extract", "store", "scan", "adjudicate", "swap", "report", "other"):
+            w, c = st.get(name, [0.0, 0.0])
+            print(f"         {name:<11}{w:8.2f} {c:8.2f} {100 * w / total[0]:6.1f} %")
+        rest = sum(st.get(n, [0, 0])[0] for n in ("store", "scan", "adjudicate", "swap"))
+        print(f"         store + scan + adjudicate + swap: {100 * rest / total[0]:.1f} % of the analysis")
+        ew, ec = st["extract"]
+        print(f"per core extract walk inside analyze: {packets / ec / 1000:.0f} kpkt/s per CPU second "
+              f"({packets / ew / 1000:.0f} kpkt/s wall)")
+        if ts_row:
+            print(f"vs tshark whole analyze is {speed(an, ts_row)} than tshark -T fields ({len(TSHARK_FIELDS)} "
+                  f"fields) by wall time, {ts_row['cpu_s'] / an['cpu_s']:.2f}x by CPU time "
+                  f"(goal: >= 10x); peak RSS {times(an['rss_mib'], ts_row['rss_mib'])} tshark's")
+    if ex:
+        print(f"per core extract (row a) {packets / ex['cpu_s'] / 1000:.0f} kpkt/s per CPU second of the "
+              f"whole process, {packets / ex['walk_s'] / 1000:.0f} kpkt/s in its walk (goal: >= 400)")
     if peers and "d. tshark -T fields" in by:
         print(f"tshark   {by['d. tshark -T fields']['command']}")
     print(f"command  {' '.join([Path(sys.executable).name, *sys.argv])}")
@@ -913,6 +987,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the capture for the next run")
     parser.add_argument("--skip-peers", action="store_true",
                         help="TracePcap's rows only (no dpkt, no tshark)")
+    parser.add_argument("--skip-analyze", action="store_true",
+                        help="no row e (the whole `tracepcap analyze` with its stages)")
     parser.add_argument("--profile", action="store_true",
                         help="run extract under cProfile in this process instead of the table")
     parser.add_argument("--stress", choices=sorted(STRESS),
@@ -939,6 +1015,8 @@ def main() -> None:
         rows = []
         plan = [("a. tracepcap extract (all)", "extract"), ("b. tracepcap hot path", "hotpath"),
                 ("c. dpkt header walk", "dpkt")]
+        if not args.stress and not args.skip_analyze:
+            plan.append(("e. tracepcap analyze (whole)", "analyze"))
         if args.stress == "flows":
             plan.insert(1, ("a2. extract, max_flows=2,000,000", "extract:2000000"))
         for label, kind in plan:

@@ -23,6 +23,7 @@ tunnel whose inner bytes do not decode, leave the deepest packet that did decode
 from __future__ import annotations
 
 import socket
+import struct
 from typing import NamedTuple
 
 from .decoders import (DecodeError, Malformed, ethernet, geneve, gre, gtpu, ieee80211, ipv4, ipv6,
@@ -256,10 +257,116 @@ IP_TUNNELS = {PROTO_IPIP: _ip_in_ip, PROTO_IPV6: _ipv6_in_ip, PROTO_GRE: _gre}
 LINK_SHIMS = {0x8847: _mpls, 0x8848: _mpls, pppoe.ETHERTYPE_SESSION: _pppoe}
 
 
+_ETH = struct.Struct("!6s6sH")
+_TAG = struct.Struct("!HH")
+_IP4 = struct.Struct("!BxHxxHBB2x4s4s")  # ver/ihl, total length, flags/frag, ttl, proto, src, dst
+_IP6 = struct.Struct("!I2xBB16s16s")  # the payload length is read apart (below)
+_IP6_LEN = struct.Struct("!H")
+_TCP = struct.Struct("!HHIIBBH")  # sport, dport, seq, ack, data offset, flags, window
+_UDP = struct.Struct("!HHH")  # sport, dport, length
+_VLAN_TPIDS = ethernet.VLAN_TPIDS
+_MAX_TAGS = ethernet.MAX_TAGS
+_IP6_NOT_TRANSPORT = ipv6.SKIPPABLE | {ipv6.AUTH, ipv6.FRAGMENT}
+
+
+def _fast_ethernet(buf: memoryview, frame: int, ts: float, wire_len: int,
+                   new=object.__new__, eth=_ETH.unpack_from, tag=_TAG.unpack_from,
+                   ip4=_IP4.unpack_from, ip6=_IP6.unpack_from, ip6_len=_IP6_LEN.unpack_from,
+                   tcp_=_TCP.unpack_from, udp_=_UDP.unpack_from, cache=_ADDR_CACHE):
+    """The common frame in one function: Ethernet (any VLAN tags), IPv4 or IPv6 without
+    extension headers, then TCP, UDP or another protocol that carries no tunnel; the Packet
+    built once, every slot written once. Anything else (a short or odd header, an extension
+    header, a tunnel, a frame that is not IP) returns None and `decode_frame`'s general walk
+    decodes it, so the two always agree: this only skips work on frames it fully checked."""
+    n = len(buf)
+    if n < 14:
+        return None
+    dst_mac, src_mac, ethertype = eth(buf, 0)
+    at = 14
+    vlans = ()
+    while ethertype in _VLAN_TPIDS and len(vlans) < _MAX_TAGS:
+        if n - at < 4:
+            return None
+        tci, ethertype = tag(buf, at)
+        vlans += (tci & 0x0FFF,)
+        at += 4
+    if ethertype == 0x0800:
+        if n - at < 20:
+            return None
+        vihl, total, frag, ttl, proto, src, dst = ip4(buf, at)
+        ihl = (vihl & 0x0F) * 4
+        if vihl >> 4 != 4 or ihl < 20 or n - at < ihl:
+            return None
+        end = at + total if total >= ihl else n
+        if end > n:
+            end = n
+        at += ihl
+        fragment = frag & 0x1FFF != 0
+    elif ethertype == 0x86DD:
+        if n - at < 40:
+            return None
+        vcf, proto, ttl, src, dst = ip6(buf, at)
+        if vcf >> 28 != 6 or proto in _IP6_NOT_TRANSPORT:
+            return None
+        plen = ip6_len(buf, at + 4)[0]
+        at += 40
+        end = (at + plen if at + plen < n else n) if plen else n
+        fragment = False
+    else:
+        return None
+    pkt = new(Packet)
+    pkt.frame, pkt.ts, pkt.wire_len = frame, ts, wire_len
+    pkt.src_mac, pkt.dst_mac, pkt.vlans, pkt.ethertype = src_mac, dst_mac, vlans, ethertype
+    text = cache.get(src)
+    pkt.src = text if text is not None else addr_text(src)
+    text = cache.get(dst)
+    pkt.dst = text if text is not None else addr_text(dst)
+    pkt.ttl, pkt.proto, pkt.ip_len, pkt.fragment = ttl, proto, end - at, fragment
+    pkt.link = pkt.tunnel = pkt.outer = pkt.carries = pkt.inner_error = None
+    if fragment:
+        pkt.sport = pkt.dport = pkt.flags = pkt.seq = pkt.ack = pkt.window = 0
+        pkt.tcp_options = None
+        pkt.payload = buf[at:end]
+        return pkt
+    if proto == 6:
+        if n - at < 20:
+            return None
+        sport, dport, seq, ack, off, flags, window = tcp_(buf, at)
+        hlen = (off >> 4) * 4
+        if hlen < 20 or n - at < hlen:
+            return None
+        pkt.sport, pkt.dport, pkt.seq, pkt.ack, pkt.flags, pkt.window = sport, dport, seq, ack, flags, window
+        data_at = at + hlen
+        pkt.tcp_options = bytes(buf[at + 20:data_at]) if flags & 0x02 and hlen > 20 else None
+        pkt.payload = buf[data_at:end] if data_at < end else b""
+        return pkt
+    pkt.flags = pkt.seq = pkt.ack = pkt.window = 0
+    pkt.tcp_options = None
+    if proto == 17:
+        if n - at < 8:
+            return None
+        sport, dport, length = udp_(buf, at)
+        stop = at + length if length >= 8 else end
+        data_end = stop if stop < end else end
+        if sport in UDP_TUNNELS or dport in UDP_TUNNELS or _udp_shape(buf, at + 8, data_end) is not None:
+            return None
+        pkt.sport, pkt.dport, pkt.payload = sport, dport, buf[at + 8:data_end]
+        return pkt
+    if proto in IP_TUNNELS:
+        return None
+    pkt.sport = pkt.dport = 0
+    pkt.payload = buf[at:end]
+    return pkt
+
+
 def decode_frame(linktype: int, buf: memoryview, frame: int, ts: float, wire_len: int) -> Packet:
     """Decode link to transport, through any tunnels. Raises DecodeError for what cannot be
     read; a frame that is not IP (ARP, LLDP, ...) comes back with `src` None and the link
     payload in `link`."""
+    if linktype == LINKTYPE_ETHERNET:
+        pkt = _fast_ethernet(buf, frame, ts, wire_len)
+        if pkt is not None:
+            return pkt
     pkt = Packet(frame, ts, wire_len)
     if linktype == LINKTYPE_ETHERNET:
         dst, src, ethertype, at, vlans = ethernet.decode(buf, 0)

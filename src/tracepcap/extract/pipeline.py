@@ -31,7 +31,7 @@ from pathlib import Path
 from ..visible import visible
 from . import extractors as extractors_pkg
 from .decoders import DecodeError, Malformed, Truncated
-from .decoders.tcp import FIN, RST, SYN
+from .decoders.tcp import ACK, FIN, RST, SYN
 from .extractor import Extractor
 from .facts import Emitter, FactTable, Observation
 from .flows import Flow, FlowTable
@@ -42,6 +42,7 @@ from .streams import StreamHeads
 
 log = logging.getLogger(__name__)
 SEGMENT_FLAGS = SYN | FIN | RST  # TCP segments without data that segment readers still see
+SYN_ACK = SYN | ACK
 PROGRESS_EVERY = 8192  # packets between progress callbacks
 BROADCAST_MAC = b"\xff" * 6
 
@@ -280,6 +281,7 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     tunnelled = 0
     first_time = last_time = None
     frame = 0
+    flows_get, flows_touch = flows.flows.get, flows.flows.move_to_end
     with CaptureReader(path, limits) as reader:
         total = reader.total_bytes
         for linktype, ts, wire_len, data in reader.records():
@@ -294,15 +296,43 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             except DecodeError as err:
                 undecodable.record(frame, err)
                 continue
+            src = pkt.src
             if pkt.tunnel is not None or pkt.inner_error is not None:
                 carried(pkt)
-            if pkt.src is None:
+                flow, forward = flows.update(pkt) if src is not None else (None, False)
+            elif src is None:
+                pass
+            else:
+                # `FlowTable.update` written out for the untunnelled packet (most of them):
+                # the same key, orientation and counters, one call and a dozen attribute
+                # reads fewer per packet
+                dst, sport, dport, proto = pkt.dst, pkt.sport, pkt.dport, pkt.proto
+                if src < dst or src == dst and sport <= dport:
+                    key = (proto, src, sport, dst, dport)
+                else:
+                    key = (proto, dst, dport, src, sport)
+                flow = flows_get(key)
+                if flow is None:
+                    flow, forward = flows.update(pkt)
+                else:
+                    flows_touch(key)
+                    if flow.a == src and flow.aport == sport:
+                        forward = True
+                        flow.pkts_ab += 1
+                        flow.bytes_ab += pkt.ip_len
+                    else:
+                        forward = False
+                        flow.pkts_ba += 1
+                        flow.bytes_ba += pkt.ip_len
+                    flow.last_ts = ts
+                    if proto == PROTO_TCP and pkt.flags & SYN_ACK == SYN and flow.initiator is None:
+                        flow.initiator = "a" if forward else "b"
+            if src is None:
                 deliver(non_ip, frame, pkt, None)
                 continue
-            flow, forward = flows.update(pkt)
             # `see` and `deliver(every_ip, ...)` written out: they run for every packet, and
             # two calls fewer per packet are ~3 % of the walk
-            endpoints[pkt.src] = True
+            endpoints[src] = True
             if pkt.dst_mac != BROADCAST_MAC:
                 endpoints[pkt.dst] = True
             else:

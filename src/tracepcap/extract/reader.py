@@ -129,8 +129,25 @@ class CaptureReader:
         linktype = network & 0x0FFFFFFF  # upper bits may carry FCS length (pcap-linktype)
         scale = 1e-9 if fmt == "pcap-ns" else 1e-6
         header = struct.Struct(order + "IIII")  # seconds, fraction, captured length, original length
+        unpack = header.unpack_from
+        viewed, view = None, None  # one memoryview per buffer, sliced per record
         self._pos = PCAP_HEADER
         while True:
+            # the common record, whole in the buffer and under every limit, costs no call:
+            # what `_fill(16 + incl)` and `_count_record()` would check, in place
+            buf, pos = self._buf, self._pos
+            if len(buf) - pos >= 16:
+                sec, frac, incl, orig = unpack(buf, pos)
+                start = pos + 16
+                stop = start + incl
+                if incl <= MAX_RECORD and stop <= len(buf) and self._offset + stop <= self.max_bytes \
+                        and self.packets < self.max_records:
+                    self._pos = stop
+                    self.packets += 1
+                    if buf is not viewed:
+                        viewed, view = buf, memoryview(buf)
+                    yield linktype, sec + frac * scale, orig, view[start:stop]
+                    continue
             if not self._fill(16):
                 if len(self._buf) > self._pos:
                     self._stop("file ends inside a record header")

@@ -26,7 +26,11 @@ class Ttl(Extractor):
         self._repeats: dict[tuple[str, int], list] = {}
 
     def observe(self, pkt, flow) -> None:
-        if is_group(pkt):
+        dst_mac = pkt.dst_mac
+        if dst_mac is not None:  # `is_group` for a frame with a link layer, without the call
+            if dst_mac[0] & 0x01:
+                return
+        elif is_group(pkt):
             return
         repeats = self._repeats.get((pkt.src, pkt.ttl))
         if repeats is not None:
