@@ -350,10 +350,12 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                 if pkt.fragment:
                     continue
                 bit = 1 if forward else 2
-                if streams_to and not flow.head_done & bit:  # a direction's head done: no call
-                    heads.feed(pkt, flow, forward)
                 payload = pkt.payload
                 if payload or pkt.flags & SEGMENT_FLAGS:
+                    # a segment without data, SYN, FIN or RST changes no stream head (feed
+                    # would return without a change), nor does a direction whose head is done
+                    if streams_to and not flow.head_done & bit:
+                        heads.feed(pkt, flow, forward)
                     if every_tcp and (tcp_first_bytes is None or flow.followed & bit
                                       or payload and payload[0] in tcp_first_bytes):
                         deliver(every_tcp, frame, pkt, flow)
