@@ -60,6 +60,7 @@ class ShardOutput:
     conversations: list[dict]
     shard: Shard
     peak_rss: int = 0  #: bytes, the shard process's peak resident set (ru_maxrss)
+    pid: int = 0  #: the process that walked it
 
 
 # --- running one shard (in a local process, on a Dask worker, or in-process) -------------
@@ -79,7 +80,7 @@ def run_shard(path: str, capture_id: str, limits: Limits, index: int, count: int
     on_progress = _report(index) if _progress is not None else (lambda done, total: None)
     result = extract(Path(path), capture_id, limits=limits, on_conversation=rows.append,
                      on_progress=on_progress, shard=shard)
-    return ShardOutput(result, rows, shard, peak_rss())
+    return ShardOutput(result, rows, shard, peak_rss(), os.getpid())
 
 
 def _report(index: int) -> Callable[[int, int], None]:
@@ -173,7 +174,6 @@ def on_dask(scheduler: str, path: str, capture_id: str, limits: Limits, count: i
     """The shards as tasks on the Dask cluster at `scheduler`, one per worker thread it has
     (`count` is not used: the cluster's size decides); progress counts finished shards."""
     from distributed import Client
-    from distributed import wait as dask_wait
 
     total = os.path.getsize(path)
     with Client(scheduler, set_as_default=False, timeout="30s") as client:
@@ -185,10 +185,7 @@ def on_dask(scheduler: str, path: str, capture_id: str, limits: Limits, count: i
         try:
             pending = list(futures)
             while pending:
-                try:
-                    dask_wait(pending, timeout=PROGRESS_SECONDS, return_when="FIRST_COMPLETED")
-                except TimeoutError:
-                    pass
+                time.sleep(PROGRESS_SECONDS)
                 pending = [f for f in pending if not f.done()]
                 on_progress(total * (count - len(pending)) // count, total)
             return client.gather(futures)
