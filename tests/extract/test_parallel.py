@@ -129,3 +129,27 @@ def test_analyze_on_spawned_processes_is_byte_identical(stress, tmp_path, monkey
     assert analyze_json(stress, tmp_path / "2", 2) == one
     assert analyze_json(stress, tmp_path / "3", 3) == one
     assert used == [2, 3]
+
+
+@pytest.mark.parametrize("name", [*SHARED, "stress"])
+def test_the_raw_key_decides_as_the_decoded_packet_would(captures, stress, name):
+    """A frame skipped by its raw bytes goes where its decoded packet's key would send it."""
+    from tracepcap.extract.decoders import DecodeError
+    from tracepcap.extract.packet import decode_frame
+    from tracepcap.extract.reader import CaptureReader
+    path = stress if name == "stress" else captures / name
+    raw_decided = 0
+    with CaptureReader(path, Limits()) as reader:
+        for frame, (linktype, ts, wire_len, data) in enumerate(reader.records(), 1):
+            for index in range(3):
+                by_raw, by_packet = Shard(index, 3), Shard(index, 3)
+                kept = by_raw.keep_raw(linktype, data)
+                if by_raw.mine is None:
+                    continue
+                raw_decided += 1
+                try:
+                    pkt = decode_frame(linktype, data, frame, ts, wire_len)
+                except DecodeError:
+                    continue  # counted by the raw key's shard (keep_undecodable)
+                assert kept == by_packet.keep(pkt), f"frame {frame}"
+    assert raw_decided or linktype != 1  # only Ethernet frames are read raw

@@ -212,6 +212,8 @@ def merge(outputs: list[ShardOutput], capture_id: str, limits: Limits) -> tuple[
             raise Fallback(f"shard {s.index} evicted ({r.extra})")
         if any(row.extractor == "fact-table" for row in r.manifest):
             raise Fallback(f"shard {s.index} dropped facts past the limit")
+    if any(o.shard.inner_arp for o in outputs) and any(o.shard.announcements for o in outputs):
+        raise Fallback("ARP inside a tunnel, with LLDP or CDP in the capture")
     rows = [row for out in outputs for row in out.conversations]
     if len(rows) > limits.max_flows:
         raise Fallback("more conversations than one walk holds at once")

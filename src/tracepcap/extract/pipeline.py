@@ -291,6 +291,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             last_time = ts
             if not frame % PROGRESS_EVERY:
                 on_progress(reader.bytes_read, total)
+            if shard is not None and not shard.keep_raw(linktype, data):
+                continue
             try:
                 pkt = decode_frame(linktype, data, frame, ts, wire_len)
             except DecodeError as err:
