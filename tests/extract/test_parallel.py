@@ -153,3 +153,25 @@ def test_the_raw_key_decides_as_the_decoded_packet_would(captures, stress, name)
                     continue  # counted by the raw key's shard (keep_undecodable)
                 assert kept == by_packet.keep(pkt), f"frame {frame}"
     assert raw_decided or linktype != 1  # only Ethernet frames are read raw
+
+
+def test_a_cancelled_sharded_walk_stops_its_processes(stress):
+    from tracepcap.errors import AnalysisCancelled
+
+    def cancel(done, total):
+        raise AnalysisCancelled("stop")
+    with pytest.raises(AnalysisCancelled):
+        run_extract(stress, "ab", workers=2, on_progress=cancel)
+
+
+def test_the_plan_walks_small_captures_in_one_process(tmp_path):
+    from tracepcap.settings import Settings
+    small, big = tmp_path / "small.pcap", tmp_path / "big.pcap"
+    small.write_bytes(bytes(10))
+    big.write_bytes(bytes(2000))
+    settings = Settings(data_dir=tmp_path, parallel_min_bytes=1000, capture_workers=3,
+                        dask_scheduler="tcp://10.0.0.1:8786")
+    assert settings.extract_plan(small) == (1, None)
+    assert settings.extract_plan(big) == (3, "tcp://10.0.0.1:8786")
+    assert settings.extract_plan(tmp_path / "missing.pcap") == (1, None)
+    assert Settings(data_dir=tmp_path, parallel_min_bytes=0).extract_plan(big)[0] >= 1
