@@ -21,7 +21,7 @@ from ..store.bulk import insert_rows
 from ..store.models import (Capture, CaptureStatus, Conversation, Host, ManifestEntry, Notice, NoticeCount,
                             ObservationRow)
 from .parallel import run_extract
-from .pipeline import ExtractResult
+from .pipeline import ExtractResult, extract
 from .settings import Limits
 
 BATCH = 5000
@@ -71,8 +71,12 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
                     raise AnalysisCancelled(f"capture {capture_id} was deleted while analyzed")
                 capture.progress_bytes = done
 
-    result = run_extract(path, capture_id, limits=limits, workers=workers, scheduler=scheduler,
-                         on_conversation=on_conversation, on_progress=on_progress)
+    if workers > 1 or scheduler:
+        result = run_extract(path, capture_id, limits=limits, workers=workers, scheduler=scheduler,
+                             on_conversation=on_conversation, on_progress=on_progress)
+    else:
+        result = extract(path, capture_id, limits=limits, on_conversation=on_conversation,
+                         on_progress=on_progress)
     flush()
     with db.session(write=True) as s:
         insert_rows(s, ObservationRow, (
