@@ -55,8 +55,10 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
             return DELETED
         sha, stage = capture.sha256, open_stage(s, capture)
     try:
-        result = extract_capture(db, capture_id, capture_path(settings.capture_dir, sha),
-                                 settings.extract_limits, cancelled=cancelled, rows_to=stage)
+        path = capture_path(settings.capture_dir, sha)
+        workers, scheduler = settings.extract_plan(path)
+        result = extract_capture(db, capture_id, path, settings.extract_limits, cancelled=cancelled,
+                                 rows_to=stage, workers=workers, scheduler=scheduler)
         extracted, lost = result.complete, result.partial
         del result  # its facts are stored: held through Scan they raised a many-host capture's peak
         with db.session(write=True) as s:

@@ -38,6 +38,12 @@ class Settings(BaseSettings):
     max_records: int = Field(default=Limits().max_records, gt=0)
     #: captures `serve` analyzes at once: one long capture never holds back the next upload
     analysis_workers: int = Field(default=2, ge=1, le=64)
+    #: processes one capture's walk is sharded over (extract/parallel.py); default: the cores
+    capture_workers: int | None = Field(default=None, ge=1, le=256)
+    #: a Dask scheduler (tcp://host:8786) to send each capture's shards to instead
+    dask_scheduler: str | None = None
+    #: captures smaller than this are walked in one process: starting shards costs more
+    parallel_min_bytes: int = Field(default=32 << 20, ge=0)
 
     #: an upload waits at most this long for its next bytes before it is cut (408)
     upload_idle_timeout_seconds: float = Field(default=30, gt=0)
@@ -100,6 +106,20 @@ class Settings(BaseSettings):
     @property
     def capture_dir(self) -> Path:
         return self.data_dir / "captures"
+
+    def extract_plan(self, path: Path) -> tuple[int, str | None]:
+        """(processes, Dask scheduler or None) to walk the capture at `path` with: one walk
+        in this process below `parallel_min_bytes`."""
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0  # the walk reports the missing file
+        if size < self.parallel_min_bytes:
+            return 1, None
+        if self.capture_workers is not None:
+            return self.capture_workers, self.dask_scheduler
+        from .extract.parallel import default_workers
+        return default_workers(), self.dask_scheduler
 
     @property
     def extract_limits(self) -> Limits:

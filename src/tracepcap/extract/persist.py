@@ -20,6 +20,7 @@ from ..store import Database
 from ..store.bulk import insert_rows
 from ..store.models import (Capture, CaptureStatus, Conversation, Host, ManifestEntry, Notice, NoticeCount,
                             ObservationRow)
+from .parallel import run_extract
 from .pipeline import ExtractResult, extract
 from .settings import Limits
 
@@ -29,11 +30,13 @@ PROGRESS_SECONDS = 0.5
 
 def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = Limits(), *,
                     cancelled: Callable[[], bool] = lambda: False,
-                    rows_to: str | None = None) -> ExtractResult:
+                    rows_to: str | None = None, workers: int = 1,
+                    scheduler: str | None = None) -> ExtractResult:
     """Replace the Extract output under `rows_to` (default: the capture itself) with a fresh
     walk of `path`; return the result. Progress goes on the capture, whose status is left at
     "analyzing": the conductor sets the final one. The walk raises AnalysisCancelled at the
-    first progress tick after `cancelled()` turns True."""
+    first progress tick after `cancelled()` turns True. `workers` > 1 or a Dask `scheduler`
+    shards the walk (extract/parallel.py); the result is the same."""
     rows_to = rows_to or capture_id
     with db.session(write=True) as s:
         for table in (ObservationRow, Conversation, Host, ManifestEntry, Notice, NoticeCount):
@@ -68,8 +71,12 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
                     raise AnalysisCancelled(f"capture {capture_id} was deleted while analyzed")
                 capture.progress_bytes = done
 
-    result = extract(path, capture_id, limits=limits, on_conversation=on_conversation,
-                     on_progress=on_progress)
+    if workers > 1 or scheduler:
+        result = run_extract(path, capture_id, limits=limits, workers=workers, scheduler=scheduler,
+                             on_conversation=on_conversation, on_progress=on_progress)
+    else:
+        result = extract(path, capture_id, limits=limits, on_conversation=on_conversation,
+                         on_progress=on_progress)
     flush()
     with db.session(write=True) as s:
         insert_rows(s, ObservationRow, (

@@ -38,6 +38,7 @@ from .flows import Flow, FlowTable
 from .packet import DEPTH_EXCEEDED, MAX_DEPTH, PROTO_TCP, PROTO_UDP, Packet, decode_frame
 from .reader import CaptureReader
 from .settings import Limits
+from .shard import Shard
 from .streams import StreamHeads
 
 log = logging.getLogger(__name__)
@@ -208,8 +209,9 @@ def is_host_address(ip: str) -> bool:
 def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             on_conversation: Callable[[dict], None] = lambda row: None,
             on_progress: Callable[[int, int], None] = lambda done, total: None,
-            classes: Iterable[type[Extractor]] | None = None) -> ExtractResult:
-    """Walk the capture at `path`; conversations go to `on_conversation` as they complete."""
+            classes: Iterable[type[Extractor]] | None = None, shard: Shard | None = None) -> ExtractResult:
+    """Walk the capture at `path`; conversations go to `on_conversation` as they complete.
+    With `shard`, only the frames it keeps are walked (extract/shard.py, extract/parallel.py)."""
     table = FactTable(limits.max_facts)
     instances = [cls(Emitter(cls.NAME, cls.VERSION, table), limits) for cls in (classes or discover())]
     notices = Notices(limits.max_notices)
@@ -291,10 +293,15 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             last_time = ts
             if not frame % PROGRESS_EVERY:
                 on_progress(reader.bytes_read, total)
+            if shard is not None and not shard.keep_raw(linktype, data):
+                continue
             try:
                 pkt = decode_frame(linktype, data, frame, ts, wire_len)
             except DecodeError as err:
-                undecodable.record(frame, err)
+                if shard is None or shard.keep_undecodable(frame):
+                    undecodable.record(frame, err)
+                continue
+            if shard is not None and not shard.keep(pkt):
                 continue
             src = pkt.src
             if pkt.tunnel is not None or pkt.inner_error is not None:
@@ -370,6 +377,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
         deliver([(lambda _, __, end=ex.finish: end(), tallies[ex.NAME]) for ex in instances], frame, None, None)
         fmt, packets, partial = reader.format, reader.packets, reader.partial
 
+    if shard is not None:
+        shard.collect(undecodable, tunnelled, too_deep, inner_lost, instances, tallies)
     manifest = manifest_rows(packets, partial, undecodable, tunnelled, too_deep, inner_lost,
                              instances, tallies, table)
     hosts = sorted((ip for ip, seen in endpoints.items() if seen and is_host_address(ip)), key=ip_sort_key)

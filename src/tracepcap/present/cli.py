@@ -39,6 +39,10 @@ class ExitCode(IntEnum):
 
 def _settings(args: argparse.Namespace) -> Settings:
     overrides = {"database_url": args.db} if getattr(args, "db", None) else {}
+    if getattr(args, "workers", None):
+        overrides["capture_workers"] = args.workers
+    if getattr(args, "scheduler", None):
+        overrides["dask_scheduler"] = args.scheduler
     return Settings(**overrides)
 
 
@@ -58,6 +62,13 @@ BATCH_GC_THRESHOLD = 10_000
 
 def batch_gc() -> None:
     gc.set_threshold(BATCH_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
 
 
 def cmd_analyze(args: argparse.Namespace) -> ExitCode:
@@ -213,6 +224,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", help="pcap/pcapng file, optionally gzip'd (default: the demo office LAN)")
     p.add_argument("--db", help="SQLAlchemy database URL (default: SQLite in the data directory)")
     p.add_argument("--json", action="store_true", help="print the JSON document instead of the table")
+    p.add_argument("--workers", type=_positive, metavar="N",
+                   help="processes to shard the walk over (default: the machine's cores; 1: one walk)")
+    p.add_argument("--scheduler", metavar="URL",
+                   help="a Dask scheduler (tcp://host:8786): its workers walk the shards")
     p.set_defaults(run=cmd_analyze)
 
     p = sub.add_parser("override", help="set (or --clear) a human's final answer")

@@ -1,0 +1,348 @@
+"""One capture's walk split into shards, on local processes or a Dask cluster, merged exactly.
+
+`run_extract` is what persist calls: with one worker and no scheduler it is `extract` as it
+always was; otherwise each of N shards (extract/shard.py) walks the whole file keeping the
+frames of its flows, and `merge` folds their results into what one walk gives, byte for byte:
+
+- facts: per (entity, kind, value, source) first frame = min, last = max, count = sum, each
+  time with its frame; `oui-vendor` (one per MAC an address sent from, at the MAC's first
+  sighting) is derived again from the merged `mac` facts, as link-identity does at its end;
+- conversations, hosts, notices: the union (no flow spans shards), conversations and
+  notices in frame order as readers list them (first frame, then the order one walk wrote);
+- the manifest: rebuilt from the summed tallies (notices by kind, bugs, the first bug by
+  frame) with the same function one walk uses.
+
+What one walk does only when a bounded table overflows (the fact table, conversations held,
+notices kept, an extractor's eviction) or that routing cannot keep in one shard (DHCP inside
+a tunnel, ...) makes `merge` raise `Fallback`: the capture is then walked once, in this
+process, so the answer never depends on the number of workers.
+
+Local shards run in `spawn`ed processes (safe under any start method and in servers with
+threads); progress is the slowest shard's byte offset (every shard reads the whole file).
+A Dask cluster (`scheduler`, tcp://host:8786) runs the same `run_shard`; the capture's path
+must name the same file on every worker (shared storage). A worker lost mid-walk costs its
+task a retry on another worker (the scheduler's `allowed-failures`), not the capture.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import re
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+
+from ..errors import AnalysisCancelled
+from .facts import Observation, Witness
+from .kinds import MAC, OUI_VENDOR
+from .pipeline import ExtractResult, Notices, _Tally, extract, ip_sort_key, manifest_rows
+from .settings import Limits
+from .shard import Shard
+
+log = logging.getLogger(__name__)
+PROGRESS_SECONDS = 0.5  #: how often the parent reports the shards' progress
+LINK_IDENTITY = "link-identity"
+_NOTE_PART = re.compile(r"^(\d+) (.*)$", re.S)
+
+
+class Fallback(Exception):
+    """The shards cannot be merged into exactly one walk's result; why."""
+
+
+@dataclass(slots=True)
+class ShardOutput:
+    result: ExtractResult
+    conversations: list[dict]
+    shard: Shard
+    peak_rss: int = 0  #: bytes, the shard process's peak resident set (ru_maxrss)
+    pid: int = 0  #: the process that walked it
+
+
+# --- running one shard (in a local process, on a Dask worker, or in-process) -------------
+
+_progress = None  # set in a local worker: (shared byte offsets, shared cancel flag)
+
+
+def _init_worker(offsets, cancel) -> None:
+    global _progress
+    _progress = (offsets, cancel)
+
+
+def run_shard(path: str, capture_id: str, limits: Limits, index: int, count: int) -> ShardOutput:
+    """Walk shard `index` of `count` of the capture at `path`."""
+    rows: list[dict] = []
+    shard = Shard(index, count)
+    on_progress = _report(index) if _progress is not None else (lambda done, total: None)
+    result = extract(Path(path), capture_id, limits=limits, on_conversation=rows.append,
+                     on_progress=on_progress, shard=shard)
+    return ShardOutput(result, rows, shard, peak_rss(), os.getpid())
+
+
+def _report(index: int) -> Callable[[int, int], None]:
+    offsets, cancel = _progress
+
+    def on_progress(done: int, total: int) -> None:
+        offsets[index] = done
+        if cancel.value:
+            raise AnalysisCancelled("cancelled")
+    return on_progress
+
+
+def peak_rss() -> int:
+    """This process's peak resident set, bytes (Linux reports ru_maxrss in KiB)."""
+    try:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    except (ImportError, OSError):  # pragma: no cover - not on this platform
+        return 0
+
+
+def default_workers() -> int:
+    """The machine's cores (those this process may run on)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+# --- the entry point ----------------------------------------------------------------------
+
+def run_extract(path: Path, capture_id: str, *, limits: Limits = Limits(), workers: int = 1,
+                scheduler: str | None = None,
+                on_conversation: Callable[[dict], None] = lambda row: None,
+                on_progress: Callable[[int, int], None] = lambda done, total: None,
+                runner: Callable | None = None) -> ExtractResult:
+    """`extract` on `workers` local processes or on the Dask cluster at `scheduler` (its
+    workers, one shard each, at least `workers`); the result is the one-walk result.
+    `runner(path, capture_id, limits, count, on_progress)` may replace both (tests)."""
+    if runner is None and scheduler is None and workers <= 1:
+        return extract(path, capture_id, limits=limits, on_conversation=on_conversation,
+                       on_progress=on_progress)
+    if runner is None:
+        runner = (lambda *args: on_dask(scheduler, *args)) if scheduler else on_processes
+    outputs = runner(str(path), capture_id, limits, max(workers, 1), on_progress)
+    try:
+        result, rows = merge(outputs, capture_id, limits)
+    except Fallback as why:
+        log.info("capture %s: sharded results not mergeable exactly (%s); walking it once",
+                 capture_id, why)
+        return extract(path, capture_id, limits=limits, on_conversation=on_conversation,
+                       on_progress=on_progress)
+    for row in rows:
+        on_conversation(row)
+    return result
+
+
+def in_process(path: str, capture_id: str, limits: Limits, count: int,
+               on_progress: Callable[[int, int], None]) -> list[ShardOutput]:
+    """Every shard one after the other in this process: the merge without the processes."""
+    return [run_shard(path, capture_id, limits, index, count) for index in range(count)]
+
+
+def on_processes(path: str, capture_id: str, limits: Limits, count: int,
+                 on_progress: Callable[[int, int], None]) -> list[ShardOutput]:
+    """One spawned process per shard; `on_progress` (which may raise to cancel) is called
+    from here with the slowest shard's offset."""
+    ctx = multiprocessing.get_context("spawn")
+    offsets = ctx.Array("q", count, lock=False)
+    cancel = ctx.Value("b", 0, lock=False)
+    total = os.path.getsize(path)
+    with ProcessPoolExecutor(count, mp_context=ctx, initializer=_init_worker,
+                             initargs=(offsets, cancel)) as pool:
+        futures = [pool.submit(run_shard, path, capture_id, limits, i, count) for i in range(count)]
+        try:
+            pending = set(futures)
+            while pending:
+                _, pending = wait(pending, timeout=PROGRESS_SECONDS, return_when=FIRST_COMPLETED)
+                on_progress(min(offsets[i] if not futures[i].done() else total
+                                for i in range(count)), total)
+            return [f.result() for f in futures]
+        except BaseException:
+            cancel.value = 1  # each shard stops at its next progress tick
+            for f in futures:
+                f.cancel()
+            raise
+
+
+def on_dask(scheduler: str, path: str, capture_id: str, limits: Limits, count: int,
+            on_progress: Callable[[int, int], None]) -> list[ShardOutput]:
+    """The shards as tasks on the Dask cluster at `scheduler`, one per worker thread it has
+    (`count` is not used: the cluster's size decides); progress counts finished shards."""
+    from distributed import Client
+
+    total = os.path.getsize(path)
+    with Client(scheduler, set_as_default=False, timeout="30s") as client:
+        slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+        count = max(slots, 1)
+        futures = [client.submit(run_shard, path, capture_id, limits, i, count, pure=False,
+                                 key=f"tracepcap-shard-{capture_id}-{i}-of-{count}-{time.time_ns()}")
+                   for i in range(count)]
+        try:
+            pending = list(futures)
+            while pending:
+                time.sleep(PROGRESS_SECONDS)
+                pending = [f for f in pending if not f.done()]
+                on_progress(total * (count - len(pending)) // count, total)
+            return client.gather(futures)
+        except BaseException:
+            client.cancel(futures)
+            raise
+
+
+# --- the merge -------------------------------------------------------------------------------
+
+def merge(outputs: list[ShardOutput], capture_id: str, limits: Limits) -> tuple[ExtractResult, list[dict]]:
+    """The one-walk result and its conversations (in the order to store them) from every
+    shard's; Fallback when that cannot be exact."""
+    outputs = sorted(outputs, key=lambda o: o.shard.index)
+    base = outputs[0].result
+    for out in outputs:
+        r, s = out.result, out.shard
+        if s.conflicts:
+            raise Fallback(", ".join(sorted(s.conflicts)))
+        if (r.format, r.packets, r.partial, r.first_time, r.last_time) != \
+                (base.format, base.packets, base.partial, base.first_time, base.last_time):
+            raise Fallback("the shards read the capture differently")
+        if r.extra:
+            raise Fallback(f"shard {s.index} evicted ({r.extra})")
+        if any(row.extractor == "fact-table" for row in r.manifest):
+            raise Fallback(f"shard {s.index} dropped facts past the limit")
+    if any(o.shard.inner_arp for o in outputs) and any(o.shard.announcements for o in outputs):
+        raise Fallback("ARP inside a tunnel, with LLDP or CDP in the capture")
+    rows = [row for out in outputs for row in out.conversations]
+    if len(rows) > limits.max_flows:
+        raise Fallback("more conversations than one walk holds at once")
+    rows.sort(key=lambda row: row["first_frame"])  # stable: one shard's order within a frame
+
+    facts = _merge_facts(outputs)
+    if len(facts) > limits.max_facts:
+        raise Fallback("more facts than the fact table holds")
+    observations = [Observation(entity, kind, value, source, grade,
+                                Witness(capture_id, f0, f1, count, t0, t1, name, version))
+                    for (entity, kind, value, source), (f0, t0, f1, t1, count, name, version, grade)
+                    in facts.items()]
+    observations.sort(key=lambda o: (o.entity, o.kind, o.value, o.source))
+
+    counts: dict[str, int] = {}
+    for out in outputs:
+        for kind, n in out.result.notice_counts.items():
+            counts[kind] = counts.get(kind, 0) + n
+    if sum(counts.values()) > limits.max_notices:
+        raise Fallback("more notices than one walk keeps")
+    notices = [n for out in outputs for n in out.result.notices]
+    notices.sort(key=lambda n: n.frame)
+
+    hosts = sorted({ip for out in outputs for ip in out.result.hosts}, key=ip_sort_key)
+    manifest = _manifest(outputs, base, facts)
+    return ExtractResult(base.format, base.packets, base.partial, manifest, observations, hosts,
+                         len(rows), base.first_time, base.last_time, {}, notices,
+                         dict(sorted(counts.items()))), rows
+
+
+def _merge_facts(outputs: list[ShardOutput]) -> dict[tuple, list]:
+    """key -> [first frame, first time, last frame, last time, count, extractor, version,
+    grade]; the `oui-vendor` facts derived again from the merged `mac` facts."""
+    facts: dict[tuple, list] = {}
+    vendors = False
+    for out in outputs:
+        for o in out.result.observations:
+            if o.kind == OUI_VENDOR.name and o.source == LINK_IDENTITY:
+                vendors = True
+                continue
+            w = o.witness
+            key = (o.entity, o.kind, o.value, o.source)
+            row = facts.get(key)
+            if row is None:
+                facts[key] = [w.first_frame, w.first_time, w.last_frame, w.last_time, w.count,
+                              w.extractor, w.extractor_version, o.grade]
+                continue
+            if (row[5], row[6]) != (w.extractor, w.extractor_version):
+                raise Fallback(f"two extractors emitted the same {o.kind} fact")
+            if w.first_frame < row[0]:
+                row[0], row[1] = w.first_frame, w.first_time
+            if w.last_frame >= row[2]:
+                row[2], row[3] = w.last_frame, w.last_time
+            row[4] += w.count
+    if vendors:
+        from .extractors.link_identity import VERSION, vendor_of
+        for (entity, kind, value, source), row in list(facts.items()):
+            if kind != MAC.name or source != LINK_IDENTITY or int(value[:2], 16) & 0x01:
+                continue
+            vendor = vendor_of(value)
+            if not vendor:
+                continue
+            key = (entity, OUI_VENDOR.name, vendor, LINK_IDENTITY)
+            have = facts.get(key)
+            if have is None:
+                facts[key] = [row[0], row[1], row[0], row[1], 1, LINK_IDENTITY, VERSION, OUI_VENDOR.grade]
+            else:
+                if row[0] < have[0]:
+                    have[0], have[1] = row[0], row[1]
+                if row[0] >= have[2]:
+                    have[2], have[3] = row[0], row[1]
+                have[4] += 1
+    return facts
+
+
+def _tally(name: str, by_kinds, count: int = 0, first: str = "", kind: str | None = None) -> _Tally:
+    tally = _Tally(name, Notices(0), kind)
+    for by_kind in by_kinds:
+        for k, n in by_kind.items():
+            tally.by_kind[k] = tally.by_kind.get(k, 0) + n
+    tally.count, tally.first = count, first
+    return tally
+
+
+def _first_bug(firsts: list[str]) -> str:
+    """The first bug by frame ("frame N: ...")."""
+    def frame(text: str) -> int:
+        found = re.match(r"frame (\d+):", text)
+        return int(found.group(1)) if found else 0
+    return min(firsts, key=frame) if firsts else ""
+
+
+def _merge_notes(name: str, notes: list[str]) -> str | None:
+    """An extractor's notes ("N things ...; M others ...") with their numbers summed."""
+    notes = [n for n in notes if n]
+    if len(set(notes)) <= 1:
+        return notes[0] if notes else None
+    split = [[_NOTE_PART.match(part) for part in note.split("; ")] for note in notes]
+    if not all(all(split_note) for split_note in split):
+        raise Fallback(f"{name}'s notes do not add up")
+    order = max(([m.group(2) for m in s] for s in split), key=len)
+    sums = dict.fromkeys(order, 0)
+    for s in split:
+        for m in s:
+            if m.group(2) not in sums:
+                raise Fallback(f"{name}'s notes do not add up")
+            sums[m.group(2)] += int(m.group(1))
+    return "; ".join(f"{n} {rest}" for rest, n in sums.items())
+
+
+def _manifest(outputs: list[ShardOutput], base: ExtractResult, facts: dict[tuple, list]):
+    shards = [out.shard for out in outputs]
+    names = list(shards[0].extractors)
+    instances, tallies = [], {}
+    for name in names:
+        states = [s.extractors[name] for s in shards]
+        evicted = sum(state[4] for state in states)
+        if evicted:
+            raise Fallback(f"{name} evicted entries from a bounded table")
+        instances.append(SimpleNamespace(NAME=name, VERSION=states[0][0], evicted=0,
+                                         note=_merge_notes(name, [state[5] for state in states])))
+        tallies[name] = _tally(name, [state[3] for state in states], sum(state[1] for state in states),
+                               _first_bug([state[2] for state in states if state[1]]))
+    undecodable = _tally("decoder", [s.tallies["decoder"] for s in shards])
+    too_deep = _tally("decapsulation", [s.tallies["too-deep"] for s in shards], kind="decapsulation-too-deep")
+    inner_lost = _tally("decapsulation", [s.tallies["inner-lost"] for s in shards])
+    by_extractor: dict[str, int] = {}
+    for row in facts.values():
+        by_extractor[row[5]] = by_extractor.get(row[5], 0) + 1
+    table = SimpleNamespace(dropped=0, limit=0, count_by_extractor=lambda: by_extractor)
+    return manifest_rows(base.packets, base.partial, undecodable, sum(s.tunnelled for s in shards),
+                         too_deep, inner_lost, instances, tallies, table)

@@ -1,0 +1,168 @@
+"""Which packets one shard of a sharded walk keeps, and what it reports for the merge.
+
+Every shard streams the whole capture and decodes each frame's headers; it keeps a frame
+when the frame's shard key hashes (CRC-32: stable across processes and machines, unlike
+Python's salted `hash()`) to its index. The key is chosen so that every piece of state the
+walk keeps lives inside one shard:
+
+- A flow (FlowTable's key) never spans shards: a plain TCP segment is keyed by its
+  direction-normalised 5-tuple; every other IP packet (UDP, ICMP, GRE, IP-in-IP, ...) by
+  its protocol and normalised address pair, of its OUTERMOST IP layer for a tunnelled
+  frame. A tunnel's conversations (the carrier's 5-tuple and every inner flow, whose key
+  names the carrier's addresses) then share the carrier's shard, whatever ports the
+  carrier's source varies over (VXLAN, Geneve). Non-first fragments have no ports: keyed by
+  address pair, the same key FlowTable gives them.
+- State across flows is routed to one shard (GLOBAL, index 0): DHCP and DHCPv6 (a
+  transaction's request and its server's ACK are different flows), every non-IP frame
+  (LLDP/CDP land on the address their sender's MAC claimed in ARP), and frames that did not
+  decode.
+- What cannot be routed that way is flagged, and the merge then falls back to one walk:
+  DHCP inside a tunnel, and ARP/LLDP/CDP inside a tunnel in a capture that has LLDP or CDP.
+
+Most frames are never decoded by the shards that do not keep them: `keep_raw` reads the
+key of an Ethernet frame's plain IPv4/IPv6 TCP/UDP/ICMP header straight from its bytes (the
+same key `flow_key` gives the decoded packet) and skips the frame; what it cannot read so
+simply (other link types, VLAN stacks past the decoder's, IPv6 extension headers, non-IP,
+short frames) is decoded and decided by `keep`. A frame that does not decode belongs to the
+shard its raw key names, else to GLOBAL: each frame is counted by exactly one shard.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from zlib import crc32
+
+from .decoders.ethernet import MAX_TAGS, VLAN_TPIDS
+from .packet import ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, LINKTYPE_ETHERNET, PROTO_TCP, PROTO_UDP, Packet, addr_text
+
+GLOBAL = 0  #: the shard that holds cross-flow state
+#: UDP ports whose state spans flows: DHCP (67, 68), DHCPv6 (546, 547)
+GLOBAL_UDP_PORTS = frozenset((67, 68, 546, 547))
+RAW_IPV6_PROTOS = frozenset((6, 17, 58))  # next headers read in place (no extension header)
+ETHERTYPE_LLDP = 0x88CC
+LENGTH_FIELD_MAX = 0x05DC  # an 802.3 length, not an ethertype: LLC frames such as CDP
+
+
+def shard_of(key: str, shards: int) -> int:
+    """The shard a key belongs to: stable across processes, runs and machines."""
+    return crc32(key.encode()) % shards
+
+
+def flow_key(pkt: Packet) -> str:
+    """The shard key of a decoded IP packet (module doc); `pkt` is the outermost IP layer."""
+    src, dst = pkt.src, pkt.dst
+    if pkt.proto == PROTO_TCP and not pkt.fragment:
+        a, b = (src, pkt.sport), (dst, pkt.dport)
+        if b < a:
+            a, b = b, a
+        return f"6 {a[0]} {a[1]} {b[0]} {b[1]}"
+    if dst < src:
+        src, dst = dst, src
+    return f"{pkt.proto} {src} {dst}"
+
+
+def _link_announcement(pkt: Packet) -> bool:
+    return pkt.ethertype == ETHERTYPE_LLDP or 0 < pkt.ethertype <= LENGTH_FIELD_MAX
+
+
+@dataclass(slots=True)
+class Shard:
+    """One shard of `count`: the pipeline calls `keep` for every decoded frame and
+    `keep_undecodable` for one that did not decode, and `collect` once at the end."""
+
+    index: int
+    count: int
+    announcements: bool = False  #: an LLDP or CDP frame was seen (every shard decodes them)
+    inner_arp: bool = False  #: ARP inside an IP tunnel (in a frame this shard kept)
+    conflicts: set[str] = field(default_factory=set)  #: what forces one walk instead
+    extractors: dict = field(default_factory=dict)  #: name -> (bugs, first bug, evicted, note)
+    tallies: dict = field(default_factory=dict)  #: decoder/decapsulation notice counts
+    tunnelled: int = 0
+    mine: bool | None = None  #: the last raw decision: kept by key, or None (decode to decide)
+
+    def keep_raw(self, linktype: int, buf) -> bool:
+        """False when the frame's raw key names another shard (it is then not decoded)."""
+        self.mine = None
+        if linktype != LINKTYPE_ETHERNET or len(buf) < 38:
+            return True
+        ethertype, at, tags = buf[12] << 8 | buf[13], 14, 0
+        while ethertype in VLAN_TPIDS and tags < MAX_TAGS:
+            if len(buf) < at + 4:
+                return True
+            ethertype, at, tags = buf[at + 2] << 8 | buf[at + 3], at + 4, tags + 1
+        if ethertype == ETHERTYPE_IPV4:
+            if len(buf) < at + 20 or buf[at] >> 4 != 4 or buf[at] & 0x0F < 5:
+                return True
+            proto, fragment = buf[at + 9], (buf[at + 6] << 8 | buf[at + 7]) & 0x1FFF
+            src, dst = addr_text(bytes(buf[at + 12:at + 16])), addr_text(bytes(buf[at + 16:at + 20]))
+            l4 = at + (buf[at] & 0x0F) * 4
+        elif ethertype == ETHERTYPE_IPV6:
+            if len(buf) < at + 40 or buf[at] >> 4 != 6 or buf[at + 6] not in RAW_IPV6_PROTOS:
+                return True
+            proto, fragment = buf[at + 6], 0
+            src, dst = addr_text(bytes(buf[at + 8:at + 24])), addr_text(bytes(buf[at + 24:at + 40]))
+            l4 = at + 40
+        else:
+            return True
+        if proto == PROTO_TCP or proto == PROTO_UDP:
+            if fragment:
+                sport = dport = 0
+            elif len(buf) < l4 + 4:
+                return True
+            else:
+                sport, dport = buf[l4] << 8 | buf[l4 + 1], buf[l4 + 2] << 8 | buf[l4 + 3]
+            if proto == PROTO_TCP and not fragment:
+                a, b = (src, sport), (dst, dport)
+                if b < a:
+                    a, b = b, a
+                key = f"6 {a[0]} {a[1]} {b[0]} {b[1]}"
+            elif not fragment and (sport in GLOBAL_UDP_PORTS or dport in GLOBAL_UDP_PORTS):
+                self.mine = self.index == GLOBAL
+                return self.mine
+            else:
+                key = f"{proto} {src} {dst}" if src <= dst else f"{proto} {dst} {src}"
+        else:
+            key = f"{proto} {src} {dst}" if src <= dst else f"{proto} {dst} {src}"
+        self.mine = crc32(key.encode()) % self.count == self.index
+        return self.mine
+
+    def keep_undecodable(self, frame: int) -> bool:
+        return self.index == GLOBAL if self.mine is None else self.mine
+
+    def keep(self, pkt: Packet) -> bool:
+        outer = pkt
+        while outer.outer is not None:
+            outer = outer.outer
+        if outer is not pkt:  # tunnelled: goes with its outermost carrier
+            self._inner(pkt)
+        if self.mine is not None:  # decided by its raw key
+            return True
+        if outer.src is None:
+            if _link_announcement(outer):
+                self.announcements = True
+            return self.index == GLOBAL
+        if outer.proto == PROTO_UDP and not outer.fragment and (
+                outer.sport in GLOBAL_UDP_PORTS or outer.dport in GLOBAL_UDP_PORTS):
+            return self.index == GLOBAL
+        if self.count == 1:
+            return True
+        return crc32(flow_key(outer).encode()) % self.count == self.index
+
+    def _inner(self, pkt: Packet) -> None:
+        if pkt.src is None:
+            if _link_announcement(pkt):
+                self.conflicts.add("LLDP or CDP inside a tunnel")
+            elif pkt.ethertype == ETHERTYPE_ARP:
+                self.inner_arp = True
+        elif pkt.proto == PROTO_UDP and not pkt.fragment and (
+                pkt.sport in GLOBAL_UDP_PORTS or pkt.dport in GLOBAL_UDP_PORTS):
+            self.conflicts.add("DHCP inside a tunnel")
+
+    def collect(self, undecodable, tunnelled: int, too_deep, inner_lost, instances, tallies) -> None:
+        """What the merge needs beyond ExtractResult (manifest_rows' inputs, as plain data)."""
+        self.tunnelled = tunnelled
+        self.tallies = {"decoder": dict(undecodable.by_kind), "too-deep": dict(too_deep.by_kind),
+                        "inner-lost": dict(inner_lost.by_kind)}
+        self.extractors = {ex.NAME: (ex.VERSION, tallies[ex.NAME].count, tallies[ex.NAME].first,
+                                     dict(tallies[ex.NAME].by_kind), ex.evicted, ex.note)
+                           for ex in instances}
