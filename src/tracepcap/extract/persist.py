@@ -20,6 +20,7 @@ from ..store import Database
 from ..store.bulk import insert_rows
 from ..store.models import (Capture, CaptureStatus, Conversation, Host, ManifestEntry, Notice, NoticeCount,
                             ObservationRow)
+from .frame_index import FrameIndex, index_path
 from .pipeline import ExtractResult, extract
 from .settings import Limits
 
@@ -68,8 +69,11 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
                     raise AnalysisCancelled(f"capture {capture_id} was deleted while analyzed")
                 capture.progress_bytes = done
 
+    index = FrameIndex()
     result = extract(path, capture_id, limits=limits, on_conversation=on_conversation,
-                     on_progress=on_progress)
+                     on_progress=on_progress, recorder=index)
+    index.format, index.frames = result.format, result.packets
+    index.save(index_path(path))  # the witness frames' random access (frame_index.py)
     flush()
     with db.session(write=True) as s:
         insert_rows(s, ObservationRow, (

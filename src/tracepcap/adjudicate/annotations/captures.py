@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from ...errors import NotFound
 from ...ingest import capture_path
+from ...ingest.store import FRAME_INDEX_SUFFIX
 from ...store.models import Capture
 from ...store.staging import drop_stages
 from ..actor import Actor
@@ -36,4 +37,9 @@ def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, acto
     session.flush()
     if not shared:
         stored = capture_path(capture_dir, capture.sha256)
-        event.listen(session, "after_commit", lambda _session: stored.unlink(missing_ok=True), once=True)
+        index = stored.with_name(stored.name + FRAME_INDEX_SUFFIX)  # extract/frame_index.py
+
+        def remove(_session) -> None:
+            stored.unlink(missing_ok=True)
+            index.unlink(missing_ok=True)
+        event.listen(session, "after_commit", remove, once=True)
