@@ -4,6 +4,9 @@ pcapng (re-read by our reader, the same frames), the original file for analysts,
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 from api_helpers import DNS_DEMO, WORKSTATION, assert_error
 
@@ -95,10 +98,42 @@ def test_the_original_file_is_for_analysts(oidc, issuer, captures):
         assert victor.get(f"/captures/{cid}/frames.pcap", params={"frames": "1"}).status_code == 200
 
 
+TSHARK_FIELDS = ("frame.time_epoch", "frame.len", "frame.cap_len", "eth.src", "eth.dst",
+                 "ip.src", "ip.dst", "ip.id", "ipv6.src", "ipv6.dst", "tcp.srcport", "tcp.dstport", "tcp.seq_raw",
+                 "udp.srcport", "udp.dstport")
+
+
+def tshark(path, *args: str) -> list[list[str]]:
+    fields = [arg for field in TSHARK_FIELDS for arg in ("-e", field)]
+    out = subprocess.run([TSHARK, "-n", "-r", str(path), *args, "-T", "fields", *fields, "-E", "separator=|"],
+                         capture_output=True, text=True, check=True, timeout=60).stdout
+    return [line.split("|") for line in out.splitlines()]
+
+
+TSHARK = shutil.which("tshark") or "/usr/bin/tshark"
+
+
+@pytest.mark.parametrize(("name", "spec"), [(DNS_DEMO, "2,13-14,40"), ("telegram_voice.pcapng", "3-4,500,869")])
+def test_a_slice_opens_in_tshark_as_the_same_frames(api, client, captures, tmp_path, name, spec):
+    """tshark decodes the slice's packets as it decodes those frames of the original, and
+    reads each one's original number from its comment; the filter we offer selects them."""
+    cid = api.analyzed(client, captures / name)
+    numbers = parse_frames(spec, 10**6)
+    response = client.get(f"/captures/{cid}/frames.pcap", params={"frames": spec})
+    out = tmp_path / "slice.pcapng"
+    out.write_bytes(response.content)
+    sliced = tshark(out)
+    original = tshark(captures / name, "-Y", wireshark_filter(numbers))
+    assert len(original) == len(numbers) and sliced == original
+    comments = subprocess.run([TSHARK, "-r", str(out), "-T", "fields", "-e", "frame.comment"], capture_output=True,
+                              text=True, check=True, timeout=60).stdout.split()
+    assert " ".join(comments) == " ".join(f"frame {n} of {name}" for n in numbers)
+
+
 @pytest.mark.parametrize(("numbers", "expected"), [
-    ([7, 13, 74, 75, 76, 77, 78, 79], "frame.number in {7 13 74..79}"),
+    ([7, 13, 74, 75, 76, 77, 78, 79], "frame.number in {7, 13, 74..79}"),
     ([3], "frame.number in {3}"),
-    ([5, 4, 4, 6, 1], "frame.number in {1 4..6}"),
+    ([5, 4, 4, 6, 1], "frame.number in {1, 4..6}"),
 ])
 def test_wireshark_filter_compresses_runs(numbers, expected):
     assert wireshark_filter(numbers) == expected

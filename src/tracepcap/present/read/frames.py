@@ -99,11 +99,12 @@ def parse_frames(spec: str, total: int, limit: int = MAX_SLICE_FRAMES) -> list[i
 
 def wireshark_filter(numbers: list[int]) -> str:
     """The display filter selecting these frames, runs compressed: [7, 13, 74, ..., 79] ->
-    'frame.number in {7 13 74..79}'."""
+    'frame.number in {7, 13, 74..79}'. Commas: Wireshark 4.0 and later refuse set elements
+    separated by spaces only (tshark 4.0: '"13" was unexpected in this context')."""
     parts = []
     for low, high in runs(numbers):
         parts.append(str(low) if low == high else f"{low}..{high}")
-    return "frame.number in {" + " ".join(parts) + "}"
+    return "frame.number in {" + ", ".join(parts) + "}"
 
 
 def runs(numbers: list[int]) -> list[tuple[int, int]]:
