@@ -38,7 +38,7 @@ from .settings import Limits
 
 EVERY = 1024  #: frames between marks: a frame is at most 1023 records' framing from its mark
 VERSION = 1
-READ = 1 << 16
+READ = 1 << 20  # a mark's stretch of 1024 frames is about one read
 SKIP = 1 << 20  # decompressed bytes discarded at a time on the way to a gzip'd mark
 
 
@@ -253,69 +253,74 @@ class FrameCursor:
                 self._buf = data[left:]
                 left = 0
 
-    def _take(self, size: int) -> bytes | None:
-        while len(self._buf) - self._pos < size:
-            data = self._stream.read1(max(READ, size)) if self._gzip else self._stream.read(max(READ, size))
+    def _have(self, size: int) -> bool:
+        """Make `size` bytes available at _pos; False when the file ends first."""
+        if len(self._buf) - self._pos >= size:
+            return True
+        rest = self._buf[self._pos:]
+        chunks, have = [rest], len(rest)
+        while have < size:
+            data = self._stream.read1(max(READ, size - have)) if self._gzip else self._stream.read(max(READ, size - have))
             if not data:
-                return None
-            self._buf = self._buf[self._pos:] + data
-            self._pos = 0
-        out = self._buf[self._pos:self._pos + size]
-        self._pos += size
-        return out
+                break
+            chunks.append(data)
+            have += len(data)
+        self._buf, self._pos = b"".join(chunks), 0
+        return have >= size
 
     def _pcap(self, number: int) -> Iterator[Frame]:
-        order = self.index.sections[0].order
-        header = struct.Struct(order + "IIII")
+        header = struct.Struct(self.index.sections[0].order + "IIII")
         units = self.index.sections[0].interfaces[0].units
-        while (head := self._take(16)) is not None:
-            sec, frac, incl, orig = header.unpack(head)
-            if incl > MAX_RECORD or (data := self._take(incl)) is None:
+        while self._have(16):
+            sec, frac, incl, orig = header.unpack_from(self._buf, self._pos)
+            if incl > MAX_RECORD or not self._have(16 + incl):
                 return
-            yield Frame(number, 0, 0, sec * units + frac, orig, data)
+            start = self._pos + 16
+            self._pos = start + incl
+            yield Frame(number, 0, 0, sec * units + frac, orig, self._buf[start:start + incl])
             number += 1
 
     def _pcapng(self, number: int, section: int) -> Iterator[Frame]:
         order = self.index.sections[section].order
-        while (head := self._take(8)) is not None:
-            if head[:4] == b"\x0a\x0d\x0d\x0a":  # a new section: its byte order is in its body
+        while self._have(12):
+            at = self._pos
+            if self._buf[at:at + 4] == b"\x0a\x0d\x0d\x0a":  # a new section: its byte order is in its body
                 section += 1
-                rest = self._take(4)
-                if rest is None or section >= len(self.index.sections):
+                if section >= len(self.index.sections):
                     return
                 order = self.index.sections[section].order
-                blen = struct.unpack(order + "I", head[4:])[0]
-                if self._take(blen - 12) is None:
-                    return
-                continue
-            btype, blen = struct.unpack(order + "II", head)
-            if blen < 12 or blen > MAX_RECORD or (body := self._take(blen - 8)) is None:
+            btype, blen = struct.unpack_from(order + "II", self._buf, at)
+            if blen < 12 or blen > MAX_RECORD or not self._have(blen):
                 return
-            body = body[:-4]
+            at = self._pos
+            self._pos = at + blen
+            body, end = at + 8, at + blen - 4
+            buf = self._buf
             if btype == EPB:
-                iface, hi, lo, incl, orig = struct.unpack_from(order + "IIIII", body)
-                yield Frame(number, section, iface, (hi << 32) | lo, orig, body[20:20 + incl],
-                            _options(body, 20 + incl + (-incl % 4), order))
+                iface, hi, lo, incl, orig = struct.unpack_from(order + "IIIII", buf, body)
+                data = body + 20
+                yield Frame(number, section, iface, (hi << 32) | lo, orig, buf[data:data + incl],
+                            _options(buf[data + incl + (-incl % 4):end], order))
             elif btype == PB:
-                iface, _drops, hi, lo, incl, orig = struct.unpack_from(order + "HHIIII", body)
-                yield Frame(number, section, iface, (hi << 32) | lo, orig, body[20:20 + incl])
+                iface, _drops, hi, lo, incl, orig = struct.unpack_from(order + "HHIIII", buf, body)
+                yield Frame(number, section, iface, (hi << 32) | lo, orig, buf[body + 20:body + 20 + incl])
             elif btype == SPB:
-                (orig,) = struct.unpack_from(order + "I", body)
-                yield Frame(number, section, 0, 0, orig, body[4:4 + min(orig, len(body) - 4)])
+                (orig,) = struct.unpack_from(order + "I", buf, body)
+                yield Frame(number, section, 0, 0, orig, buf[body + 4:body + 4 + min(orig, end - body - 4)])
             else:
                 continue
             number += 1
 
 
-def _options(body: bytes, at: int, order: str) -> bytes:
+def _options(area: bytes, order: str) -> bytes:
     """A packet block's options without the end-of-options marker, as stored."""
-    out = at
-    while out + 4 <= len(body):
-        code, length = struct.unpack_from(order + "HH", body, out)
+    out = 0
+    while out + 4 <= len(area):
+        code, length = struct.unpack_from(order + "HH", area, out)
         if code == 0:
             break
         out += 4 + length + (-length % 4)
-    return body[at:min(out, len(body))]
+    return area[:min(out, len(area))]
 
 
 __all__ = ["EVERY", "Frame", "FrameCursor", "FrameIndex", "build", "index_path", "load_or_build"]

@@ -11,12 +11,13 @@ its first frame and last time); past that the conversation's first frame is offe
 from __future__ import annotations
 
 import re
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, bindparam, or_, select
 from sqlalchemy.orm import Session
 
 from ...errors import NotFound, UsageError
@@ -136,6 +137,11 @@ class ConversationKey:
             return None
         return cls(PROTO_NAMES.get(pkt.proto, str(pkt.proto)), frozenset(((pkt.src, pkt.sport), (pkt.dst, pkt.dport))))
 
+    def addresses(self) -> tuple[bytes, ...]:
+        """Both ends' addresses as they stand in a frame's bytes: a frame lacking one is not
+        of this conversation, and costs a substring search instead of a decode."""
+        return tuple(socket.inet_pton(socket.AF_INET6 if ":" in ip else socket.AF_INET, ip) for ip, _ in self.ends)
+
 
 def _decode(frame: Frame, index: FrameIndex) -> tuple[Packet | None, str | None]:
     try:
@@ -147,16 +153,25 @@ def _decode(frame: Frame, index: FrameIndex) -> tuple[Packet | None, str | None]
 
 def frame_detail(session: Session, capture: Capture, path: Path, index: FrameIndex, number: int) -> dict:
     """One frame: summary line, layers field by field, hex dump, time, and the previous and
-    next frame of its conversation."""
+    next frame of its conversation. One pass from the mark before the frame serves the frame,
+    the search for the previous one within that stretch, and the search for the next."""
     check_frame(index, capture, number)
     with FrameCursor(path, index) as cursor:
-        frame = next(cursor.frames_from(number), None)
-    if frame is None or frame.number != number:
-        raise NotFound(f"frame {number} of capture {capture.id} could not be read from its stored file")
+        mark = index.mark_before(number)[0]
+        walk = cursor.frames_from(mark)
+        before: list[Frame] = []
+        frame = None
+        for seen in walk:
+            if seen.number == number:
+                frame = seen
+                break
+            before.append(seen)
+        if frame is None:
+            raise NotFound(f"frame {number} of capture {capture.id} could not be read from its stored file")
+        pkt, error = _decode(frame, index)
+        conversation = _conversation(session, capture.id, cursor, index, pkt, walk, before) if pkt else None
     ts = frame.time(index)
     linktype = frame.linktype(index)
-    pkt, error = _decode(frame, index)
-    conversation = _conversation(session, capture.id, path, index, pkt) if pkt is not None else None
     return {
         "capture_id": capture.id, "number": number, "time": ts,
         "time_text": datetime.fromtimestamp(ts, UTC).isoformat(timespec="microseconds"),
@@ -280,64 +295,91 @@ def _ip_layer(pkt: Packet) -> dict:
 
 # -- conversations ----------------------------------------------------------------------------
 
+def _ends(a: str, aport: str, b: str, bport: str):
+    return and_(Conversation.src == bindparam(a), Conversation.sport == bindparam(aport),
+                Conversation.dst == bindparam(b), Conversation.dport == bindparam(bport))
+
+
+# built once: the frame view runs it per request, and building the expression costs more than running it
+_ROW = (select(Conversation).where(
+    Conversation.capture_id == bindparam("cid"), Conversation.proto == bindparam("proto"),
+    or_(_ends("a", "aport", "b", "bport"), _ends("b", "bport", "a", "aport")),
+    Conversation.first_frame <= bindparam("number"), Conversation.last_time >= bindparam("ts"))
+    .order_by(Conversation.first_frame.desc()).limit(1))
+
+
 def _row_for(session: Session, capture_id: str, key: ConversationKey, number: int, ts: float) -> Conversation | None:
-    ends_sorted = sorted(key.ends)  # one end when a host talks to itself
-    (a, aport), (b, bport) = ends_sorted[0], ends_sorted[-1]
-    ends = or_(and_(Conversation.src == a, Conversation.sport == aport, Conversation.dst == b, Conversation.dport == bport),
-               and_(Conversation.src == b, Conversation.sport == bport, Conversation.dst == a, Conversation.dport == aport))
-    return session.scalars(select(Conversation).where(
-        Conversation.capture_id == capture_id, Conversation.proto == key.proto, ends,
-        Conversation.first_frame <= number, Conversation.last_time >= ts - TIME_SLACK)
-        .order_by(Conversation.first_frame.desc()).limit(1)).first()
+    """The conversation row a packet belongs to: its 5-tuple, begun by then and not ended before."""
+    ends = sorted(key.ends)  # one end when a host talks to itself
+    (a, aport), (b, bport) = ends[0], ends[-1]
+    return session.scalars(_ROW, {"cid": capture_id, "proto": key.proto, "a": a, "aport": aport, "b": b,
+                                  "bport": bport, "number": number, "ts": ts - TIME_SLACK}).first()
 
 
-def _conversation(session: Session, capture_id: str, path: Path, index: FrameIndex, pkt: Packet) -> dict | None:
+def _conversation(session: Session, capture_id: str, cursor: FrameCursor, index: FrameIndex, pkt: Packet,
+                  after: Iterator[Frame], before: list[Frame]) -> dict | None:
+    """The frame's conversation row, and its previous and next frame: `before` holds the frames
+    from the mark up to this one, `after` reads on from it."""
     key = ConversationKey.of(pkt)
     if key is None:
         return None
     row = _row_for(session, capture_id, key, pkt.frame, pkt.ts)
     if row is None:
         return None
-    prev = _previous(path, index, key, pkt.frame, row.first_frame)
-    nxt = _next(path, index, key, pkt.frame, row.last_time)
+    raw = key.addresses()
+    nxt = None
+    for seen, frame in enumerate(after):
+        if seen >= NEIGHBOUR_SCAN or frame.time(index) > row.last_time + TIME_SLACK:
+            break
+        if _matches(frame, index, key, raw):
+            nxt = frame.number
+            break
+    prev = _last_match(before, index, key, raw, row.first_frame)
+    if prev is None and before and before[0].number > row.first_frame:
+        prev = _previous(cursor, index, key, raw, before[0].number, row.first_frame, NEIGHBOUR_SCAN - len(before))
+    elif prev is None and not before and pkt.frame > row.first_frame:
+        prev = _previous(cursor, index, key, raw, pkt.frame, row.first_frame, NEIGHBOUR_SCAN)
     return {"id": row.id, "proto": row.proto, "src": row.src, "sport": row.sport, "dst": row.dst, "dport": row.dport,
             "first_frame": row.first_frame, "packets": row.packets_fwd + row.packets_rev,
             "previous": prev, "next": nxt}
 
 
-def _matches(frame: Frame, index: FrameIndex, key: ConversationKey) -> bool:
+def _matches(frame: Frame, index: FrameIndex, key: ConversationKey, raw: tuple[bytes, ...]) -> bool:
+    data = frame.data
+    for address in raw:
+        if address not in data:
+            return False
     pkt, _ = _decode(frame, index)
     return pkt is not None and ConversationKey.of(pkt) == key
 
 
-def _next(path: Path, index: FrameIndex, key: ConversationKey, number: int, last_time: float) -> int | None:
-    with FrameCursor(path, index) as cursor:
-        for seen, frame in enumerate(cursor.frames_from(number + 1)):
-            if seen >= NEIGHBOUR_SCAN or frame.time(index) > last_time + TIME_SLACK:
-                return None
-            if _matches(frame, index, key):
-                return frame.number
+def _last_match(frames: list[Frame], index: FrameIndex, key: ConversationKey, raw: tuple[bytes, ...],
+                first_frame: int) -> int | None:
+    for frame in reversed(frames):
+        if frame.number < first_frame:
+            return None
+        if _matches(frame, index, key, raw):
+            return frame.number
     return None
 
 
-def _previous(path: Path, index: FrameIndex, key: ConversationKey, number: int, first_frame: int) -> int | None:
-    """The last frame of the conversation before `number`, or None when none is found in
-    `NEIGHBOUR_SCAN` frames: the stretches between marks are read backwards, each from its
-    mark, never before the conversation's first frame."""
-    end, scanned = number, 0
-    with FrameCursor(path, index) as cursor:
-        while end > first_frame and scanned < NEIGHBOUR_SCAN:
-            start = max(first_frame, index.mark_before(end - 1)[0])
-            found = None
-            for frame in cursor.frames_from(start):
-                if frame.number >= end:
-                    break
-                scanned += 1
-                if _matches(frame, index, key):
-                    found = frame.number
-            if found is not None:
-                return found
-            end = start
+def _previous(cursor: FrameCursor, index: FrameIndex, key: ConversationKey, raw: tuple[bytes, ...], end: int,
+              first_frame: int, budget: int) -> int | None:
+    """The last frame of the conversation before frame `end`, or None when none is found in
+    `budget` frames: the stretches between marks are read backwards, each from its mark, never
+    before the conversation's first frame."""
+    while end > first_frame and budget > 0:
+        start = max(first_frame, index.mark_before(end - 1)[0])
+        stretch = []
+        for frame in cursor.frames_from(start):
+            if frame.number >= end:
+                break
+            stretch.append(frame)
+        found = _last_match(stretch, index, key, raw, first_frame)
+        if found is not None:
+            return found
+        budget -= len(stretch)
+        end = start
     return None
 
 
@@ -348,14 +390,14 @@ def conversation_frames(session: Session, capture: Capture, path: Path, index: F
     if row is None or row.capture_id != capture.id:
         raise NotFound(f"capture {capture.id} has no conversation {conversation_id}")
     key = ConversationKey(row.proto, frozenset(((row.src, row.sport), (row.dst, row.dport))))
-    first, last_time = row.first_frame, row.last_time
+    first, last_time, raw = row.first_frame, row.last_time, key.addresses()
 
     def walk() -> Iterator[Frame]:
         with FrameCursor(path, index) as cursor:
             for frame in cursor.frames_from(first):
                 if frame.time(index) > last_time + TIME_SLACK:
                     return
-                if _matches(frame, index, key):
+                if _matches(frame, index, key, raw):
                     yield frame
     return walk()
 
