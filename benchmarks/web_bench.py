@@ -22,6 +22,7 @@ With --db on PostgreSQL use an empty database or schema (e.g. `...?options=-csea
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import struct
@@ -126,6 +127,8 @@ def big_capture(path: Path, gib: float) -> int:
                     chunk += body
             out.write(chunk)
             written += len(chunk)
+        out.flush()
+        os.fsync(out.fileno())  # no writeback of the new file under the timed requests
     return n
 
 
@@ -214,13 +217,17 @@ def main() -> None:
                 results[name] = sorted(times)
             if args.frame_gib:
                 spread = [1 + (frame_count - 1) * k // max(1, args.repeat - 1) for k in range(args.repeat)]
-                for name, path in ((f"frame view JSON ({args.frame_gib:g} GiB capture)", f"/api/captures/{FRAME_CID}/frames/"),
-                                   (f"packet view page ({args.frame_gib:g} GiB capture)", f"/captures/{FRAME_CID}/frames/")):
+                views = {f"frame view JSON ({args.frame_gib:g} GiB capture)": f"/api/captures/{FRAME_CID}/frames/",
+                         f"packet view page ({args.frame_gib:g} GiB capture)": f"/captures/{FRAME_CID}/frames/"}
+                for path in views.values():
                     assert client.get(f"{path}{frame_count // 2}").status_code == 200, path  # warm-up
-                    times.clear()
-                    for n in spread:
-                        client.get(f"{path}{n}")
-                    results[name] = sorted(times)
+                series = {name: [] for name in views}
+                for n in spread:  # alternated, so both see the same load
+                    for name, path in views.items():
+                        times.clear()
+                        assert client.get(f"{path}{n}").status_code == 200, (path, n)
+                        series[name] += times
+                results.update({name: sorted(values) for name, values in series.items()})
         db.dispose()
     print(f"database: {db.engine.dialect.name}, hosts: {args.hosts}, facts: {args.hosts * 4}, "
           f"votes: {args.hosts * 8}, conversations: ~{args.hosts * 5}; built and adjudicated in {built:.1f} s")

@@ -4,6 +4,7 @@ pcapng (re-read by our reader, the same frames), the original file for analysts,
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import subprocess
 
@@ -85,6 +86,21 @@ def test_analysis_stores_the_index_and_a_missing_one_is_rebuilt(client, api, dns
     index.unlink()
     assert client.get(f"/captures/{dns_capture}/frames/3").json()["number"] == 3
     assert index.is_file()
+
+
+def test_a_gzipd_capture_serves_frames_from_one_decompressed_copy(client, api, captures, tmp_path):
+    packed = tmp_path / "dns_demo.pcap.gz"
+    packed.write_bytes(gzip.compress((captures / DNS_DEMO).read_bytes()))
+    cid = api.analyzed(client, packed)
+    frame = client.get(f"/captures/{cid}/frames/13").json()
+    assert frame["summary"].startswith(f"{WORKSTATION} → 192.168.1.1 UDP 40007 → 53")
+    assert frame["conversation"]["next"] == 14
+    stored = capture_path(api.settings.capture_dir, client.get(f"/captures/{cid}").json()["sha256"])
+    beside = [index_path(stored), stored.with_name(stored.name + ".decompressed")]
+    assert all(path.is_file() for path in beside)
+    assert beside[1].read_bytes() == (captures / DNS_DEMO).read_bytes()
+    assert client.delete(f"/captures/{cid}").status_code == 204
+    assert not stored.exists() and not any(path.exists() for path in beside)
 
 
 def test_the_original_file_is_for_analysts(oidc, issuer, captures):

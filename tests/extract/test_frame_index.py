@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from tracepcap.extract.frame_index import FrameCursor, FrameIndex, build, index_path, load_or_build
+from tracepcap.extract.frame_index import FrameCursor, FrameIndex, build, index_path, load_or_build, readable
 from tracepcap.extract.reader import CaptureReader
 from tracepcap.extract.slices import pcapng_slice
 from tracepcap.testing import frames
@@ -88,7 +88,7 @@ def test_every_frame_from_its_mark_is_the_walks_record(capture):
     index = small_index(capture)
     assert index.frames == len(records) == N
     assert [m[0] for m in index.marks] == list(range(1, N + 1, 7))
-    with FrameCursor(capture, index) as cursor:
+    with FrameCursor(readable(capture, index), index) as cursor:
         for n in range(1, N + 1):
             frame = next(cursor.frames_from(n))
             linktype, ts, orig, data = records[n - 1]
@@ -115,7 +115,7 @@ def test_a_slice_reads_back_as_the_same_frames_with_their_numbers(capture, tmp_p
     records = walk(capture)
     index = small_index(capture)
     wanted = [2, 3, 9, 21, 22, 40]
-    with FrameCursor(capture, index) as cursor:
+    with FrameCursor(readable(capture, index), index) as cursor:
         chosen = [f for f in cursor.frames_from(1) if f.number in wanted]
         sliced = b"".join(pcapng_slice(index, chosen, "original.pcap"))
     out = tmp_path / "slice.pcapng"
@@ -126,3 +126,15 @@ def test_a_slice_reads_back_as_the_same_frames_with_their_numbers(capture, tmp_p
     assert [r[1] for r in again] == pytest.approx([records[n - 1][1] for n in wanted], abs=1e-6)
     for n in wanted:
         assert f"frame {n} of original.pcap".encode() in sliced
+
+
+def test_a_gzipd_capture_is_decompressed_once_beside_it(tmp_path):
+    path = tmp_path / "capture"
+    path.write_bytes(gzip.compress(pcap_bytes()))
+    index = build(path)
+    plain = readable(path, index)
+    assert plain != path and plain.read_bytes() == pcap_bytes()
+    stamp = plain.stat().st_mtime_ns
+    assert readable(path, index) == plain and plain.stat().st_mtime_ns == stamp
+    assert readable(path, index, max_bytes=100).stat().st_size == len(pcap_bytes())  # made once: kept
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".inflate-")]

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from ...errors import NotFound, UsageError
 from ...extract.decoders import DecodeError, arp, ethernet, tcp
 from ...extract.flows import PROTO_NAMES
-from ...extract.frame_index import Frame, FrameCursor, FrameIndex, load_or_build
+from ...extract.frame_index import Frame, FrameCursor, FrameIndex, load_or_build, readable
 from ...extract.packet import Packet, decode_frame
 from ...extract.settings import Limits
 from ...ingest import capture_path
@@ -57,9 +57,11 @@ def stored_file(capture_dir: Path, capture: Capture) -> Path:
 
 
 def capture_index(capture_dir: Path, capture: Capture, limits: Limits = Limits()) -> tuple[Path, FrameIndex]:
-    """The stored file of a capture and its frame index (built once if it has none)."""
+    """The file to read a capture's frames from (a gzip'd one decompressed once) and its frame
+    index (built once if it has none)."""
     path = stored_file(capture_dir, capture)
-    return path, load_or_build(path, limits)
+    index = load_or_build(path, limits)
+    return readable(path, index, limits.max_read_bytes), index
 
 
 def check_frame(index: FrameIndex, capture: Capture, number: int) -> None:
