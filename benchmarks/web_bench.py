@@ -7,7 +7,14 @@ request inside the server (from the first byte of the request to the last of the
 the capture page (its first page of the host table), the table sorted by a question and
 filtered, the topology, a host page and one panel. Prints median and p95 in milliseconds.
 
-    .venv/bin/python benchmarks/web_bench.py [--hosts 5000] [--repeat 50] [--db URL]
+The frame view (issue 15) is timed on a synthetic pcap of `--frame-gib` GiB (default 2)
+written under /tmp and removed afterwards: 64 TCP conversations interleaved, ~1,000-byte
+frames. Its frame index is built by a framing-only walk (timed: the cost analysis adds), then
+`GET /api/captures/{cid}/frames/{n}` and the packet view page are requested for frames spread
+over the whole file, each a different frame (the previous/next frame of its conversation is
+looked up too). `--frame-gib 0` skips it.
+
+    .venv/bin/python benchmarks/web_bench.py [--hosts 5000] [--repeat 50] [--db URL] [--frame-gib 2]
 
 With --db on PostgreSQL use an empty database or schema (e.g. `...?options=-csearch_path%3Dbench`).
 """
@@ -15,8 +22,10 @@ With --db on PostgreSQL use an empty database or schema (e.g. `...?options=-csea
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
+import struct
 import tempfile
 import time
 import warnings
@@ -35,7 +44,10 @@ from tracepcap.analysis import adjudicate_capture
 from tracepcap.present.api import create_app
 from tracepcap.settings import Settings
 from tracepcap.store import open_database
+from tracepcap.extract.frame_index import build as build_index, index_path
+from tracepcap.ingest import capture_path
 from tracepcap.store.models import Capture, Conversation, Host, ObservationRow, VoteRow
+from tracepcap.testing import frames as wire
 
 CID = "0eb0be4c00000001"  # hex, as capture references are
 LABELS = {"host-identity": ("Router", "DNS Server", "Web Server", "Workstation", "Printer", "Mobile"),
@@ -86,6 +98,64 @@ def build(db, hosts: int, rng: random.Random) -> None:
                 s.execute(insert(table), rows[start:start + 5000])
 
 
+FRAME_CID = "0eb0be4c00000002"
+FRAME_SHA = "f" * 64
+FLOWS = 64  # conversations interleaved round robin: a frame's neighbours are 64 frames away
+FRAME_T0 = 1_700_000_000
+
+
+def flow_frame(f: int) -> bytes:
+    client, server = f"10.9.0.{f + 1}", "10.9.1.1"
+    segment = wire.tcp(client, server, 40000 + f, 80, 1, 1, "PA", payload=bytes(946))
+    return wire.ethernet(f"02:00:00:00:00:{f + 1:02x}", "02:00:00:00:01:01", 0x0800, wire.ipv4(client, server, 6, segment))
+
+
+def big_capture(path: Path, gib: float) -> int:
+    """Write a classic pcap of about `gib` GiB; return its frame count. Frames are 10 us apart."""
+    bodies = [flow_frame(f) for f in range(FLOWS)]
+    record = struct.Struct("<IIII")
+    target, written, n = int(gib * 2**30), 24, 0
+    with open(path, "wb", buffering=1 << 22) as out:
+        out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 262144, 1))
+        while written < target:
+            chunk = bytearray()
+            for _ in range(256):
+                for body in bodies:
+                    n += 1
+                    sec, usec = divmod(n * 10, 1_000_000)
+                    chunk += record.pack(FRAME_T0 + sec, usec, len(body), len(body))
+                    chunk += body
+            out.write(chunk)
+            written += len(chunk)
+        out.flush()
+        os.fsync(out.fileno())  # no writeback of the new file under the timed requests
+    return n
+
+
+def frame_capture(db, settings: Settings, gib: float) -> tuple[int, float, float]:
+    """The big capture stored as a capture of its own, its index built and its conversations
+    recorded; (frames, seconds to write it, seconds to index it)."""
+    path = capture_path(settings.capture_dir, FRAME_SHA)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    frames = big_capture(path, gib)
+    t1 = time.perf_counter()
+    build_index(path, settings.extract_limits).save(index_path(path))
+    t2 = time.perf_counter()
+    last = FRAME_T0 + frames * 10 / 1e6
+    with db.session() as s:
+        s.add(Capture(id=FRAME_CID, sha256=FRAME_SHA, name="big.pcap", size=path.stat().st_size, format="pcap",
+                      status="done", progress_bytes=path.stat().st_size, packets=frames, conversations=FLOWS,
+                      uploaded_at=datetime.now(UTC), uploaded_by="bench"))
+        s.flush()
+        s.execute(insert(Conversation), [
+            {"capture_id": FRAME_CID, "proto": "tcp", "src": f"10.9.0.{f + 1}", "sport": 40000 + f, "dst": "10.9.1.1",
+             "dport": 80, "first_time": FRAME_T0, "last_time": last, "first_frame": f + 1,
+             "packets_fwd": frames // FLOWS, "bytes_fwd": frames // FLOWS * 1000, "packets_rev": 0, "bytes_rev": 0,
+             "initiator": None} for f in range(FLOWS)])
+    return frames, t1 - t0, t2 - t1
+
+
 def timed(app):
     """The app, recording the server time of each HTTP request."""
     times: list[float] = []
@@ -103,6 +173,7 @@ def main() -> None:
     parser.add_argument("--hosts", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--db", help="database URL (default: a fresh SQLite file)")
+    parser.add_argument("--frame-gib", type=float, default=2.0, help="size of the frame view's capture (0: skip)")
     args = parser.parse_args()
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
@@ -125,6 +196,8 @@ def main() -> None:
                        lambda s: annotations.set_override(s, registry, key, "Router", "the diagram", actor=SYSTEM_ACTOR)):
             with db.session() as s:
                 action(s)
+        if args.frame_gib:
+            frame_count, wrote, indexed = frame_capture(db, settings, args.frame_gib)
         app, times = timed(create_app(settings, db=db, registry=registry))
         pages = {
             "capture page (first 50 hosts of the table)": f"/captures/{CID}",
@@ -142,9 +215,27 @@ def main() -> None:
                 for _ in range(args.repeat):
                     client.get(path)
                 results[name] = sorted(times)
+            if args.frame_gib:
+                spread = [1 + (frame_count - 1) * k // max(1, args.repeat - 1) for k in range(args.repeat)]
+                views = {f"frame view JSON ({args.frame_gib:g} GiB capture)": f"/api/captures/{FRAME_CID}/frames/",
+                         f"packet view page ({args.frame_gib:g} GiB capture)": f"/captures/{FRAME_CID}/frames/",
+                         "reference: GET /api/captures/{cid} (no frame read)": f"/api/captures/{FRAME_CID}"}
+                for path in views.values():
+                    client.get(path if path.endswith(FRAME_CID) else f"{path}{frame_count // 2}")  # warm-up
+                series = {name: [] for name in views}
+                for n in spread:  # alternated, so all see the same load
+                    for name, path in views.items():
+                        times.clear()
+                        url = path if path.endswith(FRAME_CID) else f"{path}{n}"
+                        assert client.get(url).status_code == 200, url
+                        series[name] += times
+                results.update({name: sorted(values) for name, values in series.items()})
         db.dispose()
     print(f"database: {db.engine.dialect.name}, hosts: {args.hosts}, facts: {args.hosts * 4}, "
           f"votes: {args.hosts * 8}, conversations: ~{args.hosts * 5}; built and adjudicated in {built:.1f} s")
+    if args.frame_gib:
+        print(f"frame view capture: {args.frame_gib:g} GiB, {frame_count:,} frames, written in {wrote:.1f} s, "
+              f"frame index built in {indexed:.1f} s (a mark every 1024 frames)")
     print(f"{'server time per request (' + str(args.repeat) + ' requests)':<48} {'median ms':>10} {'p95 ms':>8}")
     for name, values in results.items():
         p95 = values[max(0, int(len(values) * 0.95) - 1)]

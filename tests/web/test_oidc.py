@@ -61,7 +61,7 @@ def test_login_write_controls_per_role_and_logout(oidc_web, captures):
     expect(panel(carol, "host-identity").locator(".reason-analyst")).to_contain_text("alice")
     for control in ("I disagree…", "Add evidence…", "not this…"):
         expect(carol.get_by_text(control)).to_have_count(0)
-    expect(carol.locator(".panel form, .panel button")).to_have_count(0)
+    expect(carol.locator(".panel form, .panel button:not(.copy-filter)")).to_have_count(0)  # copying a filter writes nothing
     carol.goto("/")
     expect(carol.locator("#capture-list")).to_contain_text(DNS_DEMO)
     expect(carol.locator("#dropzone")).to_have_count(0)

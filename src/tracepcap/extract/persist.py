@@ -20,6 +20,7 @@ from ..store import Database
 from ..store.bulk import insert_rows
 from ..store.models import (Capture, CaptureStatus, Conversation, Host, ManifestEntry, Notice, NoticeCount,
                             ObservationRow)
+from .frame_index import FrameIndex, index_path
 from .parallel import run_extract
 from .pipeline import ExtractResult, extract
 from .settings import Limits
@@ -72,11 +73,15 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
                 capture.progress_bytes = done
 
     if workers > 1 or scheduler:
+        # a sharded walk records no frame index: the first frame request builds it (load_or_build)
         result = run_extract(path, capture_id, limits=limits, workers=workers, scheduler=scheduler,
                              on_conversation=on_conversation, on_progress=on_progress)
     else:
+        index = FrameIndex()
         result = extract(path, capture_id, limits=limits, on_conversation=on_conversation,
-                         on_progress=on_progress)
+                         on_progress=on_progress, recorder=index)
+        index.format, index.frames = result.format, result.packets
+        index.save(index_path(path))  # the witness frames' random access (frame_index.py)
     flush()
     with db.session(write=True) as s:
         insert_rows(s, ObservationRow, (

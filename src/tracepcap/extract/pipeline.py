@@ -209,9 +209,11 @@ def is_host_address(ip: str) -> bool:
 def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             on_conversation: Callable[[dict], None] = lambda row: None,
             on_progress: Callable[[int, int], None] = lambda done, total: None,
-            classes: Iterable[type[Extractor]] | None = None, shard: Shard | None = None) -> ExtractResult:
+            classes: Iterable[type[Extractor]] | None = None, shard: Shard | None = None,
+            recorder=None) -> ExtractResult:
     """Walk the capture at `path`; conversations go to `on_conversation` as they complete.
-    With `shard`, only the frames it keeps are walked (extract/shard.py, extract/parallel.py)."""
+    With `shard`, only the frames it keeps are walked (extract/shard.py, extract/parallel.py).
+    A `recorder` (`frame_index.FrameIndex`) is handed to the reader to note the framing."""
     table = FactTable(limits.max_facts)
     instances = [cls(Emitter(cls.NAME, cls.VERSION, table), limits) for cls in (classes or discover())]
     notices = Notices(limits.max_notices)
@@ -284,7 +286,7 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     first_time = last_time = None
     frame = 0
     flows_get, flows_touch = flows.flows.get, flows.flows.move_to_end
-    with CaptureReader(path, limits) as reader:
+    with CaptureReader(path, limits, recorder) as reader:
         total = reader.total_bytes
         for linktype, ts, wire_len, data in reader.records():
             frame += 1

@@ -39,9 +39,12 @@ class _LimitReached(Exception):
 
 class CaptureReader:
     """Iterate `records()`; afterwards `packets`, `partial` (None or why) and `bytes_read`.
-    `limits` bound the bytes walked (after decompression) and the records."""
+    `limits` bound the bytes walked (after decompression) and the records. A `recorder`
+    (`frame_index.FrameIndex`) is told the file's framing and, every so many records, where
+    one begins: `pcap`, `section`, `interface`, and `mark` (which returns the next record
+    to mark)."""
 
-    def __init__(self, path: Path, limits: Limits = Limits()) -> None:
+    def __init__(self, path: Path, limits: Limits = Limits(), recorder=None) -> None:
         self.path = path
         self.format = sniff_file(path)
         self.max_bytes = limits.max_read_bytes
@@ -55,6 +58,8 @@ class CaptureReader:
         self._pos = 0
         self._offset = 0  # file offset (uncompressed) of _buf[0]
         self._stream_error: str | None = None
+        self._recorder = recorder
+        self._next_mark = 1 if recorder is not None else 0  # 0: never (records count from 1)
 
     @property
     def bytes_read(self) -> int:
@@ -109,11 +114,14 @@ class CaptureReader:
         self._pos = 0
         return have >= size
 
-    def _count_record(self) -> None:
+    def _count_record(self, at: int) -> None:
+        """Count the record that begins at `at` in the buffer (and mark it, when due)."""
         if self.packets >= self.max_records:
             raise _LimitReached(f"the capture holds more than {self.max_records} records, the "
                                 "limit TRACEPCAP_MAX_RECORDS; the rest was not read")
         self.packets += 1
+        if self.packets == self._next_mark:
+            self._next_mark = self._recorder.mark(self.packets, self._offset + at)
 
     def _stop(self, why: str) -> None:
         self.partial = f"{why} (after {self.packets} packets, at byte {self._offset + self._pos})"
@@ -128,6 +136,8 @@ class CaptureReader:
         _vmaj, _vmin, _zone, _sigfigs, _snaplen, network = struct.unpack_from(order + "HHiIII", self._buf, 4)
         linktype = network & 0x0FFFFFFF  # upper bits may carry FCS length (pcap-linktype)
         scale = 1e-9 if fmt == "pcap-ns" else 1e-6
+        if self._recorder is not None:
+            self._recorder.pcap(order, fmt, network, _snaplen)
         header = struct.Struct(order + "IIII")  # seconds, fraction, captured length, original length
         unpack = header.unpack_from
         viewed, view = None, None  # one memoryview per buffer, sliced per record
@@ -162,7 +172,7 @@ class CaptureReader:
                 return
             start = self._pos + 16
             self._pos = start + incl
-            self._count_record()
+            self._count_record(start - 16)
             yield linktype, sec + frac * scale, orig, memoryview(self._buf)[start:start + incl]
 
     # -- pcapng -----------------------------------------------------------------------------
@@ -187,6 +197,8 @@ class CaptureReader:
                     self._stop(f"section header with unknown byte-order magic {magic.hex()}")
                     return
                 interfaces = []
+                if self._recorder is not None:
+                    self._recorder.section(order)
             btype, blen = struct.unpack_from(order + "II", self._buf, at)
             if blen < MIN_BLOCK.get(btype, 12) or blen % 4 or blen > MAX_RECORD:
                 self._stop(f"block of type {btype:#x} has impossible length {blen}")
@@ -202,6 +214,8 @@ class CaptureReader:
             body = at + 8
             if btype == IDB:
                 interfaces.append(self._interface(order, body, at + blen - 4))
+                if self._recorder is not None:
+                    self._recorder.interface(bytes(self._buf[at:at + blen]), *interfaces[-1])
             elif btype in (EPB, PB):
                 if btype == EPB:
                     iface, hi, lo, incl, orig = struct.unpack_from(order + "IIIII", self._buf, body)
@@ -215,7 +229,7 @@ class CaptureReader:
                 linktype, units, offset = interfaces[iface]
                 seconds, ticks = divmod((hi << 32) | lo, units)  # exact, then one rounding
                 last_ts = seconds + ticks / units + offset
-                self._count_record()
+                self._count_record(at)
                 yield linktype, last_ts, orig, memoryview(self._buf)[data:data + incl]
             elif btype == SPB:
                 if not interfaces:
@@ -223,7 +237,7 @@ class CaptureReader:
                     return
                 (orig,) = struct.unpack_from(order + "I", self._buf, body)
                 incl = min(orig, blen - 16)
-                self._count_record()
+                self._count_record(at)
                 yield interfaces[0][0], last_ts, orig, memoryview(self._buf)[body + 4:body + 4 + incl]
             # every other block type (statistics, name resolution, custom, unknown) is skipped
 

@@ -34,6 +34,8 @@ ID_LENGTH = 16
 HEX_DIGITS = "0123456789abcdef"
 SHA256_HEX = 64
 UPLOAD_PREFIX = ".upload-"
+FRAME_INDEX_SUFFIX = ".frames.json"  #: the frame index beside a stored capture (extract/frame_index.py)
+DECOMPRESSED_SUFFIX = ".decompressed"  #: a gzip'd capture decompressed for random access (same module)
 #: an upload writes its temporary file at every chunk; one untouched this long is an orphan
 STALE_UPLOAD_SECONDS = 3600
 

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from ...errors import NotFound
 from ...ingest import capture_path
+from ...ingest.store import DECOMPRESSED_SUFFIX, FRAME_INDEX_SUFFIX
 from ...store.models import Capture
 from ...store.staging import drop_stages
 from ..actor import Actor
@@ -36,4 +37,10 @@ def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, acto
     session.flush()
     if not shared:
         stored = capture_path(capture_dir, capture.sha256)
-        event.listen(session, "after_commit", lambda _session: stored.unlink(missing_ok=True), once=True)
+        beside = [stored.with_name(stored.name + suffix)  # extract/frame_index.py
+                  for suffix in (FRAME_INDEX_SUFFIX, DECOMPRESSED_SUFFIX)]
+
+        def remove(_session) -> None:
+            for path in (stored, *beside):
+                path.unlink(missing_ok=True)
+        event.listen(session, "after_commit", remove, once=True)

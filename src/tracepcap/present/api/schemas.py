@@ -185,6 +185,7 @@ class FactOut(BaseModel):
 
 class ConversationOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
+    id: int  #: for GET .../conversations/{id}.pcap
     proto: str
     src: str
     sport: int
@@ -307,3 +308,41 @@ class AuditEventOut(BaseModel):
     entity_key: str | None
     before: dict | None
     after: dict | None
+
+
+class FrameLayer(BaseModel):
+    name: str
+    fields: list[tuple[str, str]]  #: (field, value) in wire order
+
+
+class FrameConversation(BaseModel):
+    id: int
+    proto: str
+    src: str
+    sport: int
+    dst: str
+    dport: int
+    first_frame: int
+    packets: int
+    previous: int | None  #: None: the first, or not within the frames scanned (then see first_frame)
+    next: int | None  #: None: the last, or not within the frames scanned
+
+
+class FrameOut(BaseModel):
+    """One frame as TracePcap's decoders read it (GET /api/captures/{cid}/frames/{n})."""
+    capture_id: str
+    number: int
+    time: float
+    time_text: str
+    interface: int
+    section: int
+    linktype: int
+    linktype_name: str
+    wire_length: int
+    captured_length: int
+    summary: str
+    layers: list[FrameLayer]
+    hex: str  #: the frame's bytes (at most the first 4096) in hex
+    hex_truncated: bool
+    conversation: FrameConversation | None
+    frames: int  #: frames in the capture

@@ -5,7 +5,7 @@ and the actor from `ActorDep`, never from a form) and call the same services: re
 `present.read` (stored verdicts among them), writes through `adjudicate.annotations`. Uploads go
 from the browser to the API's `POST /api/captures`. Nothing here computes an answer.
 
-Pages (`/`, `/captures/{cid}`, `/captures/{cid}/hosts/{entity}`) render their content in place
+Pages (`/`, `/captures/{cid}`, `/captures/{cid}/hosts/{entity}`, `/captures/{cid}/frames/{n}`) render their content in place
 when auth is off. With OIDC a page navigation carries no token, so the page is a shell whose
 content the browser loads from the matching `/ui/...` partial with its bearer token.
 
@@ -37,6 +37,7 @@ from ...settings import Settings
 from ..api.deps import (Analyst, CaptureDep, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer,
                         current_actor)
 from ..read.captures import UNFINISHED
+from ..read.frames import frame_spec, wireshark_filter
 from ..read.hosts import MARKS
 from ..read.topology import topology as topology_of
 from . import views
@@ -61,6 +62,7 @@ def _environment() -> jinja2.Environment:
     version = str(int(max(p.stat().st_mtime for p in STATIC.rglob("*") if p.is_file())))
     env.globals.update(who=views.who, static=lambda path: f"/static/{path}?v={version}",
                        Basis=Basis, UNFINISHED=UNFINISHED)
+    env.globals.update(frame_spec=frame_spec, wireshark_filter=wireshark_filter)
     env.filters["analyst_text"] = _analyst_text
     return env
 
@@ -142,6 +144,14 @@ def host_page(request: Request, cid: str, entity: str, settings: SettingsDep, db
     return _page(request, settings, entity, f"/ui/captures/{cid}/hosts/{entity}", content)
 
 
+@router.get("/captures/{cid}/frames/{n}", response_class=HTMLResponse)
+def frame_page(request: Request, cid: str, n: int, settings: SettingsDep, db: DbDep) -> HTMLResponse:
+    def content(actor: Actor):
+        with db.session() as s:
+            return "_frame.html", views.frame_context(s, settings, find_capture(s, cid), n)
+    return _page(request, settings, f"Frame {n}", f"/ui/captures/{cid}/frames/{n}", content)
+
+
 @router.get("/auth/callback", response_class=HTMLResponse)
 def auth_callback(request: Request, settings: SettingsDep) -> HTMLResponse:
     """Where the issuer sends the browser back with a code; auth.js finishes the login."""
@@ -201,6 +211,12 @@ def topology(capture: CaptureDep, session: SessionDep, registry: RegistryDep, ac
              colour_by: Annotated[str | None, Query(max_length=64)] = None) -> JSONResponse:
     question = colour_by or next(iter(registry)).question
     return JSONResponse(topology_of(session, registry, capture.id, question))
+
+
+@router.get("/ui/captures/{cid}/frames/{n}", response_class=HTMLResponse)
+def frame_partial(request: Request, capture: CaptureDep, n: int, session: SessionDep, settings: SettingsDep,
+                  actor: ViewerActor) -> HTMLResponse:
+    return render(request, "_frame.html", views.frame_context(session, settings, capture, n))
 
 
 @router.get("/ui/captures/{cid}/hosts/{entity}", response_class=HTMLResponse)

@@ -16,8 +16,10 @@ from ...adjudicate import annotations
 from ...adjudicate.actor import SYSTEM, Actor
 from ...adjudicate.contract import Adjudicator, Basis, Key, Tier
 from ...adjudicate.registry import Registry
+from ...settings import Settings
 from ...store.models import Capture, Locality
 from ..read.captures import capture_fields, capture_rows, findings
+from ..read.frames import capture_index, frame_detail
 from ..read.hosts import (MARKS, HostFilter, HostRow, fact_groups, host_count, host_locality, host_page, label_counts,
                           neighbours, require_host)
 from ..read.manifest import manifest, problems
@@ -175,3 +177,23 @@ def panel_context(session: Session, registry: Registry, key: Key, viewer: Viewer
             "viewer": viewer, "error": error, "form": FormValues(form or {}), "other": OTHER,
             "can_accept": bool(verdict and adj.tier == Tier.HUMAN_ASSISTED and verdict.basis != Basis.HUMAN
                                and verdict.suggestion(adj.unknown_label))}
+
+
+HEX_ROW = 16  # bytes per hex dump line
+
+
+def hex_rows(data: bytes) -> list[tuple[str, str, str]]:
+    """(offset, hex bytes, printable ASCII) per 16 bytes, as a hex dump shows them."""
+    rows = []
+    for at in range(0, len(data), HEX_ROW):
+        chunk = data[at:at + HEX_ROW]
+        text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in chunk)
+        rows.append((f"{at:04x}", " ".join(f"{b:02x}" for b in chunk), text))
+    return rows
+
+
+def frame_context(session: Session, settings: Settings, capture: Capture, number: int) -> dict:
+    """The packet view: one frame as our decoders read it, its hex dump, and its neighbours."""
+    path, index = capture_index(settings.capture_dir, capture, settings.extract_limits)
+    frame = frame_detail(session, capture, path, index, number)
+    return {"capture": capture_fields(capture), "frame": frame, "hex_rows": hex_rows(bytes.fromhex(frame["hex"]))}

@@ -314,6 +314,57 @@
     loadTopology();
   }
 
+  // --- witness frames: copy a Wireshark filter; download a slice with the bearer token ------
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) { return navigator.clipboard.writeText(text); }
+    var area = document.createElement("textarea");  // plain http: the clipboard API is absent
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    var ok = document.execCommand("copy");
+    area.remove();
+    return ok ? Promise.resolve() : Promise.reject(new Error("copy refused"));
+  }
+
+  document.addEventListener("click", function (evt) {
+    var button = evt.target.closest("button.copy-filter");
+    if (!button) { return; }
+    var filter = button.getAttribute("data-filter");
+    var label = button.getAttribute("data-label") || button.textContent;
+    button.setAttribute("data-label", label);
+    copyText(filter).then(function () {
+      button.textContent = "copied: " + filter;
+      button.classList.add("copied");
+    }, function () {
+      button.textContent = filter;  // shown, to copy by hand
+    });
+    setTimeout(function () { button.textContent = label; button.classList.remove("copied"); }, 4000);
+  });
+
+  // With auth on, a link navigation carries no token: fetch the file and save it instead.
+  document.addEventListener("click", function (evt) {
+    var link = evt.target.closest("a[data-download]");
+    if (!link || document.body.getAttribute("data-auth") !== "oidc") { return; }
+    evt.preventDefault();
+    fetch(link.href, { headers: authHeaders() }).then(function (r) {
+      if (!r.ok) {
+        return r.json().then(function (body) { throw new Error(body.error ? body.error.message : r.statusText); });
+      }
+      var named = /filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "");
+      return r.blob().then(function (blob) {
+        var save = document.createElement("a");
+        save.href = URL.createObjectURL(blob);
+        save.download = named ? named[1] : "frames.pcapng";
+        document.body.appendChild(save);
+        save.click();
+        setTimeout(function () { URL.revokeObjectURL(save.href); save.remove(); }, 1000);
+      });
+    }).catch(function (err) { showError(link, "Download failed: " + err.message); });
+  });
+
   function init(root) {
     formatTimes(root);
     initUpload(root);

@@ -1,0 +1,410 @@
+"""Witness frames: one frame of a stored capture as TracePcap's decoders read it, and the
+frames a reason or a conversation cites, for a slice.
+
+Frames are keyed by capture and frame number only (the numbers Wireshark shows), never by
+host. Every read starts at the frame index's nearest mark (`extract/frame_index.py`), so
+frame 1,000,000 costs what frame 1,000 does. "Previous/next frame of this conversation" is
+looked for in at most `NEIGHBOUR_SCAN` frames each way (the conversation row bounds it by
+its first frame and last time); past that the conversation's first frame is offered.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import and_, bindparam, or_, select
+from sqlalchemy.orm import Session
+
+from ...errors import NotFound, UsageError
+from ...extract.decoders import DecodeError, arp, ethernet, tcp
+from ...extract.flows import PROTO_NAMES
+from ...extract.frame_index import Frame, FrameCursor, FrameIndex, load_or_build, readable
+from ...extract.packet import Packet, decode_frame
+from ...extract.settings import Limits
+from ...ingest import capture_path
+from ...store.models import Capture, Conversation
+from ...visible import visible
+
+MAX_SLICE_FRAMES = 10_000  #: frames one slice request may name
+MAX_SPEC = 4000  #: characters of a frame list
+NEIGHBOUR_SCAN = 2048  #: frames read each way for the previous/next frame of a conversation
+HEX_SHOWN = 4096  #: bytes of a frame the hex dump shows
+LINKTYPE_NAMES = {0: "BSD loopback", 1: "Ethernet", 9: "PPP", 50: "PPP in HDLC", 101: "raw IP",
+                  104: "Cisco HDLC", 105: "IEEE 802.11", 108: "OpenBSD loopback", 113: "Linux cooked (SLL)",
+                  127: "IEEE 802.11 + Radiotap", 192: "PPI", 228: "raw IPv4", 229: "raw IPv6",
+                  239: "NFLOG", 276: "Linux cooked v2 (SLL2)"}
+ETHERTYPE_NAMES = {0x0800: "IPv4", 0x86DD: "IPv6", 0x0806: "ARP", 0x8100: "802.1Q", 0x88CC: "LLDP",
+                   0x8847: "MPLS", 0x8864: "PPPoE session", 0x6558: "Ethernet bridging"}
+TCP_FLAGS = ((tcp.SYN, "SYN"), (tcp.ACK, "ACK"), (tcp.FIN, "FIN"), (tcp.RST, "RST"), (tcp.PSH, "PSH"))
+TIME_SLACK = 1e-6  # seconds: a stored float time and one recomputed from ticks may differ in the last bit
+RANGE = re.compile(r"^(\d{1,19})(?:-(\d{1,19}))?$")
+
+
+class BadFrames(UsageError):
+    """A frame number or frame list that names no frame of the capture (HTTP 400)."""
+
+
+def stored_file(capture_dir: Path, capture: Capture) -> Path:
+    path = capture_path(capture_dir, capture.sha256)
+    if not path.is_file():
+        raise NotFound(f"the stored file of capture {capture.id} is gone")
+    return path
+
+
+def capture_index(capture_dir: Path, capture: Capture, limits: Limits = Limits()) -> tuple[Path, FrameIndex]:
+    """The file to read a capture's frames from (a gzip'd one decompressed once) and its frame
+    index (built once if it has none)."""
+    path = stored_file(capture_dir, capture)
+    index = load_or_build(path, limits)
+    return readable(path, index, limits.max_read_bytes), index
+
+
+def check_frame(index: FrameIndex, capture: Capture, number: int) -> None:
+    if number < 1:
+        raise BadFrames(f"frames are numbered from 1 (got {number})")
+    if number > index.frames:
+        raise NotFound(f"capture {capture.id} has {index.frames} frames: there is no frame {number}")
+
+
+def parse_frames(spec: str, total: int, limit: int = MAX_SLICE_FRAMES) -> list[int]:
+    """'7,13,74-79' -> [7, 13, 74, 75, 76, 77, 78, 79] (sorted, each once). Refuses, with the
+    offending part named: an empty list, a part that is not N or N-M, frame 0, a range that
+    runs backwards, a frame past the last one, more than `limit` frames."""
+    if not spec.strip():
+        raise BadFrames("no frames asked for: give frames=7,13,74-79")
+    if len(spec) > MAX_SPEC:
+        raise BadFrames(f"the frame list is longer than {MAX_SPEC} characters")
+    wanted: set[int] = set()
+    for part in spec.split(","):
+        match = RANGE.match(part.strip())
+        if match is None:
+            raise BadFrames(f"{visible(part.strip())[:40]!r} is not a frame number or a range N-M")
+        low = int(match[1])
+        high = int(match[2]) if match[2] else low
+        if low < 1:
+            raise BadFrames(f"frames are numbered from 1 (got {low})")
+        if high < low:
+            raise BadFrames(f"the range {low}-{high} runs backwards")
+        if high > total:
+            raise BadFrames(f"the capture has {total} frames: there is no frame {high}")
+        if high - low + 1 + len(wanted) > limit:
+            raise BadFrames(f"more than {limit} frames asked for in one slice")
+        wanted.update(range(low, high + 1))
+        if len(wanted) > limit:
+            raise BadFrames(f"more than {limit} frames asked for in one slice")
+    return sorted(wanted)
+
+
+def wireshark_filter(numbers: list[int]) -> str:
+    """The display filter selecting these frames, runs compressed: [7, 13, 74, ..., 79] ->
+    'frame.number in {7, 13, 74..79}'. Commas: Wireshark 4.0 and later refuse set elements
+    separated by spaces only (tshark 4.0: '"13" was unexpected in this context')."""
+    parts = []
+    for low, high in runs(numbers):
+        parts.append(str(low) if low == high else f"{low}..{high}")
+    return "frame.number in {" + ", ".join(parts) + "}"
+
+
+def runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """Sorted, distinct numbers as (first, last) runs of consecutive ones."""
+    out: list[tuple[int, int]] = []
+    for n in sorted(set(numbers)):
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
+def frame_spec(numbers: list[int]) -> str:
+    """The frames=... parameter naming these frames: '7,13,74-79'."""
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs(numbers))
+
+
+# -- one frame --------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ConversationKey:
+    proto: str
+    ends: frozenset
+
+    @classmethod
+    def of(cls, pkt: Packet) -> ConversationKey | None:
+        if pkt.src is None:
+            return None
+        return cls(PROTO_NAMES.get(pkt.proto, str(pkt.proto)), frozenset(((pkt.src, pkt.sport), (pkt.dst, pkt.dport))))
+
+    def addresses(self) -> tuple[bytes, ...]:
+        """Both ends' addresses as they stand in a frame's bytes: a frame lacking one is not
+        of this conversation, and costs a substring search instead of a decode."""
+        return tuple(socket.inet_pton(socket.AF_INET6 if ":" in ip else socket.AF_INET, ip) for ip, _ in self.ends)
+
+
+def _decode(frame: Frame, index: FrameIndex) -> tuple[Packet | None, str | None]:
+    try:
+        return decode_frame(frame.linktype(index), memoryview(frame.data), frame.number,
+                            frame.time(index), frame.orig_len), None
+    except DecodeError as err:
+        return None, visible(str(err))
+
+
+def frame_detail(session: Session, capture: Capture, path: Path, index: FrameIndex, number: int) -> dict:
+    """One frame: summary line, layers field by field, hex dump, time, and the previous and
+    next frame of its conversation. One pass from the mark before the frame serves the frame,
+    the search for the previous one within that stretch, and the search for the next."""
+    check_frame(index, capture, number)
+    with FrameCursor(path, index) as cursor:
+        mark = index.mark_before(number)[0]
+        walk = cursor.frames_from(mark)
+        before: list[Frame] = []
+        frame = None
+        for seen in walk:
+            if seen.number == number:
+                frame = seen
+                break
+            before.append(seen)
+        if frame is None:
+            raise NotFound(f"frame {number} of capture {capture.id} could not be read from its stored file")
+        pkt, error = _decode(frame, index)
+        conversation = _conversation(session, capture.id, cursor, index, pkt, walk, before) if pkt else None
+    ts = frame.time(index)
+    linktype = frame.linktype(index)
+    return {
+        "capture_id": capture.id, "number": number, "time": ts,
+        "time_text": datetime.fromtimestamp(ts, UTC).isoformat(timespec="microseconds"),
+        "interface": frame.interface, "section": frame.section, "linktype": linktype,
+        "linktype_name": LINKTYPE_NAMES.get(linktype, f"link type {linktype}"),
+        "wire_length": frame.orig_len, "captured_length": len(frame.data),
+        "summary": summary(pkt, error),
+        "layers": layers(frame, linktype, pkt, error),
+        "hex": frame.data[:HEX_SHOWN].hex(), "hex_truncated": len(frame.data) > HEX_SHOWN,
+        "conversation": conversation,
+        "frames": index.frames,
+    }
+
+
+def summary(pkt: Packet | None, error: str | None) -> str:
+    """One line, as a packet list shows it."""
+    if pkt is None:
+        return f"not decoded: {error}"
+    if pkt.src is None:
+        message = _arp(pkt)
+        if message is not None:
+            if message.op == arp.REQUEST:
+                return f"ARP who has {message.target_ip}? tell {message.sender_ip}"
+            return f"ARP {message.sender_ip} is at {message.sender_mac.hex(':')}"
+        return f"{pkt.src_mac_text or '?'} → {pkt.dst_mac.hex(':') if pkt.dst_mac else '?'} " \
+               f"{ETHERTYPE_NAMES.get(pkt.ethertype, f'ethertype {pkt.ethertype:#06x}')}"
+    proto = PROTO_NAMES.get(pkt.proto, f"ip proto {pkt.proto}").upper()
+    text = f"{pkt.src} → {pkt.dst} {proto}"
+    if pkt.sport or pkt.dport:
+        text += f" {pkt.sport} → {pkt.dport}"
+    if pkt.proto == 6:
+        text += f" [{_flags(pkt.flags)}] seq={pkt.seq} ack={pkt.ack} win={pkt.window}"
+    payload = len(pkt.payload) if pkt.payload is not None else 0
+    text += f" len={payload}"
+    if pkt.tunnel:
+        text += " (in " + ", ".join(layer.text() for layer in pkt.tunnel) + ")"
+    return text
+
+
+def _flags(flags: int) -> str:
+    return ",".join(name for bit, name in TCP_FLAGS if flags & bit) or "none"
+
+
+def _arp(pkt: Packet):
+    if pkt.ethertype != arp.ETHERTYPE_ARP or pkt.link is None:
+        return None
+    try:
+        return arp.decode(pkt.link)
+    except DecodeError:
+        return None
+
+
+def layers(frame: Frame, linktype: int, pkt: Packet | None, error: str | None) -> list[dict]:
+    """The layers as our decoders read them, outermost first: name and (field, value) pairs."""
+    out = [{"name": "Frame", "fields": [
+        ["number", str(frame.number)], ["interface", str(frame.interface)],
+        ["link type", f"{linktype} ({LINKTYPE_NAMES.get(linktype, 'unknown')})"],
+        ["wire length", str(frame.orig_len)], ["captured length", str(len(frame.data))]]}]
+    if linktype == 1:
+        try:
+            dst, src, ethertype, _at, vlans = ethernet.decode(memoryview(frame.data), 0)
+            fields = [["destination", dst.hex(":")], ["source", src.hex(":")]]
+            fields += [["vlan", str(v)] for v in vlans]
+            fields.append(["ethertype", f"{ethertype:#06x} ({ETHERTYPE_NAMES.get(ethertype, 'other')})"])
+            out.append({"name": "Ethernet", "fields": fields})
+        except DecodeError:
+            pass
+    if pkt is None:
+        out.append({"name": "Not decoded", "fields": [["error", error or ""]]})
+        return out
+    if linktype != 1 and pkt.src_mac is not None:
+        out.append({"name": "Link", "fields": [["source MAC", pkt.src_mac_text]]})
+    chain = []
+    carrier = pkt.outer
+    while carrier is not None:
+        chain.append(carrier)
+        carrier = carrier.outer
+    for outer, layer in zip(reversed(chain), pkt.tunnel or ()):
+        out.append(_ip_layer(outer))
+        out.append({"name": f"Tunnel: {layer.kind}", "fields": [
+            [k, v] for k, v in (("kind", layer.kind), ("identity", "" if layer.ident is None else str(layer.ident)),
+                                ("note", layer.note)) if v]})
+    if pkt.src is None:
+        message = _arp(pkt)
+        if message is not None:
+            out.append({"name": "ARP", "fields": [
+                ["operation", {arp.REQUEST: "request", arp.REPLY: "reply"}.get(message.op, str(message.op))],
+                ["sender MAC", message.sender_mac.hex(":")], ["sender IP", message.sender_ip],
+                ["target MAC", message.target_mac.hex(":")], ["target IP", message.target_ip]]})
+        elif pkt.link is not None:
+            out.append({"name": ETHERTYPE_NAMES.get(pkt.ethertype, f"ethertype {pkt.ethertype:#06x}"),
+                        "fields": [["payload length", str(len(pkt.link))]]})
+        return out
+    out.append(_ip_layer(pkt))
+    if pkt.fragment:
+        return out
+    if pkt.proto == 6:
+        out.append({"name": "TCP", "fields": [
+            ["source port", str(pkt.sport)], ["destination port", str(pkt.dport)],
+            ["flags", _flags(pkt.flags)], ["sequence", str(pkt.seq)], ["acknowledgement", str(pkt.ack)],
+            ["window", str(pkt.window)], ["payload length", str(len(pkt.payload or b""))]]})
+    elif pkt.proto == 17:
+        out.append({"name": "UDP", "fields": [
+            ["source port", str(pkt.sport)], ["destination port", str(pkt.dport)],
+            ["payload length", str(len(pkt.payload or b""))]]})
+    elif pkt.payload is not None:
+        out.append({"name": PROTO_NAMES.get(pkt.proto, f"IP protocol {pkt.proto}").upper(),
+                    "fields": [["payload length", str(len(pkt.payload))]]})
+    if pkt.inner_error is not None:
+        out.append({"name": "Inner packet not decoded", "fields": [["error", visible(str(pkt.inner_error))]]})
+    return out
+
+
+def _ip_layer(pkt: Packet) -> dict:
+    v6 = ":" in (pkt.src or "")
+    return {"name": "IPv6" if v6 else "IPv4", "fields": [
+        ["source", pkt.src], ["destination", pkt.dst], ["hop limit" if v6 else "TTL", str(pkt.ttl)],
+        ["protocol", f"{pkt.proto} ({PROTO_NAMES.get(pkt.proto, 'other')})"],
+        ["payload length", str(pkt.ip_len)], ["fragment", "yes" if pkt.fragment else "no"]]}
+
+
+# -- conversations ----------------------------------------------------------------------------
+
+def _ends(a: str, aport: str, b: str, bport: str):
+    return and_(Conversation.src == bindparam(a), Conversation.sport == bindparam(aport),
+                Conversation.dst == bindparam(b), Conversation.dport == bindparam(bport))
+
+
+# built once: the frame view runs it per request, and building the expression costs more than running it
+_ROW = (select(Conversation).where(
+    Conversation.capture_id == bindparam("cid"), Conversation.proto == bindparam("proto"),
+    or_(_ends("a", "aport", "b", "bport"), _ends("b", "bport", "a", "aport")),
+    Conversation.first_frame <= bindparam("number"), Conversation.last_time >= bindparam("ts"))
+    .order_by(Conversation.first_frame.desc()).limit(1))
+
+
+def _row_for(session: Session, capture_id: str, key: ConversationKey, number: int, ts: float) -> Conversation | None:
+    """The conversation row a packet belongs to: its 5-tuple, begun by then and not ended before."""
+    ends = sorted(key.ends)  # one end when a host talks to itself
+    (a, aport), (b, bport) = ends[0], ends[-1]
+    return session.scalars(_ROW, {"cid": capture_id, "proto": key.proto, "a": a, "aport": aport, "b": b,
+                                  "bport": bport, "number": number, "ts": ts - TIME_SLACK}).first()
+
+
+def _conversation(session: Session, capture_id: str, cursor: FrameCursor, index: FrameIndex, pkt: Packet,
+                  after: Iterator[Frame], before: list[Frame]) -> dict | None:
+    """The frame's conversation row, and its previous and next frame: `before` holds the frames
+    from the mark up to this one, `after` reads on from it."""
+    key = ConversationKey.of(pkt)
+    if key is None:
+        return None
+    row = _row_for(session, capture_id, key, pkt.frame, pkt.ts)
+    if row is None:
+        return None
+    raw = key.addresses()
+    nxt = None
+    for seen, frame in enumerate(after):
+        if seen >= NEIGHBOUR_SCAN or frame.time(index) > row.last_time + TIME_SLACK:
+            break
+        if _matches(frame, index, key, raw):
+            nxt = frame.number
+            break
+    prev = _last_match(before, index, key, raw, row.first_frame)
+    if prev is None and before and before[0].number > row.first_frame:
+        prev = _previous(cursor, index, key, raw, before[0].number, row.first_frame, NEIGHBOUR_SCAN - len(before))
+    elif prev is None and not before and pkt.frame > row.first_frame:
+        prev = _previous(cursor, index, key, raw, pkt.frame, row.first_frame, NEIGHBOUR_SCAN)
+    return {"id": row.id, "proto": row.proto, "src": row.src, "sport": row.sport, "dst": row.dst, "dport": row.dport,
+            "first_frame": row.first_frame, "packets": row.packets_fwd + row.packets_rev,
+            "previous": prev, "next": nxt}
+
+
+def _matches(frame: Frame, index: FrameIndex, key: ConversationKey, raw: tuple[bytes, ...]) -> bool:
+    data = frame.data
+    for address in raw:
+        if address not in data:
+            return False
+    pkt, _ = _decode(frame, index)
+    return pkt is not None and ConversationKey.of(pkt) == key
+
+
+def _last_match(frames: list[Frame], index: FrameIndex, key: ConversationKey, raw: tuple[bytes, ...],
+                first_frame: int) -> int | None:
+    for frame in reversed(frames):
+        if frame.number < first_frame:
+            return None
+        if _matches(frame, index, key, raw):
+            return frame.number
+    return None
+
+
+def _previous(cursor: FrameCursor, index: FrameIndex, key: ConversationKey, raw: tuple[bytes, ...], end: int,
+              first_frame: int, budget: int) -> int | None:
+    """The last frame of the conversation before frame `end`, or None when none is found in
+    `budget` frames: the stretches between marks are read backwards, each from its mark, never
+    before the conversation's first frame."""
+    while end > first_frame and budget > 0:
+        start = max(first_frame, index.mark_before(end - 1)[0])
+        stretch = []
+        for frame in cursor.frames_from(start):
+            if frame.number >= end:
+                break
+            stretch.append(frame)
+        found = _last_match(stretch, index, key, raw, first_frame)
+        if found is not None:
+            return found
+        budget -= len(stretch)
+        end = start
+    return None
+
+
+def conversation_frames(session: Session, capture: Capture, path: Path, index: FrameIndex,
+                        conversation_id: int) -> Iterator[Frame]:
+    """Every frame of one conversation, read from its first frame to its last time."""
+    row = session.get(Conversation, conversation_id)
+    if row is None or row.capture_id != capture.id:
+        raise NotFound(f"capture {capture.id} has no conversation {conversation_id}")
+    key = ConversationKey(row.proto, frozenset(((row.src, row.sport), (row.dst, row.dport))))
+    first, last_time, raw = row.first_frame, row.last_time, key.addresses()
+
+    def walk() -> Iterator[Frame]:
+        with FrameCursor(path, index) as cursor:
+            for frame in cursor.frames_from(first):
+                if frame.time(index) > last_time + TIME_SLACK:
+                    return
+                if _matches(frame, index, key, raw):
+                    yield frame
+    return walk()
+
+
+def frames_at(path: Path, index: FrameIndex, numbers: list[int]) -> Iterator[Frame]:
+    """The frames numbered `numbers` (sorted), each read from the nearest mark."""
+    with FrameCursor(path, index) as cursor:
+        yield from cursor.frames_at(numbers)

@@ -1,0 +1,163 @@
+"""Witness frames over HTTP: one frame decoded, slices of frames and of a conversation as
+pcapng (re-read by our reader, the same frames), the original file for analysts, and the
+4xx of frame lists that name no frame."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import subprocess
+
+import pytest
+from api_helpers import DNS_DEMO, WORKSTATION, assert_error
+
+from tracepcap.extract.frame_index import index_path
+from tracepcap.extract.reader import CaptureReader
+from tracepcap.ingest import capture_path
+from tracepcap.present.read.frames import frame_spec, parse_frames, runs, wireshark_filter
+
+# dns_demo.pcap: frame 1 is 192.168.1.20:40001 -> 192.168.1.1:53, frame 2 its answer; frames
+# 13/14 are the same client's query on port 40007
+
+
+def records(path):
+    with CaptureReader(path) as reader:
+        return [(lt, ts, bytes(data)) for lt, ts, _orig, data in reader.records()]
+
+
+def test_one_frame_decoded_with_its_conversation(client, dns_capture):
+    frame = client.get(f"/captures/{dns_capture}/frames/1").json()
+    assert frame["number"] == 1 and frame["linktype"] == 1 and frame["linktype_name"] == "Ethernet"
+    assert frame["summary"].startswith(f"{WORKSTATION} → 192.168.1.1 UDP 40001 → 53")
+    names = [layer["name"] for layer in frame["layers"]]
+    assert names == ["Frame", "Ethernet", "IPv4", "UDP"]
+    udp = dict(frame["layers"][3]["fields"])
+    assert (udp["source port"], udp["destination port"]) == ("40001", "53")
+    assert len(bytes.fromhex(frame["hex"])) == frame["captured_length"]
+    conversation = frame["conversation"]
+    assert (conversation["previous"], conversation["next"], conversation["first_frame"]) == (None, 2, 1)
+    answer = client.get(f"/captures/{dns_capture}/frames/2").json()
+    assert answer["conversation"]["previous"] == 1 and answer["conversation"]["id"] == conversation["id"]
+
+
+def test_frame_numbers_that_name_no_frame_are_refused(client, dns_capture):
+    total = client.get(f"/captures/{dns_capture}").json()["packets"]
+    assert_error(client.get(f"/captures/{dns_capture}/frames/0"), 400, None, "numbered from 1")
+    assert_error(client.get(f"/captures/{dns_capture}/frames/{total + 1}"), 404, "not_found",
+                 f"has {total} frames")
+    assert_error(client.get(f"/captures/{dns_capture}/frames/x"), 422)
+    for spec, words in (("", "no frames"), ("7,,9", "not a frame number"), ("0-3", "numbered from 1"),
+                        ("9-3", "runs backwards"), (f"1-{total + 1}", f"has {total} frames"),
+                        ("1,a-b", "'a-b'")):
+        assert_error(client.get(f"/captures/{dns_capture}/frames.pcap", params={"frames": spec}), 400, None, words)
+    assert_error(client.get(f"/captures/{dns_capture}/frames.pcap"), 422)
+
+
+def test_a_slice_holds_the_frames_named_with_their_times(client, api, dns_capture, tmp_path):
+    response = client.get(f"/captures/{dns_capture}/frames.pcap", params={"frames": "2,13-14,5"})
+    assert response.status_code == 200 and response.headers["content-type"] == "application/x-pcapng"
+    assert "attachment" in response.headers["content-disposition"]
+    out = tmp_path / "slice.pcapng"
+    out.write_bytes(response.content)
+    sha = client.get(f"/captures/{dns_capture}").json()["sha256"]
+    original = records(capture_path(api.settings.capture_dir, sha))
+    assert records(out) == [original[n - 1] for n in (2, 5, 13, 14)]
+    for n in (2, 5, 13, 14):
+        assert f"frame {n} of {DNS_DEMO}".encode() in response.content
+
+
+def test_a_conversation_slice_holds_its_frames(client, api, dns_capture, tmp_path):
+    conversations = client.get(f"/captures/{dns_capture}/conversations", params={"port": 40007}).json()
+    assert len(conversations) == 1
+    response = client.get(f"/captures/{dns_capture}/conversations/{conversations[0]['id']}.pcap")
+    assert response.status_code == 200
+    out = tmp_path / "conversation.pcapng"
+    out.write_bytes(response.content)
+    sha = client.get(f"/captures/{dns_capture}").json()["sha256"]
+    original = records(capture_path(api.settings.capture_dir, sha))
+    assert records(out) == [original[12], original[13]]
+    assert_error(client.get(f"/captures/{dns_capture}/conversations/999999.pcap"), 404, "not_found")
+
+
+def test_analysis_stores_the_index_and_a_missing_one_is_rebuilt(client, api, dns_capture):
+    sha = client.get(f"/captures/{dns_capture}").json()["sha256"]
+    index = index_path(capture_path(api.settings.capture_dir, sha))
+    assert index.is_file()
+    index.unlink()
+    assert client.get(f"/captures/{dns_capture}/frames/3").json()["number"] == 3
+    assert index.is_file()
+
+
+def test_a_gzipd_capture_serves_frames_from_one_decompressed_copy(client, api, captures, tmp_path):
+    packed = tmp_path / "dns_demo.pcap.gz"
+    packed.write_bytes(gzip.compress((captures / DNS_DEMO).read_bytes()))
+    cid = api.analyzed(client, packed)
+    frame = client.get(f"/captures/{cid}/frames/13").json()
+    assert frame["summary"].startswith(f"{WORKSTATION} → 192.168.1.1 UDP 40007 → 53")
+    assert frame["conversation"]["next"] == 14
+    stored = capture_path(api.settings.capture_dir, client.get(f"/captures/{cid}").json()["sha256"])
+    beside = [index_path(stored), stored.with_name(stored.name + ".decompressed")]
+    assert all(path.is_file() for path in beside)
+    assert beside[1].read_bytes() == (captures / DNS_DEMO).read_bytes()
+    assert client.delete(f"/captures/{cid}").status_code == 204
+    assert not stored.exists() and not any(path.exists() for path in beside)
+
+
+def test_the_original_file_is_for_analysts(oidc, issuer, captures):
+    with oidc.client(issuer.token("alice", ("analyst",))) as alice:
+        cid = oidc.analyzed(alice, captures / DNS_DEMO)
+        original = alice.get(f"/captures/{cid}/file")
+        assert original.status_code == 200 and original.content == (captures / DNS_DEMO).read_bytes()
+    with oidc.client(issuer.token("victor", ("viewer",))) as victor:
+        assert_error(victor.get(f"/captures/{cid}/file"), 403, "forbidden", "the analyst role is required")
+        assert victor.get(f"/captures/{cid}/frames/1").status_code == 200
+        assert victor.get(f"/captures/{cid}/frames.pcap", params={"frames": "1"}).status_code == 200
+
+
+TSHARK_FIELDS = ("frame.time_epoch", "frame.len", "frame.cap_len", "eth.src", "eth.dst",
+                 "ip.src", "ip.dst", "ip.id", "ipv6.src", "ipv6.dst", "tcp.srcport", "tcp.dstport", "tcp.seq_raw",
+                 "udp.srcport", "udp.dstport")
+
+
+def tshark(path, *args: str) -> list[list[str]]:
+    fields = [arg for field in TSHARK_FIELDS for arg in ("-e", field)]
+    out = subprocess.run([TSHARK, "-n", "-r", str(path), *args, "-T", "fields", *fields, "-E", "separator=|"],
+                         capture_output=True, text=True, check=True, timeout=60).stdout
+    return [line.split("|") for line in out.splitlines()]
+
+
+TSHARK = shutil.which("tshark") or "/usr/bin/tshark"
+
+
+@pytest.mark.parametrize(("name", "spec"), [(DNS_DEMO, "2,13-14,40"), ("telegram_voice.pcapng", "3-4,500,869")])
+def test_a_slice_opens_in_tshark_as_the_same_frames(api, client, captures, tmp_path, name, spec):
+    """tshark decodes the slice's packets as it decodes those frames of the original, and
+    reads each one's original number from its comment; the filter we offer selects them."""
+    cid = api.analyzed(client, captures / name)
+    numbers = parse_frames(spec, 10**6)
+    response = client.get(f"/captures/{cid}/frames.pcap", params={"frames": spec})
+    out = tmp_path / "slice.pcapng"
+    out.write_bytes(response.content)
+    sliced = tshark(out)
+    original = tshark(captures / name, "-Y", wireshark_filter(numbers))
+    assert len(original) == len(numbers) and sliced == original
+    comments = subprocess.run([TSHARK, "-r", str(out), "-T", "fields", "-e", "frame.comment"], capture_output=True,
+                              text=True, check=True, timeout=60).stdout.split()
+    assert " ".join(comments) == " ".join(f"frame {n} of {name}" for n in numbers)
+
+
+@pytest.mark.parametrize(("numbers", "expected"), [
+    ([7, 13, 74, 75, 76, 77, 78, 79], "frame.number in {7, 13, 74..79}"),
+    ([3], "frame.number in {3}"),
+    ([5, 4, 4, 6, 1], "frame.number in {1, 4..6}"),
+])
+def test_wireshark_filter_compresses_runs(numbers, expected):
+    assert wireshark_filter(numbers) == expected
+
+
+def test_frame_lists_parse_and_print_back():
+    assert parse_frames("7, 13,74-79", 100) == [7, 13, 74, 75, 76, 77, 78, 79]
+    assert frame_spec([79, 7, 13, 74, 75, 76, 77, 78]) == "7,13,74-79"
+    assert runs([1, 2, 3, 5]) == [(1, 3), (5, 5)]
+    with pytest.raises(Exception, match="more than 3 frames"):
+        parse_frames("1-4", 10, limit=3)
