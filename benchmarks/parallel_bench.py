@@ -10,7 +10,9 @@ kept), then runs, one after another, each in its own process:
   b. `run_extract(workers=N)`: N spawned shard processes, merged;
   c. the same N shards on a Dask `LocalCluster` of N worker processes (1 thread each),
      started and warmed (tracepcap imported on every worker) before the clock starts.
-For each: wall time, speed-up against (a), packets/s, the parent's peak RSS and each shard
+  d. CPU seconds of one walk and of each shard's walk in one warm process (start-up and
+     transfer excluded): the speed-up N idle cores would give, whatever the machine's load.
+For a-c: wall time, speed-up against (a), packets/s, the parent's peak RSS and each shard
 process's peak RSS (ru_maxrss; a Dask worker's covers its whole life), and a digest of the
 result (facts, conversations, hosts, notices, manifest), which must be the same in every row.
 """
@@ -40,8 +42,29 @@ def _digest(result, rows) -> str:
     return h.hexdigest()[:16]
 
 
+def cpu_split(path: str, workers: int) -> dict:
+    """CPU seconds of one walk and of each shard's walk, in this one process after a warm-up
+    walk (no process start-up, imports or result transfer): what sharding costs per shard,
+    whatever else the machine runs."""
+    from tracepcap.extract.parallel import run_shard
+    from tracepcap.extract.pipeline import extract
+    from tracepcap.extract.settings import Limits
+    extract(Path(path), "bench")
+    c0 = time.process_time()
+    extract(Path(path), "bench")
+    one = time.process_time() - c0
+    shards = []
+    for index in range(workers):
+        c0 = time.process_time()
+        run_shard(path, "bench", Limits(), index, workers)
+        shards.append(time.process_time() - c0)
+    return {"one_cpu_s": one, "shard_cpu_s": shards}
+
+
 def row(kind: str, path: str, workers: int) -> dict:
     """One row, in this (fresh) process."""
+    if kind == "cpu":
+        return cpu_split(path, workers)
     from tracepcap.extract import parallel
     from tracepcap.extract.settings import Limits
 
@@ -120,6 +143,15 @@ def main() -> None:
               f"{r['parent_rss_mib']:>15.0f}  {str(r['shard_rss_mib']):<20}{r['digest']:<18}")
     same = len({r["digest"] for r in results}) == 1
     print(f"results identical across rows: {same}")
+    out = subprocess.run([sys.executable, __file__, "--row", "cpu", str(capture), str(args.workers)],
+                         capture_output=True, text=True, env=os.environ)
+    if out.returncode == 0:
+        split = json.loads(out.stdout.strip().splitlines()[-1])
+        shards = split["shard_cpu_s"]
+        print(f"CPU, one process, warm: one walk {split['one_cpu_s']:.2f} s; shards "
+              f"{', '.join(f'{c:.2f}' for c in shards)} s (the largest is "
+              f"{max(shards) / split['one_cpu_s']:.2f} of one walk: the speed-up bound on "
+              f"{args.workers} idle cores is {split['one_cpu_s'] / max(shards):.2f}x)")
     if not args.keep:
         capture.unlink(missing_ok=True)
         capture.with_suffix(".json").unlink(missing_ok=True)

@@ -62,8 +62,8 @@ def test_each_shard_keeps_what_it_should(stress):
     shards = in_process(str(stress), "ab", Limits(), 3, None)
     expected, _ = _one_walk(stress)
     assert sum(out.result.conversations for out in shards) == expected.conversations
-    dhcp = [o for out in shards for o in out.result.observations if o.source == "dhcp"]
-    assert dhcp and all(o in shards[GLOBAL].result.observations for o in dhcp)
+    dhcp = [fact for out in shards for fact in out.facts if fact[3] == "dhcp"]
+    assert dhcp and all(fact in shards[GLOBAL].facts for fact in dhcp)
     assert all(len(out.conversations) for out in shards)  # the work is spread
 
 

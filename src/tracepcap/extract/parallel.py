@@ -38,7 +38,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ..errors import AnalysisCancelled
-from .facts import Observation, Witness
+from .facts import Grade, Observation, Witness
 from .kinds import MAC, OUI_VENDOR
 from .pipeline import ExtractResult, Notices, _Tally, extract, ip_sort_key, manifest_rows
 from .settings import Limits
@@ -61,6 +61,9 @@ class ShardOutput:
     shard: Shard
     peak_rss: int = 0  #: bytes, the shard process's peak resident set (ru_maxrss)
     pid: int = 0  #: the process that walked it
+    #: (entity, kind, value, source, grade, first frame, first time, last frame, last time,
+    #: count, extractor, version) for each fact (result.observations is left empty)
+    facts: list[tuple] = field(default_factory=list)
 
 
 # --- running one shard (in a local process, on a Dask worker, or in-process) -------------
@@ -80,7 +83,11 @@ def run_shard(path: str, capture_id: str, limits: Limits, index: int, count: int
     on_progress = _report(index) if _progress is not None else (lambda done, total: None)
     result = extract(Path(path), capture_id, limits=limits, on_conversation=rows.append,
                      on_progress=on_progress, shard=shard)
-    return ShardOutput(result, rows, shard, peak_rss(), os.getpid())
+    facts = [(o.entity, o.kind, o.value, o.source, str(o.grade), w.first_frame, w.first_time,
+              w.last_frame, w.last_time, w.count, w.extractor, w.extractor_version)
+             for o in result.observations for w in (o.witness,)]
+    result.observations = []  # sent as plain tuples: a tenth of the pickling
+    return ShardOutput(result, rows, shard, peak_rss(), os.getpid(), facts)
 
 
 def _report(index: int) -> Callable[[int, int], None]:
@@ -222,11 +229,10 @@ def merge(outputs: list[ShardOutput], capture_id: str, limits: Limits) -> tuple[
     facts = _merge_facts(outputs)
     if len(facts) > limits.max_facts:
         raise Fallback("more facts than the fact table holds")
-    observations = [Observation(entity, kind, value, source, grade,
+    observations = [Observation(entity, kind, value, source, Grade(grade),
                                 Witness(capture_id, f0, f1, count, t0, t1, name, version))
                     for (entity, kind, value, source), (f0, t0, f1, t1, count, name, version, grade)
-                    in facts.items()]
-    observations.sort(key=lambda o: (o.entity, o.kind, o.value, o.source))
+                    in sorted(facts.items())]
 
     counts: dict[str, int] = {}
     for out in outputs:
@@ -249,25 +255,24 @@ def _merge_facts(outputs: list[ShardOutput]) -> dict[tuple, list]:
     grade]; the `oui-vendor` facts derived again from the merged `mac` facts."""
     facts: dict[tuple, list] = {}
     vendors = False
+    oui = OUI_VENDOR.name
     for out in outputs:
-        for o in out.result.observations:
-            if o.kind == OUI_VENDOR.name and o.source == LINK_IDENTITY:
+        for entity, kind, value, source, grade, f0, t0, f1, t1, count, name, version in out.facts:
+            if kind == oui and source == LINK_IDENTITY:
                 vendors = True
                 continue
-            w = o.witness
-            key = (o.entity, o.kind, o.value, o.source)
+            key = (entity, kind, value, source)
             row = facts.get(key)
             if row is None:
-                facts[key] = [w.first_frame, w.first_time, w.last_frame, w.last_time, w.count,
-                              w.extractor, w.extractor_version, o.grade]
+                facts[key] = [f0, t0, f1, t1, count, name, version, grade]
                 continue
-            if (row[5], row[6]) != (w.extractor, w.extractor_version):
-                raise Fallback(f"two extractors emitted the same {o.kind} fact")
-            if w.first_frame < row[0]:
-                row[0], row[1] = w.first_frame, w.first_time
-            if w.last_frame >= row[2]:
-                row[2], row[3] = w.last_frame, w.last_time
-            row[4] += w.count
+            if (row[5], row[6]) != (name, version):
+                raise Fallback(f"two extractors emitted the same {kind} fact")
+            if f0 < row[0]:
+                row[0], row[1] = f0, t0
+            if f1 >= row[2]:
+                row[2], row[3] = f1, t1
+            row[4] += count
     if vendors:
         from .extractors.link_identity import VERSION, vendor_of
         for (entity, kind, value, source), row in list(facts.items()):
@@ -279,7 +284,7 @@ def _merge_facts(outputs: list[ShardOutput]) -> dict[tuple, list]:
             key = (entity, OUI_VENDOR.name, vendor, LINK_IDENTITY)
             have = facts.get(key)
             if have is None:
-                facts[key] = [row[0], row[1], row[0], row[1], 1, LINK_IDENTITY, VERSION, OUI_VENDOR.grade]
+                facts[key] = [row[0], row[1], row[0], row[1], 1, LINK_IDENTITY, VERSION, str(OUI_VENDOR.grade)]
             else:
                 if row[0] < have[0]:
                     have[0], have[1] = row[0], row[1]
