@@ -115,6 +115,8 @@ def expected(question: str, truth: Truth) -> str | None:
 
 def score(question: str, want: str, verdict: dict | None) -> Scored:
     answer = verdict["primary_label"] if verdict else "Unknown"
+    if answer is None:  # contested: shown by its leading candidate
+        answer = next((c["label"] for c in verdict["candidates"]), "Unknown")
     confidence = int(verdict["confidence"]) if verdict else 0
     parents = PARENTS[question]
     if verdict and verdict.get("contested"):
