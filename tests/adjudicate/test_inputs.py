@@ -43,7 +43,7 @@ def test_machine_answer_is_the_verdict_from_votes_alone():
     registry = get_registry()
     answer = registry.machine_answer("os-family", "h", [Vote("iOS", 40, "syn (+40)", signal="s"),
                                                         Vote("macOS", 40, "syn (+40)", signal="s")])
-    assert answer == Answer("os-family", "Apple", 75, ("iOS", "macOS"))  # one signal: capped
+    assert answer == Answer("os-family", "Apple", 75, ("iOS", "macOS"), ("s",))  # one signal: capped
     assert registry.machine_answer("os-family", "h", []).label == "Unknown"
 
 
@@ -81,4 +81,6 @@ def test_apple_and_network_os_vote_at_their_level():
 
 def test_no_answer_no_vote():
     assert list(os_answer.vote(host_with(None))) == []
+    # an answer from the TTL alone: ttl_class voted that TTL already
+    assert list(os_answer.vote(host_with(Answer("os-family", "Windows", 20, (), ("ttl",))))) == []
     assert list(os_answer.vote(host_with(Answer("os-family", "Unknown", 0)))) == []

@@ -64,7 +64,10 @@ class Registry:
         adj = self.get(question)
         verdict = decide(adj, Key(question, "", entity), votes, Annotations(None, [], []))
         label = adj.unknown_label if verdict.primary_label is None else verdict.primary_label
-        return Answer(question, label, verdict.confidence, verdict.parent_of)
+        carried = {adj.label_key(x) for x in (label, *verdict.parent_of)}
+        backing = sorted({v.signal for c in verdict.candidates if adj.label_key(c.label) in carried
+                          for v in c.votes if v.weight > 0})
+        return Answer(question, label, verdict.confidence, verdict.parent_of, tuple(backing))
 
     def listing(self) -> list[str]:
         """One line per question: key, tier, module, signals (what discovery found)."""

@@ -84,6 +84,7 @@ class Answer:
     label: str  # the answer: a leaf, a taxonomy parent, or the question's Unknown label
     confidence: int
     parent_of: tuple[str, ...] = ()  # a parent-level answer: the children it stands for
+    backing: tuple[str, ...] = ()  # the signals whose votes for it carry it, by name
 
     def cite(self) -> str:
         """How a reason names it: "its os-family answer iOS (confidence 85)"."""

@@ -49,7 +49,11 @@ def test_a_raspberry_pi_runs_linux():
         ("Linux", 10, "MAC OUI is Raspberry Pi Foundation: a Raspberry Pi, a single-board Linux computer (+10)",
          (4,))]
     assert votes(os_oui_vendor, context({"10.0.0.1": [fact(MAC, "00:11:22:33:44:55", 4),
-                                                      fact(OUI_VENDOR, "Sonos, Inc.", 4)]}), "10.0.0.1") == []
+                                                      fact(OUI_VENDOR, "Dell Inc.", 4)]}), "10.0.0.1") == []
+    assert votes(os_oui_vendor, context({"10.0.0.1": [fact(MAC, "00:11:22:33:44:55", 4),
+                                                      fact(OUI_VENDOR, "Axis Communications AB", 4)]}), "10.0.0.1") == [
+        ("Embedded", 10, "MAC OUI is Axis Communications AB: a maker of IP cameras, which run embedded firmware "
+         "(+10)", (4,))]
 
 
 def test_oui_vendor_of_a_routers_mac_is_not_the_hosts():
@@ -66,7 +70,8 @@ def test_ttl_class_uses_the_ttl_most_packets_carried():
     ctx = context({"10.0.0.1": [fact(TTL, "255", 3, 40), fact(TTL, "64", 9, 2)],
                    "10.0.0.2": [fact(TTL, "127", 5, 10)], "10.0.0.3": [fact(TTL, "61", 5, 10)]})
     assert votes(ttl_class, ctx, "10.0.0.1") == [
-        ("Router", 20, "sends with TTL 255 (initial 255, typical of network equipment) (+20)", (3,))]
+        ("Network device", 20, "sends with TTL 255 (initial 255, typical of network equipment: routers, "
+         "switches, access points) (+20)", (3,))]
     assert votes(ttl_class, ctx, "10.0.0.2") == [
         ("Workstation", 10, "sends with TTL 127 (initial 128, typical of Windows) (+10)", (5,))]
     assert votes(ttl_class, ctx, "10.0.0.3") == []
@@ -155,3 +160,16 @@ def test_client_software():
                          fact(DHCP_VENDOR_CLASS, "android-dhcp-13", 2)]})
     assert votes(client_software, ctx, "m") == [
         ("Mobile", 20, f"its User-Agent names a mobile platform: {ua[:80]}, frame 33 (+20)", (33,))]
+
+
+def test_a_router_answering_dhcp_for_its_segment_is_a_gateway_router():
+
+    mac = "00:00:0c:01:02:03"
+    remote = {ip: [fact(MAC, mac, 9, 80), fact(TTL, "52", 9, 80)] for ip in ("203.0.113.5", "203.0.113.6")}
+    ctx = context({"10.0.0.1": [fact(MAC, mac, 1, 50), fact(TTL, "255", 1, 50), fact(SERVED, "udp/67", 2)],
+                   **remote})
+    assert [(v.label, v.weight, v.reason) for v in router.vote(ctx.host("10.0.0.1"))] == [
+        ("Router", 30, "its MAC 00:00:0c:01:02:03 also carries 2 addresses outside 10.0.0.0/24 or hops away "
+         "(203.0.113.5, 203.0.113.6) (+30)"),
+        ("Router", 40, "and it answers DHCP for the segment, first in frame 2: what a gateway router gives its "
+         "network (+40)")]

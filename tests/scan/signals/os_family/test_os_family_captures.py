@@ -51,7 +51,9 @@ def test_lldp_and_cdp_descriptions_reach_os_family(analyze_json, tmp_path):
         "10.0.0.5": [("Linux", [f"its LLDP system description is {linux}, first in frame 1 (+30)"])],
         "10.0.0.2": [("Network OS", ["its CDP software version is Cisco IOS Software, C2960 Software "
                                      "(C2960-LANBASEK9-M), Version 15.0(2)SE11, first in frame 2 (+30)"])],
-        "10.0.5.21": [("Embedded", ["its CDP platform is Cisco IP Phone 8841, first in frame 3 (+30)"])]}
+        "10.0.5.21": [("Embedded", ["its CDP platform is Cisco IP Phone 8841, first in frame 3 (+30)",
+                                    "it calls itself SEP001B210A0B0C over CDP, frame 3: a Cisco IP phone's "
+                                    "default name (SEP and its MAC) (+20)"])]}
 
 
 def test_demo_office_os_families_match_the_truth(demo):
