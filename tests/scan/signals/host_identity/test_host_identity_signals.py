@@ -9,6 +9,7 @@ from tracepcap.extract.kinds import (DHCP_VENDOR_CLASS, INITIATED, MAC, MDNS_SER
                                      USER_AGENT)
 from tracepcap.scan.context import Traffic
 from tracepcap.scan.signals.host_identity import (announcements, client_software, oui_vendor, router,
+                                                  user_agent_device,
                                                   services_answered, traffic_pattern, ttl_class)
 from tracepcap.scan.signals.os_family import oui_vendor as os_oui_vendor
 
@@ -155,11 +156,34 @@ def test_airplay_and_raop_name_no_device_type():
 
 
 def test_client_software():
-    ua = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15"
-    ctx = context({"m": [fact(USER_AGENT, ua, 33),
-                         fact(DHCP_VENDOR_CLASS, "android-dhcp-13", 2)]})
+    ctx = context({"m": [fact(DHCP_VENDOR_CLASS, "android-dhcp-13", 2)]})
     assert votes(client_software, ctx, "m") == [
-        ("Mobile", 20, f"its User-Agent names a mobile platform: {ua[:80]}, frame 33 (+20)", (33,))]
+        ("Mobile", 20, "its DHCP vendor class is android-dhcp-13, frame 2 (+20)", (2,))]
+
+
+@pytest.mark.parametrize("ua, label, words", [
+    ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+     "Mobile/15E148", "Mobile", "a smartphone (Apple iPhone)"),
+    ("Mozilla/5.0 (Linux; Android 13; SM-X700) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 "
+     "Safari/537.36", "Mobile", 'a tablet (Samsung Galaxy Tab S8 11.0" WiFi)'),
+    ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 "
+     "Safari/537.36", "Workstation", "a desktop or laptop computer"),
+    ("Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) 76.0.3809.146/6.0 TV "
+     "Safari/537.36", "IoT Device", "a smart TV or streaming box"),
+    ("Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)", "IoT Device",
+     "a games console (Sony PlayStation 5)"),
+])
+def test_user_agent_device_classes_by_device_detector(ua, label, words):
+    ctx = context({"m": [fact(USER_AGENT, ua, 33)]})
+    [(got, weight, reason, frames)] = votes(user_agent_device, ctx, "m")
+    assert (got, weight, frames) == (label, 20, (33,))
+    assert reason.startswith(f"Device Detector reads its User-Agent as {words}: ")
+    assert reason.endswith(", first in frame 33 (+20)")
+
+
+def test_libraries_and_bots_name_no_device_class():
+    ctx = context({"m": [fact(USER_AGENT, "curl/8.5.0", 3), fact(USER_AGENT, "python-requests/2.31", 4)]})
+    assert votes(user_agent_device, ctx, "m") == []
 
 
 def test_a_router_answering_dhcp_for_its_segment_is_a_gateway_router():
