@@ -270,3 +270,15 @@ def test_the_p0f_parser_reads_the_documented_format():
     assert db.match("syn", 1024, 1460, 0, ("mss",), 64) is None  # a tool: skipped
     with pytest.raises(ValueError, match="line 3: bad signature"):
         parse("[tcp:request]\nlabel = s:unix:X:\nsig = 1:2\n")
+
+
+def test_connectivity_probes_name_the_os_that_asked():
+    from tracepcap.extract.kinds import DNS_QUERY
+    from tracepcap.scan.signals.os_family import connectivity_check
+    host = context({"h": [fact(DNS_QUERY, "connectivitycheck.gstatic.com", 7),
+                          fact(DNS_QUERY, "www.example.com", 3)]}).host("h")
+    assert [(v.label, v.weight, v.reason, v.grade) for v in connectivity_check.vote(host)] == [
+        ("Android", 20, "it looked up connectivitycheck.gstatic.com, frame 7: Android's captive-portal check "
+         "(+20)", "INFERRED")]
+    apple = context({"h": [fact(DNS_QUERY, "captive.apple.com", 2)]}).host("h")
+    assert [v.label for v in connectivity_check.vote(apple)] == ["Apple"]
