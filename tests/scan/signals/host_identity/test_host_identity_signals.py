@@ -197,3 +197,9 @@ def test_a_router_answering_dhcp_for_its_segment_is_a_gateway_router():
          "(203.0.113.5, 203.0.113.6) (+30)"),
         ("Router", 40, "and it answers DHCP for the segment, first in frame 2: what a gateway router gives its "
          "network (+40)")]
+
+
+def test_a_dial_search_target_is_a_cast_device():
+    ctx = context({"tv": [fact(SSDP_NT, "urn:dial-multiscreen-org:service:dial:1", 6)]})
+    assert votes(announcements, ctx, "tv") == [
+        ("IoT Device", 35, "announces UPnP urn:dial-multiscreen-org:service:dial:1 over SSDP, frame 6 (+35)", (6,))]

@@ -282,3 +282,15 @@ def test_connectivity_probes_name_the_os_that_asked():
          "(+20)", "INFERRED")]
     apple = context({"h": [fact(DNS_QUERY, "captive.apple.com", 2)]}).host("h")
     assert [v.label for v in connectivity_check.vote(apple)] == ["Apple"]
+
+
+def test_apple_only_mdns_services_vote_for_the_family():
+    from tracepcap.extract.kinds import MDNS_SERVICE
+    from tracepcap.scan.signals.os_family import apple_services
+    host = context({"h": [fact(MDNS_SERVICE, "Annas iPhone._companion-link._tcp.local", 5),
+                          fact(MDNS_SERVICE, "Annas iPhone._airplay._tcp.local", 4)]}).host("h")
+    assert [(v.label, v.weight, v.reason) for v in apple_services.vote(host)] == [
+        ("Apple", 20, "announces _companion-link._tcp over mDNS, frame 5: Apple's Continuity companion link, "
+         "which only Apple's systems announce (+20)")]
+    airplay = context({"h": [fact(MDNS_SERVICE, "Kitchen._airplay._tcp.local", 4)]}).host("h")
+    assert list(apple_services.vote(airplay)) == []  # other makers' TVs and speakers announce AirPlay

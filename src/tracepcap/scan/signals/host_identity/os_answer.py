@@ -7,8 +7,9 @@ service: a Windows host answering services is a server as often as a desktop). L
 or appliance answers something. An Apple answer (macOS or iOS, not told apart) is a client
 device of either kind. A network OS is a Router when it serves DHCP or DNS to the segment,
 otherwise a network device of a kind its services or LLDP must tell.
-An OS answer that rests on the initial TTL alone does not vote: host_identity/ttl_class.py
-reads the same TTL, and counting one fact twice would inflate the confidence.
+An OS answer that rests only on facts host-identity's own signals read (the initial TTL,
+the OUI vendor, a self-given name's scheme, an announced model) does not vote: counting one
+fact twice would inflate the confidence.
 The grade is INFERRED (a judgment on another answer), so alone it holds at 50; the weight is
 modest because an OS runs on more device classes than the one it names (Android TVs, Apple
 TVs, Windows servers), whose own evidence should win.
@@ -32,7 +33,10 @@ CLIENT_OS = {"iOS": ("Mobile", "runs on phones and tablets"),
              "Windows": ("Workstation", "runs mostly on desktop and laptop computers"),
              "ChromeOS": ("Workstation", "runs on laptops and desktops")}
 ROUTER_SERVICES = ("udp/67", "udp/53", "tcp/53")
-OWN_EVIDENCE = {"ttl"}  # os-family signals whose facts a host-identity signal already reads
+# os-family signals whose facts a host-identity signal of the same name already reads
+# (ttl_class, oui_vendor, name_cues, device_model): an OS answer they alone carry is no
+# new evidence of the device type
+OWN_EVIDENCE = {"ttl", "oui_vendor", "name_cues", "device_model"}
 
 
 def _vote(label: str, weight: int, why: str) -> Vote:
@@ -42,7 +46,7 @@ def _vote(label: str, weight: int, why: str) -> Vote:
 def vote(host: HostFacts) -> Iterator[Vote]:
     answer = host.answer("os-family")
     if answer is None or answer.backing and set(answer.backing) <= OWN_EVIDENCE:
-        return  # an OS read from the TTL alone: ttl_class has voted that TTL already
+        return  # an OS read only from facts host-identity's own signals have voted already
     weight = WEIGHT if answer.confidence >= UNSURE else PARENT_WEIGHT
     if answer.label == "Windows" and host.served():
         return  # Windows answering services: a server as often as a desktop; they decide
