@@ -17,7 +17,8 @@
      wrong        another label, or a name where the device names itself nowhere
      unknown      "Unknown" where the truth is known
      contested    the verdict is contested (whatever its leading label)
-   and "confidently wrong" counts the wrong ones at confidence >= 80.
+   and "confidently wrong" counts the wrong ones at confidence >= 80; "right+parent" is the
+   share right at the level answered (issue 13 counts a parent-level answer as right).
 4. Prints those counts per question, a confusion matrix (truth x answer) for device type
    and OS family, and a calibration table: for the answers given (not Unknown), per
    confidence band, how many and what share were right or parent-level.
@@ -115,6 +116,8 @@ def expected(question: str, truth: Truth) -> str | None:
 
 def score(question: str, want: str, verdict: dict | None) -> Scored:
     answer = verdict["primary_label"] if verdict else "Unknown"
+    if answer is None:  # contested: shown by its leading candidate
+        answer = next((c["label"] for c in verdict["candidates"]), "Unknown")
     confidence = int(verdict["confidence"]) if verdict else 0
     parents = PARENTS[question]
     if verdict and verdict.get("contested"):
@@ -153,14 +156,15 @@ def report(title: str, rows: list[Scored], matrices: bool = True) -> str:
     """The printed figures: outcomes per question, confusion matrices, calibration."""
     lines = [f"== {title}", "",
              f"{'question':<14}{'scored':>7}" + "".join(f"{o:>11}" for o in OUTCOMES)
-             + f"{'conf. wrong':>13}"]
+             + f"{'conf. wrong':>13}{'right+parent':>14}"]
     for question in QUESTIONS:
         mine = [r for r in rows if r.question == question]
         counts = Counter(r.outcome for r in mine)
         wrong80 = sum(r.outcome == "wrong" and r.confidence >= CONFIDENT for r in mine)
         lines.append(f"{question:<14}{len(mine):>7}"
                      + "".join(f"{counts[o]:>4} {_pct(counts[o], len(mine))[:-2]:>5}%"
-                               for o in OUTCOMES) + f"{wrong80:>13}")
+                               for o in OUTCOMES) + f"{wrong80:>13}"
+                     + f"{_pct(counts['right'] + counts['parent'], len(mine)):>14}")
     if matrices:
         for question in ("host-identity", "os-family"):
             lines += ["", f"confusion matrix, {question} (rows: truth, columns: answer; "

@@ -80,7 +80,8 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
 
     def scan():
         with db.session() as s:
-            return scan_capture(s, capture_id, registry.signals(), CaptureContext.load(s, capture_id))
+            return scan_capture(s, capture_id, registry.signals(), CaptureContext.load(s, capture_id),
+                                answer=registry.machine_answer)
     report = stage("scan", scan)
     stage("adjudicate", lambda: adjudicate_capture(db, registry, capture_id))
 

@@ -63,7 +63,7 @@ def test_report_prints_counts_matrices_and_calibration(bench, corpus):
     text = bench.report("corpus", bench.score_capture(document, truth))
     lines = text.splitlines()
     header = next(line for line in lines if line.startswith("question") and "scored" in line)
-    assert header.split() == ["question", "scored", *bench.OUTCOMES, "conf.", "wrong"]
+    assert header.split() == ["question", "scored", *bench.OUTCOMES, "conf.", "wrong", "right+parent"]
     for question in bench.QUESTIONS:
         row = next(line for line in lines if line.startswith(question + " "))
         assert int(row.split()[1]) > 0
@@ -84,6 +84,9 @@ def test_scoring_rules(bench):
     assert score("os-family", "iOS", verdict("macOS", 90)).outcome == "wrong"
     assert score("os-family", "iOS", verdict("iOS", 40, contested=True)).outcome == "contested"
     assert score("os-family", "iOS", None).outcome == "unknown"
+    contested = {**verdict(None, 20, contested=True), "candidates": [{"label": "Windows"}, {"label": "iOS"}]}
+    assert (score("os-family", "iOS", contested).answer, score("os-family", "iOS", contested).outcome) == (
+        "Windows", "contested")
     assert score("host-identity", "Server", verdict("File Server")).outcome == "right"
     assert score("host-identity", "File Server", verdict("Server")).outcome == "parent"
     assert score("hostname", "Annas-iPhone", verdict("annas-iphone.local")).outcome == "right"
@@ -97,5 +100,5 @@ def test_confidently_wrong_counts_only_wrong_answers_at_80_or_more(bench):
             bench.score("os-family", "Linux", verdict("Linux", 95))]
     row = next(line for line in bench.report("t", rows, matrices=False).splitlines()
                if line.startswith("os-family "))
-    assert row.split()[-1] == "1"
+    assert row.split()[-3:] == ["1", "33.3", "%"]  # confidently wrong, then right+parent
     assert bench.expected("os-family", Truth("Access Point", None, None)) is None

@@ -62,7 +62,8 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         extracted, lost = result.complete, result.partial
         del result  # its facts are stored: held through Scan they raised a many-host capture's peak
         with db.session(write=True) as s:
-            report = scan_capture(s, stage, registry.signals(), CaptureContext.load(s, stage))
+            report = scan_capture(s, stage, registry.signals(), CaptureContext.load(s, stage),
+                                  answer=registry.machine_answer)
         return _swap_in(db, registry, capture_id, stage, report, extracted, lost)
     except Exception as err:  # noqa: BLE001 - the named boundary of one analysis job
         if isinstance(err, TracePcapError):

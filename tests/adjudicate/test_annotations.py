@@ -165,3 +165,15 @@ def test_a_parent_level_answer_narrows_to_one_of_its_children_only(db, apple_hos
         v = a.resolve(s, reg, apple_host, "macOS", actor=person("alice"))
         assert (v.primary_label, v.basis, v.override.rationale) == (
             "macOS", Basis.HUMAN, "chose macOS within Apple, which the evidence did not tell apart")
+
+
+def test_an_os_override_does_not_move_the_device_type_built_on_the_machine_os(db, capture_id):
+    """Cross-question inputs read machine answers only (docs/ARCHITECTURE.md): a human's
+    os-family answer stands in its own question; host-identity keeps its stored votes."""
+    reg = get_registry()
+    with db.session() as s:
+        before = stored_verdict(s, key(capture_id))
+        a.set_override(s, reg, key(capture_id, question="os-family"), "Windows", "asset register",
+                       actor=person("alice"))
+        after = stored_verdict(s, key(capture_id))
+    assert after == before

@@ -97,13 +97,24 @@ def test_an_override_may_name_the_parent():
 
 
 def test_evidence_for_the_parent_takes_its_vocabulary_form_and_counts_as_the_family():
+    def evidence(weight):
+        return ManualEvidence(id=1, question=KEY.question, capture_id="cap", entity_key=KEY.entity_key,
+                              label="apple", weight=weight, reason="Apple logo on the case", actor="alice",
+                              created_at=AT, updated_at=AT)
+    verdict = decide(OS_FAMILY, KEY, syn("iOS"), Annotations(None, [evidence(50)], []))
+    assert (verdict.primary_label, verdict.parent_of) == ("Apple", ("iOS",))
+    assert verdict.notes[0] == ("stopped at Apple: iOS (40) is one kind of Apple, and Apple itself has 50, "
+                                "and the evidence does not tell them apart firmly enough to choose")
+
+
+def test_evidence_for_an_ancestor_does_not_argue_against_the_leading_child():
     evidence = ManualEvidence(id=1, question=KEY.question, capture_id="cap", entity_key=KEY.entity_key,
-                              label="apple", weight=30, reason="Apple logo on the case", actor="alice",
+                              label="Apple", weight=30, reason="Apple logo on the case", actor="alice",
                               created_at=AT, updated_at=AT)
     verdict = decide(OS_FAMILY, KEY, syn("iOS"), Annotations(None, [evidence], []))
-    assert (verdict.primary_label, verdict.parent_of) == ("Apple", ("iOS",))
-    assert verdict.notes[0] == ("stopped at Apple: iOS (40) is one kind of Apple, and Apple itself has 30, "
-                                "and the evidence does not tell them apart firmly enough to choose")
+    # iOS is a kind of Apple: the Apple evidence is no rival, so iOS leads by all its 40
+    assert (verdict.primary_label, verdict.contested, verdict.parent_of) == ("iOS", False, ())
+    assert verdict.confidence == 75  # 40 of 50 is 80, held at the lone-signal cap
 
 
 def test_a_grandparent_is_the_nearest_parent_two_branches_share():

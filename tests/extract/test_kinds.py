@@ -94,6 +94,7 @@ def test_wire_names_and_grades_are_unchanged():
         "smb-lanman": Grade.REPORTED, "snmp-sysdescr": Grade.REPORTED,
         "snmp-sysobjectid": Grade.REPORTED, "ssdp-nt": Grade.REPORTED, "ssdp-server": Grade.REPORTED,
         "ssdp-usn": Grade.REPORTED, "ssh-banner": Grade.REPORTED, "tcp-syn-signature": Grade.MEASURED,
+        "tcp-synack-signature": Grade.MEASURED,
         "tls-client-fingerprint": Grade.MEASURED, "tls-sni": Grade.REPORTED,
         "ttl": Grade.MEASURED, "tunnel-endpoint": Grade.MEASURED, "user-agent": Grade.REPORTED,
         # issue 12: evidence parity

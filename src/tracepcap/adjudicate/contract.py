@@ -85,6 +85,9 @@ class Adjudicator:
     #: the label taxonomy, child -> parent (macOS -> Apple): when the labels a vote cannot tell
     #: apart share a parent, the parent is asserted instead of a contest
     parents: Mapping[str, str] = field(default_factory=dict)
+    #: the questions whose machine answers its signals read (their modules' `INPUTS`),
+    #: filled in by the registry, which answers those questions first
+    inputs: tuple[str, ...] = ()
     module: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:

@@ -3,6 +3,11 @@
 
 Each module defines `ADJUDICATOR`. Import errors propagate; a second claim on one question
 stops start-up naming both modules. A new question needs no registration edit.
+
+Cross-question inputs: a signal that reads another question's machine answer declares it
+(`INPUTS` in its module). Start-up fails on an input that names no question, a question's
+own, or a cycle; `signals()` lists the questions inputs first, and `machine_answer` is what
+scan hands the reading signals: the input question's verdict from its votes alone.
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ from importlib.metadata import entry_points
 from types import ModuleType
 
 from ..errors import DuplicateQuestion, NotFound
-from ..scan.signals import Signal, discover, signal_name
+from ..scan.context import Answer
+from ..scan.signals import Signal, discover, inputs_of, signal_name
+from ..scan.vote import Vote
 from . import questions as questions_pkg
-from .contract import Adjudicator
+from .contract import Adjudicator, Key
 
 ENTRY_POINT_GROUP = "tracepcap.questions"
 
@@ -28,6 +35,7 @@ class Registry:
 
     def __init__(self, adjudicators: list[Adjudicator]) -> None:
         self._by_key = {a.question: a for a in adjudicators}
+        self._scan_order = _dependency_order(adjudicators)
 
     def __iter__(self) -> Iterator[Adjudicator]:
         return iter(self._by_key.values())
@@ -46,7 +54,20 @@ class Registry:
             raise NotFound(f"unknown question {question!r}; known questions: {known}") from None
 
     def signals(self) -> dict[str, tuple[Signal, ...]]:
-        return {a.question: a.signals or () for a in self}
+        """Each question's signals, a question's inputs before it (scan's order)."""
+        return {a.question: a.signals or () for a in self._scan_order}
+
+    def machine_answer(self, question: str, entity: str, votes: list[Vote]) -> Answer:
+        """The machine answer of `question` for one entity from its votes alone (no human
+        annotation): what signals that declared it an input read."""
+        from .runner import Annotations, decide  # the runner imports this module
+        adj = self.get(question)
+        verdict = decide(adj, Key(question, "", entity), votes, Annotations(None, [], []))
+        label = adj.unknown_label if verdict.primary_label is None else verdict.primary_label
+        carried = {adj.label_key(x) for x in (label, *verdict.parent_of)}
+        backing = sorted({v.signal for c in verdict.candidates if adj.label_key(c.label) in carried
+                          for v in c.votes if v.weight > 0})
+        return Answer(question, label, verdict.confidence, verdict.parent_of, tuple(backing))
 
     def listing(self) -> list[str]:
         """One line per question: key, tier, module, signals (what discovery found)."""
@@ -73,9 +94,41 @@ def build_registry() -> Registry:
             raise DuplicateQuestion(f"question {question!r} is claimed by {found[question].module} "
                                     f"and {module.__name__}")
         signals = adjudicator.signals if adjudicator.signals is not None else discover(adjudicator.snake)
-        found[question] = dataclasses.replace(adjudicator, signals=tuple(signals), module=module.__name__)
+        inputs = tuple(dict.fromkeys(q for s in signals for q in inputs_of(s)))
+        found[question] = dataclasses.replace(adjudicator, signals=tuple(signals), inputs=inputs,
+                                              module=module.__name__)
     ordered = sorted(found.values(), key=lambda a: (a.position, a.question))
     return Registry(ordered)
+
+
+def _dependency_order(adjudicators: list[Adjudicator]) -> list[Adjudicator]:
+    """The questions, each after the questions its signals read (display order otherwise);
+    ValueError for an input that is no question, the question itself, or a cycle."""
+    by_key = {a.question: a for a in adjudicators}
+    for a in adjudicators:
+        for q in a.inputs:
+            if q == a.question:
+                raise ValueError(f"question {a.question!r}: a signal declares its own answer as an input")
+            if q not in by_key:
+                raise ValueError(f"question {a.question!r}: a signal declares input {q!r}, which is "
+                                 f"no question (known: {', '.join(by_key)})")
+    ordered: list[Adjudicator] = []
+    state: dict[str, str] = {}
+
+    def visit(a: Adjudicator, path: tuple[str, ...]) -> None:
+        if state.get(a.question) == "done":
+            return
+        if state.get(a.question) == "visiting":
+            cycle = " -> ".join((*path[path.index(a.question):], a.question))
+            raise ValueError(f"cross-question inputs form a cycle: {cycle}")
+        state[a.question] = "visiting"
+        for q in a.inputs:
+            visit(by_key[q], (*path, a.question))
+        state[a.question] = "done"
+        ordered.append(a)
+    for a in adjudicators:
+        visit(a, ())
+    return ordered
 
 
 @lru_cache(maxsize=1)

@@ -71,7 +71,7 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     ranking = board.ranking()
     candidates = [_candidate(t) for t in ranking]
     best = ranking[0] if ranking and ranking[0].score > 0 else None
-    second = ranking[1] if len(ranking) > 1 else None
+    second = _rival(adj, ranking)
     parent_of, stopped = (), None  # a parent-level answer: the children, and the note saying why
     if best is None:
         primary, confidence, contested, basis, capped = adj.unknown_label, 0, False, Basis.MACHINE, None
@@ -116,6 +116,16 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     return Verdict(key.question, key.capture_id, key.entity_key, primary, basis, confidence, contested,
                    tuple(candidates + dismissed_candidates), override,
                    tuple(c.label for c in dismissed_candidates), tuple(remarks), stale_since, parent_of)
+
+
+def _rival(adj: Adjudicator, ranking: list[Tally]) -> Tally | None:
+    """The leader's runner-up: the best other candidate that is not one of its ancestors in
+    the taxonomy (evidence for "Network device" does not argue against "Switch": it is
+    evidence for the kind of thing a switch is)."""
+    if not ranking:
+        return None
+    above = {adj.label_key(label) for label in adj.lineage(ranking[0].label)}
+    return next((t for t in ranking[1:] if adj.label_key(t.label) not in above), None)
 
 
 def _confidence(adj: Adjudicator, margin: int) -> int:

@@ -24,6 +24,7 @@ TUNNEL_ENDPOINT = FactKind("tunnel-endpoint", Grade.MEASURED)  #: the outer end 
 SERVED = FactKind("served", Grade.MEASURED)  #: "tcp/443": a port it answered on
 INITIATED = FactKind("initiated", Grade.MEASURED)  #: "tcp/22": a port it opened connections to
 TCP_SYN_SIGNATURE = FactKind("tcp-syn-signature", Grade.MEASURED)  #: window:mss:scale:options
+TCP_SYNACK_SIGNATURE = FactKind("tcp-synack-signature", Grade.MEASURED)  #: the same, of its SYN+ACKs
 TLS_CLIENT_FINGERPRINT = FactKind("tls-client-fingerprint", Grade.MEASURED)  #: JA3 / JA4
 DNS_QUERY = FactKind("dns-query", Grade.MEASURED)  #: a name it asked for
 DNS_ZONE = FactKind("dns-zone", Grade.REPORTED)  #: a zone named by NOTIFY / AXFR / IXFR (source says which)

@@ -73,6 +73,25 @@ def is_local(ip: str) -> bool:
     return any(addr in net for net in LOCAL_NETWORKS if net.version == addr.version)
 
 
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """Another question's machine answer for one host, as a signal that declared that question
+    one of its `INPUTS` reads it (scan/signals/__init__.py). Machine only: computed in scan from
+    the votes of that question, before any human action, so a human's override of the input
+    does not move the votes built on it (they cite the machine answer they used)."""
+
+    question: str
+    label: str  # the answer: a leaf, a taxonomy parent, or the question's Unknown label
+    confidence: int
+    parent_of: tuple[str, ...] = ()  # a parent-level answer: the children it stands for
+    backing: tuple[str, ...] = ()  # the signals whose votes for it carry it, by name
+
+    def cite(self) -> str:
+        """How a reason names it: "its os-family answer iOS (confidence 85)"."""
+        level = f", one of {' or '.join(self.parent_of)}" if self.parent_of else ""
+        return f"its {self.question} answer {self.label}{level} (confidence {self.confidence})"
+
+
 class CaptureContext:
     """All hosts of one capture with their facts and traffic."""
 
@@ -83,6 +102,9 @@ class CaptureContext:
         self._facts = facts
         self._traffic = traffic
         self._by_kind: dict[str, dict[str, list[Fact]]] = {}
+        #: question -> entity -> its machine Answer, filled by scan for questions that are
+        #: declared inputs of other questions' signals, before those signals run
+        self.answers: dict[str, dict[str, Answer]] = {}
 
     @classmethod
     def load(cls, session: Session, capture_id: str) -> CaptureContext:
@@ -250,6 +272,13 @@ class HostFacts:
 
     def values(self, kind: FactKind) -> list[str]:
         return [f.value for f in self.facts(kind)]
+
+    def answer(self, question: str) -> Answer | None:
+        """Another question's machine answer for this host; None when that question gave
+        none (Unknown, contested) or was not computed (the reading signal must declare it in
+        its module's `INPUTS`, which orders the questions)."""
+        found = self.capture.answers.get(question, {}).get(self.ip)
+        return found if found is not None and found.label != "Unknown" else None
 
     @property
     def all_facts(self) -> list[Fact]:

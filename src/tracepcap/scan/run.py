@@ -5,7 +5,7 @@ reported; the others still vote."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from sqlalchemy import delete, update
@@ -15,10 +15,10 @@ from ..store.bulk import insert_rows
 from ..store.models import Finding as FindingRow
 from ..store.models import Host
 from ..store.models import VoteRow
-from .context import CaptureContext
+from .context import Answer, CaptureContext
 from .findings import discover as discover_findings
 from .locality import localities
-from .signals import Signal, signal_name
+from .signals import Signal, inputs_of, signal_name
 from .vote import Vote, normalize_label
 
 log = logging.getLogger(__name__)
@@ -31,9 +31,16 @@ class ScanReport:
     findings: int = 0
 
 
+#: (question, entity, its votes) -> that question's machine answer (Registry.machine_answer)
+Answerer = Callable[[str, str, list[Vote]], Answer]
+
+
 def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[Signal, ...]],
-                 context: CaptureContext | None = None) -> ScanReport:
-    """Replace the capture's votes for the given questions."""
+                 context: CaptureContext | None = None, answer: Answerer | None = None) -> ScanReport:
+    """Replace the capture's votes for the given questions, taken in the mapping's order
+    (Registry.signals() puts a question's inputs first). With `answer`, each question some
+    signal declares as an input is answered per host from its votes as they are made, into
+    `context.answers`, for the signals of the questions after it."""
     context = context or CaptureContext.load(session, capture_id)
     report = ScanReport()
     for question in signals:
@@ -41,7 +48,7 @@ def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[
                                               VoteRow.question == question))
     # votes go to the store in batches as they are made: a many-host capture's votes are
     # never all in memory at once
-    report.votes = insert_rows(session, VoteRow, _votes(context, signals, report))
+    report.votes = insert_rows(session, VoteRow, _votes(context, signals, report, answer))
     report.findings = _find(session, context, report)
     _store_localities(session, context)
     return report
@@ -64,13 +71,17 @@ def _store_localities(session: Session, context: CaptureContext) -> None:
 
 
 def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
-           report: ScanReport) -> Iterator[dict]:
+           report: ScanReport, answer: Answerer | None = None) -> Iterator[dict]:
+    wanted = {q for question_signals in signals.values() for s in question_signals for q in inputs_of(s)}
     for question, question_signals in signals.items():
-        for signal in question_signals:
-            name = signal_name(signal)
-            for ip in context.hosts:
+        named = [(signal, signal_name(signal)) for signal in question_signals]
+        answers = context.answers.setdefault(question, {}) if answer and question in wanted else None
+        for ip in context.hosts:  # host by host: an input question's answer needs all its votes
+            host = context.host(ip)
+            made: list[Vote] = []
+            for signal, name in named:
                 try:
-                    votes = list(signal(context.host(ip)))
+                    votes = list(signal(host))
                 except Exception as err:  # noqa: BLE001 - named boundary: one signal, one host
                     key = f"{question}/{name}"
                     if key not in report.failures:
@@ -78,7 +89,11 @@ def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
                         report.failures[key] = f"{ip}: {type(err).__name__}: {err}"
                     continue
                 for vote in votes:
+                    if answers is not None:
+                        made.append(vote.signed(name))
                     yield _row(context.capture_id, question, ip, name, vote)
+            if answers is not None:
+                answers[ip] = answer(question, ip, made)
 
 
 def _find(session: Session, context: CaptureContext, report: ScanReport) -> int:

@@ -5,7 +5,9 @@ sending what such a device really sends, with the truth the capture was built fr
     truth = build(path, hosts=300, seed=1)   # {ip: Truth(device_type, os_family, hostname)}
 
 Every profile has an evidence level: "full" (what the device says on a busy day), "dhcp"
-(only its DHCP lease) or "quiet" (one DNS lookup: its TTL and MAC and nothing that names it).
+(only its DHCP lease) or "quiet" (one DNS lookup and the connection it was made for, an
+HTTPS handshake or an NTP query: its TTL, MAC and TCP stack, and nothing that names it).
+Each name resolves to a server of its own beyond the router, as on a real network.
 A quiet device's truth still counts; Unknown is the honest answer there. Labels use the
 vocabularies of the host-identity and os-family questions; `os_family=None` means the family
 is a matter of taste (an access point's vendor firmware), so the benchmark does not score it.
@@ -38,6 +40,8 @@ APPLE_PRL = (1, 121, 3, 6, 15, 108, 114, 119, 252, 95, 44, 46)
 ANDROID_PRL = (1, 3, 6, 15, 26, 28, 51, 58, 59, 43, 114, 108)
 LINUX_PRL = (1, 28, 2, 3, 15, 6, 119, 12, 44, 47, 26, 121, 42)
 EMBEDDED_PRL = (1, 3, 6, 12, 15, 28, 42)
+NTP_CLIENT = bytes([0x23]) + bytes(47)  # NTPv4, mode 3 (client)
+NTP_SERVER = bytes([0x24, 2]) + bytes(46)  # NTPv4, mode 4 (server), stratum 2
 
 
 @dataclass(frozen=True)
@@ -67,8 +71,17 @@ class _Net:
         self.scenario = Scenario(start=1_760_000_000.0 + seed)
         self.router = self.scenario.host(ROUTER_IP, "00:00:0c:9f:f0:01", ttl=255)
         self.admin = self.scenario.host(ADMIN_IP, "f0:d5:bf:0a:d0:02", ttl=64, syn=LINUX_SYN)
-        self.web = self.scenario.host("203.0.113.80", via=self.router, ttl=52)
+        self._remote: dict[str, Host] = {}
+        self.web = self.remote("www.example.com")
         self._port = 49152
+
+    def remote(self, name: str) -> Host:
+        """The server beyond the router that `name` resolves to, one per name."""
+        if name not in self._remote:
+            n = len(self._remote)
+            self._remote[name] = self.scenario.host(f"203.0.{113 + n // 200}.{80 + n % 200}",
+                                                    via=self.router, ttl=52)
+        return self._remote[name]
 
     def port(self) -> int:
         self._port = 49152 + (self._port - 49151) % 16000
@@ -81,9 +94,18 @@ class _Net:
         # Every stack announces the address it was leased (RFC 5227 2.3).
         self.scenario.emit(gratuitous_arp(d.host.mac, d.host.ip))
 
-    def lookup(self, d: Device, name: str) -> None:
-        self.scenario.dns_lookup(d.host, self.router, name, ["203.0.113.80"],
-                                 sport=self.port())
+    def lookup(self, d: Device, name: str, then: str | None = "https") -> None:
+        """A DNS lookup of `name`, then what it was for: an HTTPS handshake (its SYN and TLS
+        ClientHello), an NTP query ("ntp") or nothing (None)."""
+        server = self.remote(name)
+        self.scenario.dns_lookup(d.host, self.router, name, [server.ip], sport=self.port())
+        if then == "https":
+            self.scenario.tcp_session(d.host, server, self.port(), 443,
+                                      client=[app.tls_client_hello(name)],
+                                      server=[app.tls_server_hello()])
+        elif then == "ntp":
+            self.scenario.udp(d.host, server, 123, 123, NTP_CLIENT)
+            self.scenario.udp(server, d.host, 123, 123, NTP_SERVER)
 
     def browse(self, d: Device, user_agent: str) -> None:
         self.scenario.tcp_session(d.host, self.web, self.port(), 80, client=[
@@ -243,7 +265,7 @@ def printer(net: _Net, d: Device) -> Truth:
     model = rng.choice(("HP LaserJet Pro M404dn", "Brother HL-L2350DW", "HP OfficeJet Pro 9015"))
     name = ("NPI" if model.startswith("HP") else "BRW") + _hex(rng, 6)
     if d.evidence == "quiet":
-        net.lookup(d, "pool.ntp.org")
+        net.lookup(d, "pool.ntp.org", "ntp")
         return Truth("Printer", "Embedded", None)
     net.lease(d, hostname=name, param_list=EMBEDDED_PRL)
     if d.evidence == "full":
@@ -257,7 +279,7 @@ def camera(net: _Net, d: Device) -> Truth:
     axis = d.host.mac.startswith("ac:cc:8e")
     name = f"axis-{d.host.mac.replace(':', '')}" if axis else None
     if d.evidence == "quiet":
-        net.lookup(d, "time.windows.com")
+        net.lookup(d, "time.windows.com", "ntp")
         return Truth("IP Camera", "Embedded", None)
     net.lease(d, hostname=name, param_list=EMBEDDED_PRL)
     if d.evidence == "full":
@@ -271,7 +293,7 @@ def voip_phone(net: _Net, d: Device) -> Truth:
     yealink = d.host.mac.startswith("80:5e:c0")
     name = f"SIP-T46S-{_hex(d.rng, 4)}" if yealink else f"SEP{d.host.mac.replace(':', '').upper()}"
     if d.evidence == "quiet":
-        net.lookup(d, "pbx.example.com")
+        net.lookup(d, "pbx.example.com", None)
         return Truth("VoIP Phone", "Embedded", None)
     net.lease(d, hostname=name, vendor_class="yealink" if yealink else "Polycom-VVX450",
               param_list=EMBEDDED_PRL + (66, 150))
@@ -288,7 +310,7 @@ def voip_phone(net: _Net, d: Device) -> Truth:
 def smart_tv(net: _Net, d: Device) -> Truth:
     google = d.host.mac.startswith("f4:f5:d8")
     if d.evidence == "quiet":
-        net.lookup(d, "time.google.com" if google else "time.samsungcloudsolution.com")
+        net.lookup(d, "time.google.com" if google else "time.samsungcloudsolution.com", "ntp")
         return Truth("IoT Device", "Android" if google else "Linux", None)
     net.lease(d, vendor_class="android-dhcp-12" if google else None, param_list=LINUX_PRL[:7])
     if d.evidence == "full":

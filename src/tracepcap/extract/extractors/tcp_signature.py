@@ -1,4 +1,5 @@
-"""`tcp-syn-signature` facts: the shape of the SYNs a host sent.
+"""`tcp-syn-signature` facts: the shape of the SYNs a host sent; `tcp-synack-signature`
+the same for the SYN+ACKs it answered with (what a server's stack looks like).
 
 Value: "window:mss:wscale:options", e.g. "64240:1460:8:mss,nop,ws,nop,nop,sok"
 (MSS or window scale "*" when absent; option names as p0f writes them).
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from ..decoders import tcp
 from ..extractor import Extractor
-from ..kinds import TCP_SYN_SIGNATURE
+from ..kinds import TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE
 from ..packet import PROTO_TCP
 
 
@@ -19,11 +20,11 @@ def signature(window: int, options: bytes | None) -> str:
 
 
 class TcpSignature(Extractor):
-    NAME, VERSION = "tcp-signature", "1"
-    KINDS = (TCP_SYN_SIGNATURE,)
+    NAME, VERSION = "tcp-signature", "2"
+    KINDS = (TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE)
     EVERY_IP = True
 
     def observe(self, pkt, flow) -> None:
-        if pkt.proto == PROTO_TCP and pkt.flags & (tcp.SYN | tcp.ACK) == tcp.SYN:
-            self.emit.fact(pkt.src, TCP_SYN_SIGNATURE, signature(pkt.window, pkt.tcp_options),
-                           pkt.frame, pkt.ts)
+        if pkt.proto == PROTO_TCP and pkt.flags & tcp.SYN:
+            kind = TCP_SYNACK_SIGNATURE if pkt.flags & tcp.ACK else TCP_SYN_SIGNATURE
+            self.emit.fact(pkt.src, kind, signature(pkt.window, pkt.tcp_options), pkt.frame, pkt.ts)

@@ -1,11 +1,18 @@
 """Signals, grouped by question: `signals/<question_snake_name>/<signal>.py`, each module a
 few constants and a `vote(host) -> Iterator[Vote]` function. Found by package scan; an import
-error propagates (a broken signal stops start-up instead of silently vanishing)."""
+error propagates (a broken signal stops start-up instead of silently vanishing).
+
+Cross-question inputs: a signal module may read other questions' machine answers through
+`host.answer(question)`, and must declare them, `INPUTS = ("os-family",)`. The registry
+checks the declarations (known questions, no cycle) and orders the questions so that an
+input is answered, from its own votes, before the signals that read it run.
+"""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from collections.abc import Callable, Iterable
 
 from ..context import HostFacts
@@ -29,6 +36,12 @@ def discover(question_snake: str) -> tuple[Signal, ...]:
             raise TypeError(f"signal module {module.__name__} has no vote(host) function")
         found.append(module.vote)
     return tuple(found)
+
+
+def inputs_of(signal: Signal) -> tuple[str, ...]:
+    """The questions whose machine answers a signal reads: its module's `INPUTS`."""
+    module = sys.modules.get(getattr(signal, "__module__", "") or "")
+    return tuple(getattr(signal, "inputs", None) or getattr(module, "INPUTS", ()))
 
 
 def signal_name(signal: Signal) -> str:

@@ -31,7 +31,7 @@ def test_both_are_discovered():
     ("AppleTV6,2", "an Apple TV", "IoT Device", None),
     ("AudioAccessory1,1", "a HomePod", "IoT Device", None),
     ("Chromecast Ultra", "a Google cast device", "IoT Device", None),
-    ("HP LaserJet 400 M401dne", "a printer", "Printer", None),
+    ("HP LaserJet 400 M401dne", "a printer", "Printer", "Embedded"),
 ])
 def test_each_model_line(model, line, device, family):
     facts = [fact(DEVICE_MODEL, model, 11, source="mdns-txt")]

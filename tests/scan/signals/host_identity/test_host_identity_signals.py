@@ -9,6 +9,7 @@ from tracepcap.extract.kinds import (DHCP_VENDOR_CLASS, INITIATED, MAC, MDNS_SER
                                      USER_AGENT)
 from tracepcap.scan.context import Traffic
 from tracepcap.scan.signals.host_identity import (announcements, client_software, oui_vendor, router,
+                                                  user_agent_device,
                                                   services_answered, traffic_pattern, ttl_class)
 from tracepcap.scan.signals.os_family import oui_vendor as os_oui_vendor
 
@@ -49,7 +50,11 @@ def test_a_raspberry_pi_runs_linux():
         ("Linux", 10, "MAC OUI is Raspberry Pi Foundation: a Raspberry Pi, a single-board Linux computer (+10)",
          (4,))]
     assert votes(os_oui_vendor, context({"10.0.0.1": [fact(MAC, "00:11:22:33:44:55", 4),
-                                                      fact(OUI_VENDOR, "Sonos, Inc.", 4)]}), "10.0.0.1") == []
+                                                      fact(OUI_VENDOR, "Dell Inc.", 4)]}), "10.0.0.1") == []
+    assert votes(os_oui_vendor, context({"10.0.0.1": [fact(MAC, "00:11:22:33:44:55", 4),
+                                                      fact(OUI_VENDOR, "Axis Communications AB", 4)]}), "10.0.0.1") == [
+        ("Embedded", 10, "MAC OUI is Axis Communications AB: a maker of IP cameras, which run embedded firmware "
+         "(+10)", (4,))]
 
 
 def test_oui_vendor_of_a_routers_mac_is_not_the_hosts():
@@ -66,7 +71,8 @@ def test_ttl_class_uses_the_ttl_most_packets_carried():
     ctx = context({"10.0.0.1": [fact(TTL, "255", 3, 40), fact(TTL, "64", 9, 2)],
                    "10.0.0.2": [fact(TTL, "127", 5, 10)], "10.0.0.3": [fact(TTL, "61", 5, 10)]})
     assert votes(ttl_class, ctx, "10.0.0.1") == [
-        ("Router", 20, "sends with TTL 255 (initial 255, typical of network equipment) (+20)", (3,))]
+        ("Network device", 20, "sends with TTL 255 (initial 255, typical of network equipment: routers, "
+         "switches, access points) (+20)", (3,))]
     assert votes(ttl_class, ctx, "10.0.0.2") == [
         ("Workstation", 10, "sends with TTL 127 (initial 128, typical of Windows) (+10)", (5,))]
     assert votes(ttl_class, ctx, "10.0.0.3") == []
@@ -150,8 +156,50 @@ def test_airplay_and_raop_name_no_device_type():
 
 
 def test_client_software():
-    ua = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15"
-    ctx = context({"m": [fact(USER_AGENT, ua, 33),
-                         fact(DHCP_VENDOR_CLASS, "android-dhcp-13", 2)]})
+    ctx = context({"m": [fact(DHCP_VENDOR_CLASS, "android-dhcp-13", 2)]})
     assert votes(client_software, ctx, "m") == [
-        ("Mobile", 20, f"its User-Agent names a mobile platform: {ua[:80]}, frame 33 (+20)", (33,))]
+        ("Mobile", 20, "its DHCP vendor class is android-dhcp-13, frame 2 (+20)", (2,))]
+
+
+@pytest.mark.parametrize("ua, label, words", [
+    ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+     "Mobile/15E148", "Mobile", "a smartphone (Apple iPhone)"),
+    ("Mozilla/5.0 (Linux; Android 13; SM-X700) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 "
+     "Safari/537.36", "Mobile", 'a tablet (Samsung Galaxy Tab S8 11.0" WiFi)'),
+    ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 "
+     "Safari/537.36", "Workstation", "a desktop or laptop computer"),
+    ("Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) 76.0.3809.146/6.0 TV "
+     "Safari/537.36", "IoT Device", "a smart TV or streaming box"),
+    ("Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)", "IoT Device",
+     "a games console (Sony PlayStation 5)"),
+])
+def test_user_agent_device_classes_by_device_detector(ua, label, words):
+    ctx = context({"m": [fact(USER_AGENT, ua, 33)]})
+    [(got, weight, reason, frames)] = votes(user_agent_device, ctx, "m")
+    assert (got, weight, frames) == (label, 20, (33,))
+    assert reason.startswith(f"Device Detector reads its User-Agent as {words}: ")
+    assert reason.endswith(", first in frame 33 (+20)")
+
+
+def test_libraries_and_bots_name_no_device_class():
+    ctx = context({"m": [fact(USER_AGENT, "curl/8.5.0", 3), fact(USER_AGENT, "python-requests/2.31", 4)]})
+    assert votes(user_agent_device, ctx, "m") == []
+
+
+def test_a_router_answering_dhcp_for_its_segment_is_a_gateway_router():
+
+    mac = "00:00:0c:01:02:03"
+    remote = {ip: [fact(MAC, mac, 9, 80), fact(TTL, "52", 9, 80)] for ip in ("203.0.113.5", "203.0.113.6")}
+    ctx = context({"10.0.0.1": [fact(MAC, mac, 1, 50), fact(TTL, "255", 1, 50), fact(SERVED, "udp/67", 2)],
+                   **remote})
+    assert [(v.label, v.weight, v.reason) for v in router.vote(ctx.host("10.0.0.1"))] == [
+        ("Router", 30, "its MAC 00:00:0c:01:02:03 also carries 2 addresses outside 10.0.0.0/24 or hops away "
+         "(203.0.113.5, 203.0.113.6) (+30)"),
+        ("Router", 40, "and it answers DHCP for the segment, first in frame 2: what a gateway router gives its "
+         "network (+40)")]
+
+
+def test_a_dial_search_target_is_a_cast_device():
+    ctx = context({"tv": [fact(SSDP_NT, "urn:dial-multiscreen-org:service:dial:1", 6)]})
+    assert votes(announcements, ctx, "tv") == [
+        ("IoT Device", 35, "announces UPnP urn:dial-multiscreen-org:service:dial:1 over SSDP, frame 6 (+35)", (6,))]

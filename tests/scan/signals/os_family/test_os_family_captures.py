@@ -11,8 +11,8 @@ from tracepcap.testing import discovery as d
 from tracepcap.testing.demo import DEMO_TRUTH, build_demo_office
 from tracepcap.testing.scenario import LINUX_SYN, WINDOWS_SYN, Scenario
 
-LINUX_SHARED = "is the Linux kernel's, which Linux, Android and ChromeOS share (+40)"
-APPLE_SHARED = "is the Apple (XNU) stack's, which macOS and iOS share (+40)"
+LINUX_SHARED = "is the Linux kernel's, which Linux, Android and ChromeOS share (p0f: Linux 2.2.x-3.x) (+40)"
+APPLE_SHARED = "is the Apple (XNU) stack's, which macOS and iOS share (p0f: {}) (+40)"
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,9 @@ def test_lldp_and_cdp_descriptions_reach_os_family(analyze_json, tmp_path):
         "10.0.0.5": [("Linux", [f"its LLDP system description is {linux}, first in frame 1 (+30)"])],
         "10.0.0.2": [("Network OS", ["its CDP software version is Cisco IOS Software, C2960 Software "
                                      "(C2960-LANBASEK9-M), Version 15.0(2)SE11, first in frame 2 (+30)"])],
-        "10.0.5.21": [("Embedded", ["its CDP platform is Cisco IP Phone 8841, first in frame 3 (+30)"])]}
+        "10.0.5.21": [("Embedded", ["its CDP platform is Cisco IP Phone 8841, first in frame 3 (+30)",
+                                    "it calls itself SEP001B210A0B0C over CDP, frame 3: a Cisco IP phone's "
+                                    "default name (SEP and its MAC) (+20)"])]}
 
 
 def test_demo_office_os_families_match_the_truth(demo):
@@ -78,7 +80,8 @@ def test_demo_windows_workstation_every_reason_names_its_frame(demo):
     verdict = os_family(demo, "10.0.0.21")
     assert (verdict["primary_label"], verdict["confidence"], verdict["basis"]) == ("Windows", 100, "MACHINE")
     assert verdict["candidates"][0]["reasons"] == [
-        "its TCP SYN signature 64240:1460:8:mss,nop,ws,nop,nop,sok, first in frame 75, is the Windows stack's (+40)",
+        "its TCP SYN signature 64240:1460:8:mss,nop,ws,nop,nop,sok, first in frame 75, is the Windows stack's "
+        "(p0f: Windows NT kernel) (+40)",
         "its DHCP parameter request list 1,3,6,15,31,33,43,44,46,47,119,121,249,252, first in frame 14, is "
         "Windows 8 to 11 (+20)",
         "its DHCP vendor class MSFT 5.0, first in frame 14, is Windows' DHCP client (+20)",
@@ -137,27 +140,32 @@ def test_ftp_client_is_windows_xp_era(analyze_json, captures):
     # By hand: 192.168.0.114 sends its SYN in frame 1 with TTL 128, window 16384 and options
     # MSS, NOP, NOP, SACK-permitted (no window scale, no timestamps: p0f's Windows XP), and
     # introduces itself as FlashFXP 3.4 (CLNT, frame 13), a Windows-only FTP client. The
-    # server 192.168.0.193 answers with TTL 128 too; nothing else of it names an OS.
+    # server 192.168.0.193 answers with TTL 128 too, and its SYN+ACK (frame 2: window 16384,
+    # MSS 1452, MSS,NOP,NOP,SACK-permitted) is p0f's Windows XP response.
     hosts = analyze_json(captures / "ftp.pcap")
     client = os_family(hosts, "192.168.0.114")
     assert (client["primary_label"], client["contested"], client["confidence"]) == ("Windows", False, 100)
     assert client["candidates"][0]["reasons"] == [
-        "its TCP SYN signature 16384:1460:*:mss,nop,nop,sok, first in frame 1, is the Windows stack's with window "
-        "scaling off (+40)",
+        "its TCP SYN signature 16384:1460:*:mss,nop,nop,sok, first in frame 1, is the Windows stack's "
+        "(p0f: Windows XP) (+40)",
         "sends with TTL 128, first in frame 1 (initial 128, the Windows default) (+10)"]
     server = os_family(hosts, "192.168.0.193")
-    assert (server["primary_label"], server["confidence"]) == ("Windows", 20)
+    assert (server["primary_label"], server["confidence"]) == ("Windows", 100)
+    assert server["candidates"][0]["reasons"][0] == (
+        "its TCP SYN+ACK signature 16384:1452:*:mss,nop,nop,sok, first in frame 2, is the Windows stack's "
+        "(p0f: Windows XP) (+40)")
 
 
-@pytest.mark.parametrize("name, ip, first, signature", [
+@pytest.mark.parametrize("name, ip, first, signature, p0f", [
     # An Apple-OUI host (c4:61:8b:35:82:a9) running Signal: SYNs in frames 3.. with TTL 64,
     # window 65535, MSS,NOP,WS,NOP,NOP,TS,SACK-permitted,EOL. Nothing in the capture says
     # Mac or iPhone (the "Lucas-iMac" DHCP DISCOVERs come from another MAC, d8:30:62:56:00:1c).
-    ("signal.pcap", "192.168.2.17", 3, "65535:1460:6:mss,nop,ws,nop,nop,ts,sok,eol"),
+    ("signal.pcap", "192.168.2.17", 3, "65535:1460:6:mss,nop,ws,nop,nop,ts,sok,eol", "Mac OS X"),
     # An Apple-OUI host (00:f4:b9:26:bb:f4) opening WhatsApp: one SYN, frame 4, window scale 4.
-    ("whatsapp_login_chat.pcap", "192.168.2.4", 4, "65535:1460:4:mss,nop,ws,nop,nop,ts,sok,eol"),
+    ("whatsapp_login_chat.pcap", "192.168.2.4", 4, "65535:1460:4:mss,nop,ws,nop,nop,ts,sok,eol",
+     "MacOS X 10.9 or newer (sometimes iPhone or iPad)"),
 ])
-def test_apple_stack_without_a_word_from_the_host_is_apple(analyze_json, captures, name, ip, first, signature):
+def test_apple_stack_without_a_word_from_the_host_is_apple(analyze_json, captures, name, ip, first, signature, p0f):
     # macOS or iOS, the capture cannot say: the answer stops at Apple, both stay candidates.
     verdict = os_family(analyze_json(captures / name), ip)
     assert (verdict["primary_label"], verdict["contested"], verdict["parent_of"]) == ("Apple", False, ["iOS", "macOS"])
@@ -165,7 +173,7 @@ def test_apple_stack_without_a_word_from_the_host_is_apple(analyze_json, capture
                                    "tells them apart")
     assert top(verdict, 2) == [("iOS", 40), ("macOS", 40)]
     assert verdict["candidates"][0]["reasons"] == [
-        f"its TCP SYN signature {signature}, first in frame {first}, {APPLE_SHARED}"]
+        f"its TCP SYN signature {signature}, first in frame {first}, {APPLE_SHARED.format(p0f)}"]
 
 
 @pytest.mark.parametrize("name, ip, signature", [

@@ -3,6 +3,7 @@ runner weighs what they say together."""
 
 from __future__ import annotations
 
+import pytest
 from support.facts import context, fact
 
 from tracepcap.adjudicate.contract import Key
@@ -10,7 +11,8 @@ from tracepcap.adjudicate.questions.os_family import ADJUDICATOR
 from tracepcap.adjudicate.runner import Annotations, decide
 from tracepcap.extract.facts import Grade
 from tracepcap.extract.kinds import (DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, HTTP_SERVER, OS_VERSION, SNMP_SYSDESCR,
-                                     SSH_BANNER, TCP_SYN_SIGNATURE, TTL, USER_AGENT)
+                                     SSH_BANNER, TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE, TTL,
+                                     USER_AGENT)
 from tracepcap.scan.signals.os_family import (dhcp_parameters, dhcp_vendor_class, http_server,
                                               os_version, ssh_banner, syn_signature, syn_vs_user_agent,
                                               system_description, ttl, user_agent)
@@ -20,8 +22,8 @@ LINUX_SYN = "64240:1460:7:mss,sok,ts,nop,ws"
 APPLE_SYN = "65535:1460:6:mss,nop,ws,nop,nop,ts,sok,eol"
 WIN_UA = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
           "Chrome/119.0.0.0 Safari/537.36 Edg/119.0.0.0")
-LINUX_SHARED = "is the Linux kernel's, which Linux, Android and ChromeOS share (+40)"
-APPLE_SHARED = "is the Apple (XNU) stack's, which macOS and iOS share (+40)"
+LINUX_SHARED = "is the Linux kernel's, which Linux, Android and ChromeOS share (p0f: Linux 2.2.x-3.x) (+40)"
+APPLE_SHARED = "is the Apple (XNU) stack's, which macOS and iOS share (p0f: {}) (+40)"
 
 
 
@@ -53,13 +55,15 @@ def test_ttl_64_names_no_family_and_says_so():
 
 def test_syn_signature_of_a_single_family_stack():
     assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, WIN_SYN, 75, 3)) == [
-        ("Windows", 40, f"its TCP SYN signature {WIN_SYN}, first in frame 75, is the Windows stack's (+40)", (75,))]
+        ("Windows", 40, f"its TCP SYN signature {WIN_SYN}, first in frame 75, is the Windows stack's "
+         "(p0f: Windows NT kernel) (+40)", (75,))]
     xp = "16384:1460:*:mss,nop,nop,sok"
     assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, xp, 1)) == [
-        ("Windows", 40, f"its TCP SYN signature {xp}, first in frame 1, is the Windows stack's with window "
-         "scaling off (+40)", (1,))]
+        ("Windows", 40, f"its TCP SYN signature {xp}, first in frame 1, is the Windows stack's "
+         "(p0f: Windows XP) (+40)", (1,))]
     assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, "65535:1460:6:mss,nop,ws,sok,ts", 8)) == [
-        ("BSD", 40, "its TCP SYN signature 65535:1460:6:mss,nop,ws,sok,ts, first in frame 8, is FreeBSD's (+40)",
+        ("BSD", 40, "its TCP SYN signature 65535:1460:6:mss,nop,ws,sok,ts, first in frame 8, is FreeBSD's "
+         "(p0f: FreeBSD 9.x or newer) (+40)",
          (8,))]
 
 
@@ -69,7 +73,7 @@ def test_syn_signature_of_a_shared_stack_votes_for_each_family_once():
         (label, 40, f"its TCP SYN signature {LINUX_SYN}, first in frame 99, {LINUX_SHARED}", (99,))
         for label in ("Linux", "Android", "ChromeOS")]
     assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, APPLE_SYN, 111)) == [
-        (label, 40, f"its TCP SYN signature {APPLE_SYN}, first in frame 111, {APPLE_SHARED}", (111,))
+        (label, 40, f"its TCP SYN signature {APPLE_SYN}, first in frame 111, {APPLE_SHARED.format('Mac OS X')}", (111,))
         for label in ("macOS", "iOS")]
 
 
@@ -223,3 +227,70 @@ def test_only_a_ttl_of_64_is_unknown_with_its_reason():
     v = verdict(fact(TTL, "52", 9, 27))
     assert (v.primary_label, v.confidence, v.contested) == ("Unknown", 0, False)
     assert v.candidates[0].reasons[0].startswith("sends with TTL 52, first in frame 9 (initial 64, shared by")
+
+
+def test_syn_ack_signatures_match_p0f_responses():
+    synack = "14600:1460:7:mss,sok,ts,nop,ws"  # Linux answering: window 10 MSS, in p0f's response table
+    assert [(label, reason) for label, _, reason, _ in votes(
+        syn_signature, fact(TCP_SYNACK_SIGNATURE, "8192:1460:8:mss,nop,ws,nop,nop,sok", 4))] == [
+        ("Windows", "its TCP SYN+ACK signature 8192:1460:8:mss,nop,ws,nop,nop,sok, first in frame 4, is the "
+         "Windows stack's (p0f: Windows 7 or 8) (+40)")]
+    assert [label for label, *_ in votes(syn_signature, fact(TCP_SYNACK_SIGNATURE, synack, 4))] == [
+        "Linux", "Android", "ChromeOS"]
+
+
+def test_syn_signature_needs_the_initial_ttl_p0f_gives(monkeypatch):
+    # Windows' layout at initial TTL 64 is no Windows signature of p0f's
+    assert votes(syn_signature, fact(TTL, "64", 2, 5), fact(TCP_SYN_SIGNATURE, WIN_SYN, 3)) == []
+
+
+def test_without_the_p0f_file_syn_signatures_do_not_vote(monkeypatch, tmp_path, caplog):
+    from tracepcap.scan import p0f
+    monkeypatch.setenv(p0f.ENV_PATH, str(tmp_path / "absent.fp"))
+    p0f._load.cache_clear()
+    try:
+        assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, WIN_SYN, 75)) == []
+        assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, LINUX_SYN, 75)) == []
+        assert sum("p0f signatures not available" in r.message for r in caplog.records) == 1
+    finally:
+        p0f._load.cache_clear()
+
+
+def test_the_p0f_parser_reads_the_documented_format():
+    from tracepcap.scan.p0f import parse
+    db = parse("classes = win,unix\n[mtu]\nlabel = Ethernet\nsig = 1500\n[tcp:request]\n"
+               "label = s:unix:Linux:3.11 and newer\nsig = *:64:0:*:mss*20,10:mss,sok,ts,nop,ws:df,id+:0\n"
+               "label = s:!:NMap:SYN scan\nsys = @unix\nsig = *:64-:0:1460:1024,0:mss::0\n"
+               "label = g:unix:Mac OS X:\nsig = *:64:0:*:65535,*:mss,nop,ws,nop,nop,ts,sok,eol+1:df,id+:0\n"
+               "[http:request]\nlabel = s:!:curl:\n")
+    assert [(str(s.label), s.window, s.scale, s.layout[-1]) for s in db.signatures["syn"]] == [
+        ("Linux 3.11 and newer", "mss*20", 10, "ws"), ("Mac OS X", "65535", None, "eol")]
+    assert db.match("syn", 29200, 1460, 10, ("mss", "sok", "ts", "nop", "ws"), 64).label.name == "Linux"
+    assert db.match("syn", 29200, 1460, 10, ("mss", "sok", "ts", "nop", "ws"), 128) is None
+    assert db.match("syn", 1024, 1460, 0, ("mss",), 64) is None  # a tool: skipped
+    with pytest.raises(ValueError, match="line 3: bad signature"):
+        parse("[tcp:request]\nlabel = s:unix:X:\nsig = 1:2\n")
+
+
+def test_connectivity_probes_name_the_os_that_asked():
+    from tracepcap.extract.kinds import DNS_QUERY
+    from tracepcap.scan.signals.os_family import connectivity_check
+    host = context({"h": [fact(DNS_QUERY, "connectivitycheck.gstatic.com", 7),
+                          fact(DNS_QUERY, "www.example.com", 3)]}).host("h")
+    assert [(v.label, v.weight, v.reason, v.grade) for v in connectivity_check.vote(host)] == [
+        ("Android", 20, "it looked up connectivitycheck.gstatic.com, frame 7: Android's captive-portal check "
+         "(+20)", "INFERRED")]
+    apple = context({"h": [fact(DNS_QUERY, "captive.apple.com", 2)]}).host("h")
+    assert [v.label for v in connectivity_check.vote(apple)] == ["Apple"]
+
+
+def test_apple_only_mdns_services_vote_for_the_family():
+    from tracepcap.extract.kinds import MDNS_SERVICE
+    from tracepcap.scan.signals.os_family import apple_services
+    host = context({"h": [fact(MDNS_SERVICE, "Annas iPhone._companion-link._tcp.local", 5),
+                          fact(MDNS_SERVICE, "Annas iPhone._airplay._tcp.local", 4)]}).host("h")
+    assert [(v.label, v.weight, v.reason) for v in apple_services.vote(host)] == [
+        ("Apple", 20, "announces _companion-link._tcp over mDNS, frame 5: Apple's Continuity companion link, "
+         "which only Apple's systems announce (+20)")]
+    airplay = context({"h": [fact(MDNS_SERVICE, "Kitchen._airplay._tcp.local", 4)]}).host("h")
+    assert list(apple_services.vote(airplay)) == []  # other makers' TVs and speakers announce AirPlay

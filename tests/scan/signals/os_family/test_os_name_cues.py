@@ -31,5 +31,7 @@ def test_the_family_each_scheme_implies(name, family, scheme):
         (family, 20, f"it calls itself {name} over mDNS, frame 11: {scheme} (+20)", "REPORTED", (11,))]
 
 
-def test_a_printer_name_names_no_family():
-    assert votes([fact(HOSTNAME_CLAIM, "NPI8A2B3C", source="dhcp")]) == []
+def test_a_printer_name_names_embedded_firmware():
+    assert votes([fact(HOSTNAME_CLAIM, "NPI8A2B3C", source="dhcp")]) == [
+        ("Embedded", 20, "it calls itself NPI8A2B3C over DHCP, frame 1: an HP JetDirect printer's default name "
+         "(+20)", "REPORTED", (1,))]

@@ -24,6 +24,8 @@ MDNS_SERVICES = {
 SSDP_TYPES = {
     "internetgatewaydevice": "Router", "wanconnectiondevice": "Router", "mediarenderer": "IoT Device",
     "mediaserver": "File Server", "printer": "Printer", "digitalsecuritycamera": "IP Camera",
+    # DIAL (DIscovery And Launch): what TVs and streaming sticks answer "cast to" with
+    "dial-multiscreen-org:service:dial": "IoT Device",
 }
 
 

@@ -38,9 +38,9 @@ MODELS = (
     _model(r"^appletv\d+,\d+$", "an Apple TV", "IoT Device"),
     _model(r"^audioaccessory\d+,\d+$", "a HomePod", "IoT Device"),
     _model(r"chromecast|google home|google nest", "a Google cast device", "IoT Device"),
-    _model(r"^sonos\b", "a Sonos speaker", "IoT Device"),
+    _model(r"^sonos\b", "a Sonos speaker", "IoT Device", "Linux"),  # Sonos players run Linux
     _model(r"laserjet|officejet|deskjet|pixma|imageclass|imagerunner|ecotank|workforce"
-           r"|^brother (hl|mfc|dcp)-", "a printer", "Printer"),
+           r"|^brother (hl|mfc|dcp)-", "a printer", "Printer", "Embedded"),
 )
 SOURCES = {"mdns-txt": "mDNS TXT", "upnp": "its UPnP description"}
 

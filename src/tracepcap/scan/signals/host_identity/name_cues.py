@@ -2,7 +2,8 @@
 names the kind of device: Apple names a device after its owner and model ("Gabrieles-iPad",
 "Lucas-iMac"), Windows generates "DESKTOP-" or "LAPTOP-" plus seven characters, Android's
 DHCP client sends "android-<id>", Samsung phones "Galaxy-<model>", printers their maker and
-MAC ("NPI" and "HP" plus six hex digits for HP, "BRN"/"BRW" plus the MAC for Brother).
+MAC ("NPI" and "HP" plus six hex digits for HP, "BRN"/"BRW" plus the MAC for Brother), desk
+phones theirs ("SEP" plus the MAC for Cisco, the model for Yealink).
 A user can rename anything and a name is only a claim (REPORTED), so the weight is modest;
 only names the host gave itself count (a DNS answer about it says nothing of its make).
 os_family/name_cues.py reads the same table for the OS the scheme implies."""
@@ -43,11 +44,15 @@ CUES = (
     _cue(r"^android[-_]", "Android's default name", "Mobile", "Android"),
     _cue(r"^galaxy[-_ ]", "a Samsung Galaxy phone's default name", "Mobile", "Android"),
     _cue(r"^tl-s[gx]\d", "a TP-Link managed switch model (TL-SG, TL-SX)", "Switch", "Network OS"),
-    _cue(r"^npi[0-9a-f]{6}$", "an HP JetDirect printer's default name", "Printer"),
-    _cue(r"^hp[0-9a-f]{6}$", "an HP printer's default name", "Printer"),
-    _cue(r"^br[nw][0-9a-f]{12}$", "a Brother printer's default name", "Printer"),
-    _cue(r"^epson[0-9a-f]{6}$", "an Epson printer's default name", "Printer"),
-    _cue(r"^axis-[0-9a-f]{12}$", "an Axis camera's default name", "IP Camera"),
+    _cue(r"^ps[45]-", "a PlayStation's default name", "IoT Device", "BSD"),  # Orbis OS: FreeBSD
+    # appliances: their firmware is the os-family's Embedded
+    _cue(r"^npi[0-9a-f]{6}$", "an HP JetDirect printer's default name", "Printer", "Embedded"),
+    _cue(r"^hp[0-9a-f]{6}$", "an HP printer's default name", "Printer", "Embedded"),
+    _cue(r"^br[nw][0-9a-f]{6,12}$", "a Brother printer's default name", "Printer", "Embedded"),
+    _cue(r"^epson[0-9a-f]{6}$", "an Epson printer's default name", "Printer", "Embedded"),
+    _cue(r"^axis-[0-9a-f]{12}$", "an Axis camera's default name", "IP Camera", "Embedded"),
+    _cue(r"^sep[0-9a-f]{12}$", "a Cisco IP phone's default name (SEP and its MAC)", "VoIP Phone", "Embedded"),
+    _cue(r"^sip-t\d{2}", "a Yealink desk phone's default name (its model)", "VoIP Phone", "Embedded"),
 )
 SOURCE_NAMES = {"mdns": "mDNS", "dhcp": "DHCP", "dhcpv6": "DHCPv6", "nbns": "NBNS", "llmnr": "LLMNR",
                 "browser": "a Browser announcement", "dns-update": "a DNS update", "lldp": "LLDP",

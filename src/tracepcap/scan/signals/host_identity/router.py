@@ -16,6 +16,11 @@ PER_FRONTED = 10
 MAX_WEIGHT = 90
 SAME_SUBNET_WEIGHT = 10  # one box with a second address, or a router: a faint hint
 SUBNET_BITS = {4: 24, 6: 64}
+# a box that forwards for addresses beyond the site and hands the segment its leases or its
+# name service is the segment's gateway router: those services are what a gateway gives its
+# network, not a sign that it is a server instead
+GATEWAY_SERVICES = {"udp/67": "DHCP", "udp/53": "DNS", "tcp/53": "DNS"}
+GATEWAY_WEIGHT = 40
 
 
 def _subnet(ip: str):
@@ -39,6 +44,13 @@ def vote(host: HostFacts) -> Iterator[Vote]:
             sample = ", ".join(off[:3]) + (", ..." if len(off) > 3 else "")
             yield Vote("Router", weight, f"its MAC {fact.value} also carries {len(off)} addresses "
                        f"outside {own} or hops away ({sample}) (+{weight})", fact.grade, (fact.first_frame,))
+            served = host.served()
+            gives = sorted({name for port, name in GATEWAY_SERVICES.items() if port in served})
+            if len(off) > 1 and gives:
+                first = min(served[port].first_frame for port in GATEWAY_SERVICES if port in served)
+                yield Vote("Router", GATEWAY_WEIGHT, f"and it answers {' and '.join(gives)} for the "
+                           f"segment, first in frame {first}: what a gateway router gives its network "
+                           f"(+{GATEWAY_WEIGHT})", fact.grade, (first,))
         else:
             yield Vote("Router", SAME_SUBNET_WEIGHT, f"its MAC {fact.value} also carries "
                        f"{', '.join(others[:3])} on its own subnet (+{SAME_SUBNET_WEIGHT})",

@@ -1,6 +1,8 @@
-"""The initial TTL a host uses: 255 is typical of network equipment (Cisco IOS, JunOS),
-128 of Windows desktops; 64 (Unix-likes) says little about the device type. A remote server
-that starts at 255 is no router of this network: TTL 255 votes only for hosts on the site."""
+"""The initial TTL a host uses: 255 is typical of network equipment (Cisco IOS, JunOS), of
+switches and access points as much as routers, so it votes for the parent "Network device"
+and leaves the kind to routing, LLDP/CDP and services; 128 of Windows desktops; 64
+(Unix-likes) says little about the device type. A remote server that starts at 255 is no
+equipment of this network: TTL 255 votes only for hosts on the site."""
 
 from __future__ import annotations
 
@@ -19,8 +21,9 @@ def vote(host: HostFacts) -> Iterator[Vote]:
         return
     start = initial_ttl(int(main.value))
     if start == 255 and host.locality != "remote":
-        yield Vote("Router", NETWORK_WEIGHT, f"sends with TTL {main.value} (initial 255, typical of "
-                   f"network equipment) (+{NETWORK_WEIGHT})", main.grade, (main.first_frame,))
+        yield Vote("Network device", NETWORK_WEIGHT, f"sends with TTL {main.value} (initial 255, typical "
+                   f"of network equipment: routers, switches, access points) (+{NETWORK_WEIGHT})",
+                   main.grade, (main.first_frame,))
     elif start == 128:
         yield Vote("Workstation", WINDOWS_WEIGHT, f"sends with TTL {main.value} (initial 128, typical "
                    f"of Windows) (+{WINDOWS_WEIGHT})", main.grade, (main.first_frame,))

@@ -20,6 +20,9 @@ VENDOR_CLASSES = (
     ("udhcp", "Embedded", "BusyBox's udhcpc, the client of embedded Linux firmware"),
     ("Hewlett-Packard JetDirect", "Embedded", "HP's JetDirect print server firmware"),
     ("ciscopnp", "Network OS", "Cisco Plug and Play, sent by IOS and IOS XE"),
+    ("Polycom-", "Embedded", "the DHCP client of Polycom's desk phone firmware"),
+    ("yealink", "Embedded", "the DHCP client of Yealink's desk phone firmware"),
+    ("Cisco Systems, Inc. IP Phone", "Embedded", "the DHCP client of Cisco's desk phone firmware"),
 )
 DHCPCD_KERNELS = {"Linux": "Linux", "FreeBSD": "BSD", "NetBSD": "BSD", "OpenBSD": "BSD",
                   "DragonFly": "BSD"}

@@ -1,7 +1,7 @@
 """The OS a device's self-given name implies: "-iPad" and "-iPhone" run iOS, "-iMac" and
 "-MacBook" macOS, "DESKTOP-XXXXXXX" Windows, "android-..." and "Galaxy-..." Android, a
-TP-Link managed switch model its network OS. The schemes and their weight are
-host_identity/name_cues.py's; printer and camera schemes name no OS family."""
+TP-Link managed switch model its network OS, a printer's, camera's or desk phone's default
+name embedded firmware. The schemes and their weight are host_identity/name_cues.py's."""
 
 from __future__ import annotations
 

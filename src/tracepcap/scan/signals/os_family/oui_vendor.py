@@ -1,6 +1,9 @@
 """The MAC's registry vendor names the OS family only where the vendor's devices all run one:
-a Raspberry Pi runs Linux (Raspberry Pi OS, or another Linux distribution). INFERRED and weak,
-so anything the host says of its OS outweighs it."""
+a Raspberry Pi runs Linux (Raspberry Pi OS, or another Linux distribution), a Sonos speaker
+Sonos' Linux, and the makers
+of one kind of appliance (host_identity/oui_vendor.py's printer, camera and desk-phone
+makers: Brother, Axis, Hikvision, Polycom, Yealink ...) run their own embedded firmware on
+it. INFERRED and weak, so anything the host says of its OS outweighs it."""
 
 from __future__ import annotations
 
@@ -8,9 +11,14 @@ from collections.abc import Iterator
 
 from ...context import HostFacts
 from ...vote import Vote
+from ..host_identity.oui_vendor import SINGLE_CLASS_VENDORS
 
 WEIGHT = 10
-VENDOR_FAMILIES = (("raspberry pi", "Linux", "a Raspberry Pi, a single-board Linux computer"),)
+APPLIANCES = {"Printer": "printers", "IP Camera": "IP cameras", "VoIP Phone": "desk phones"}
+VENDOR_FAMILIES = (("raspberry pi", "Linux", "a Raspberry Pi, a single-board Linux computer"),
+                   ("sonos", "Linux", "Sonos, whose speakers all run Linux"),
+                   *((fragment, "Embedded", f"a maker of {APPLIANCES[kind]}, which run embedded firmware")
+                     for fragment, kind in SINGLE_CLASS_VENDORS if kind in APPLIANCES))
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:

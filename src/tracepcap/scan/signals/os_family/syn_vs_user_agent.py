@@ -7,21 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ....extract.kinds import TCP_SYN_SIGNATURE, USER_AGENT
+from ....extract.kinds import USER_AGENT
 from ...context import HostFacts
 from ...vote import Vote
-from .syn_signature import stack_of
+from .syn_signature import stacks as measured_stacks
 from .user_agent import reported_family
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
-    stacks = [(fact, found) for fact in sorted(host.facts(TCP_SYN_SIGNATURE),
-                                               key=lambda f: (f.first_frame, f.value))
-              if (found := stack_of(fact.value))]
+    stacks = list(measured_stacks(host))
     if not stacks:
         return
-    measured = {label for _, (families, _, _) in stacks for label in families}
-    syn, (_, stack, _) = stacks[0]
+    measured = {label for _, _, families, _, _ in stacks for label in families}
+    syn, what, _, stack, _ = stacks[0]
     noted: set[str] = set()
     for fact in sorted(host.facts(USER_AGENT), key=lambda f: (f.first_frame, f.value)):
         found = reported_family(fact.value)
@@ -29,5 +27,5 @@ def vote(host: HostFacts) -> Iterator[Vote]:
             continue
         noted.add(found[0])
         yield Vote(found[0], 0, f"its User-Agent says {found[1]} (first in frame {fact.first_frame}) but "
-                   f"its TCP SYN signature {syn.value} (first in frame {syn.first_frame}) is {stack}'s: "
+                   f"its {what} signature {syn.value} (first in frame {syn.first_frame}) is {stack}'s: "
                    f"a proxy or a spoofed User-Agent (+0)", syn.grade, (fact.first_frame, syn.first_frame))
