@@ -174,3 +174,12 @@ def test_the_plan_walks_small_captures_in_one_process(tmp_path):
     assert settings.extract_plan(big) == (3, "tcp://10.0.0.1:8786")
     assert settings.extract_plan(tmp_path / "missing.pcap") == (1, None)
     assert Settings(data_dir=tmp_path, parallel_min_bytes=0).extract_plan(big)[0] >= 1
+
+
+def test_a_failed_pool_or_cluster_costs_one_walk_not_the_capture(stress):
+    def broken(*args):
+        raise OSError("the scheduler at tcp://10.255.0.1:8786 did not answer")
+    expected, rows = _one_walk(stress)
+    got: list[dict] = []
+    assert run_extract(stress, "ab", workers=2, runner=broken, on_conversation=got.append) == expected
+    assert got == rows
