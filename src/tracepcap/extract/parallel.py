@@ -12,6 +12,8 @@ frames of its flows, and `merge` folds their results into what one walk gives, b
 - the manifest: rebuilt from the summed tallies (notices by kind, bugs, the first bug by
   frame) with the same function one walk uses.
 
+A shard process or cluster that fails (a killed pool, an unreachable scheduler, a bug in a
+shard) costs the same: one walk here, which raises the input's own error if it has one.
 What one walk does only when a bounded table overflows (the fact table, conversations held,
 notices kept, an extractor's eviction) or that routing cannot keep in one shard (DHCP inside
 a tunnel, ...) makes `merge` raise `Fallback`: the capture is then walked once, in this
@@ -124,20 +126,26 @@ def run_extract(path: Path, capture_id: str, *, limits: Limits = Limits(), worke
                 on_conversation: Callable[[dict], None] = lambda row: None,
                 on_progress: Callable[[int, int], None] = lambda done, total: None,
                 runner: Callable | None = None) -> ExtractResult:
-    """`extract` on `workers` local processes or on the Dask cluster at `scheduler` (its
-    workers, one shard each, at least `workers`); the result is the one-walk result.
+    """`extract` on `workers` local processes or on the Dask cluster at `scheduler` (one
+    shard per worker thread); the result is the one-walk result.
     `runner(path, capture_id, limits, count, on_progress)` may replace both (tests)."""
     if runner is None and scheduler is None and workers <= 1:
         return extract(path, capture_id, limits=limits, on_conversation=on_conversation,
                        on_progress=on_progress)
     if runner is None:
         runner = (lambda *args: on_dask(scheduler, *args)) if scheduler else on_processes
-    outputs = runner(str(path), capture_id, limits, max(workers, 1), on_progress)
     try:
+        outputs = runner(str(path), capture_id, limits, max(workers, 1), on_progress)
         result, rows = merge(outputs, capture_id, limits)
-    except Fallback as why:
-        log.info("capture %s: sharded results not mergeable exactly (%s); walking it once",
-                 capture_id, why)
+    except AnalysisCancelled:
+        raise
+    except Exception as why:  # noqa: BLE001 - a lost pool or cluster, or Fallback: walk once
+        if isinstance(why, Fallback):
+            log.info("capture %s: sharded results not mergeable exactly (%s); walking it once",
+                     capture_id, why)
+        else:
+            log.warning("capture %s: the sharded walk failed (%s: %s); walking it once",
+                        capture_id, type(why).__name__, why)
         return extract(path, capture_id, limits=limits, on_conversation=on_conversation,
                        on_progress=on_progress)
     for row in rows:

@@ -1,8 +1,8 @@
 """Which packets one shard of a sharded walk keeps, and what it reports for the merge.
 
 Every shard streams the whole capture and decodes each frame's headers; it keeps a frame
-when the frame's shard key hashes (CRC-32: stable across processes and machines, unlike
-Python's salted `hash()`) to its index. The key is chosen so that every piece of state the
+when the frame's shard key hashes (`shard_of`: integer arithmetic, stable across processes and
+machines, unlike Python's salted `hash()`) to its index. The key is chosen so that every piece of state the
 walk keeps lives inside one shard:
 
 - A flow (FlowTable's key) never spans shards: a plain TCP segment is keyed by its
@@ -30,35 +30,43 @@ shard its raw key names, else to GLOBAL: each frame is counted by exactly one sh
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from zlib import crc32
+from socket import AF_INET, AF_INET6, inet_pton
+from struct import Struct
 
 from .decoders.ethernet import MAX_TAGS, VLAN_TPIDS
-from .packet import ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, LINKTYPE_ETHERNET, PROTO_TCP, PROTO_UDP, Packet, addr_text
+from .packet import ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, LINKTYPE_ETHERNET, PROTO_TCP, PROTO_UDP, Packet
 
 GLOBAL = 0  #: the shard that holds cross-flow state
 #: UDP ports whose state spans flows: DHCP (67, 68), DHCPv6 (546, 547)
 GLOBAL_UDP_PORTS = frozenset((67, 68, 546, 547))
 RAW_IPV6_PROTOS = frozenset((6, 17, 58))  # next headers read in place (no extension header)
+MIX_PRIME = (1 << 61) - 1
+IPV4_ENDS = Struct("!II")  # source, destination
+IPV6_ENDS = Struct("!QQQQ")
+PORTS = Struct("!HH")
 ETHERTYPE_LLDP = 0x88CC
 LENGTH_FIELD_MAX = 0x05DC  # an 802.3 length, not an ethertype: LLC frames such as CDP
 
 
-def shard_of(key: str, shards: int) -> int:
-    """The shard a key belongs to: stable across processes, runs and machines."""
-    return crc32(key.encode()) % shards
+def shard_of(key: tuple[int, int, int], shards: int) -> int:
+    """The shard a flow key (proto, lower end, higher end) belongs to: integer arithmetic,
+    the same in every process, run and machine (Python's `hash()` is salted per process)."""
+    proto, lo, hi = key
+    mixed = (lo * 0x9E3779B97F4A7C15 + hi * 0xC2B2AE3D27D4EB4F + proto) % MIX_PRIME
+    return (mixed ^ (mixed >> 29)) % shards
 
 
-def flow_key(pkt: Packet) -> str:
-    """The shard key of a decoded IP packet (module doc); `pkt` is the outermost IP layer."""
-    src, dst = pkt.src, pkt.dst
+def flow_key(pkt: Packet) -> tuple[int, int, int]:
+    """The shard key of a decoded IP packet (module doc); `pkt` is the outermost IP layer.
+    Ends are addresses as integers, with the port below them for a plain TCP segment."""
+    src, dst = _address(pkt.src), _address(pkt.dst)
     if pkt.proto == PROTO_TCP and not pkt.fragment:
-        a, b = (src, pkt.sport), (dst, pkt.dport)
-        if b < a:
-            a, b = b, a
-        return f"6 {a[0]} {a[1]} {b[0]} {b[1]}"
-    if dst < src:
-        src, dst = dst, src
-    return f"{pkt.proto} {src} {dst}"
+        src, dst = src << 16 | pkt.sport, dst << 16 | pkt.dport
+    return (pkt.proto, src, dst) if src <= dst else (pkt.proto, dst, src)
+
+
+def _address(text: str) -> int:
+    return int.from_bytes(inet_pton(AF_INET6 if ":" in text else AF_INET, text), "big")
 
 
 def _link_announcement(pkt: Packet) -> bool:
@@ -91,39 +99,33 @@ class Shard:
                 return True
             ethertype, at, tags = buf[at + 2] << 8 | buf[at + 3], at + 4, tags + 1
         if ethertype == ETHERTYPE_IPV4:
-            if len(buf) < at + 20 or buf[at] >> 4 != 4 or buf[at] & 0x0F < 5:
+            if len(buf) < at + 20:
+                return True
+            first = buf[at]
+            if first >> 4 != 4 or first & 0x0F < 5:
                 return True
             proto, fragment = buf[at + 9], (buf[at + 6] << 8 | buf[at + 7]) & 0x1FFF
-            src, dst = addr_text(bytes(buf[at + 12:at + 16])), addr_text(bytes(buf[at + 16:at + 20]))
-            l4 = at + (buf[at] & 0x0F) * 4
+            src, dst = IPV4_ENDS.unpack_from(buf, at + 12)
+            l4 = at + (first & 0x0F) * 4
         elif ethertype == ETHERTYPE_IPV6:
             if len(buf) < at + 40 or buf[at] >> 4 != 6 or buf[at + 6] not in RAW_IPV6_PROTOS:
                 return True
             proto, fragment = buf[at + 6], 0
-            src, dst = addr_text(bytes(buf[at + 8:at + 24])), addr_text(bytes(buf[at + 24:at + 40]))
+            s0, s1, d0, d1 = IPV6_ENDS.unpack_from(buf, at + 8)
+            src, dst = s0 << 64 | s1, d0 << 64 | d1
             l4 = at + 40
         else:
             return True
-        if proto == PROTO_TCP or proto == PROTO_UDP:
-            if fragment:
-                sport = dport = 0
-            elif len(buf) < l4 + 4:
+        if (proto == PROTO_TCP or proto == PROTO_UDP) and not fragment:
+            if len(buf) < l4 + 4:
                 return True
-            else:
-                sport, dport = buf[l4] << 8 | buf[l4 + 1], buf[l4 + 2] << 8 | buf[l4 + 3]
-            if proto == PROTO_TCP and not fragment:
-                a, b = (src, sport), (dst, dport)
-                if b < a:
-                    a, b = b, a
-                key = f"6 {a[0]} {a[1]} {b[0]} {b[1]}"
-            elif not fragment and (sport in GLOBAL_UDP_PORTS or dport in GLOBAL_UDP_PORTS):
+            sport, dport = PORTS.unpack_from(buf, l4)
+            if proto == PROTO_TCP:
+                src, dst = src << 16 | sport, dst << 16 | dport
+            elif sport in GLOBAL_UDP_PORTS or dport in GLOBAL_UDP_PORTS:
                 self.mine = self.index == GLOBAL
                 return self.mine
-            else:
-                key = f"{proto} {src} {dst}" if src <= dst else f"{proto} {dst} {src}"
-        else:
-            key = f"{proto} {src} {dst}" if src <= dst else f"{proto} {dst} {src}"
-        self.mine = crc32(key.encode()) % self.count == self.index
+        self.mine = shard_of((proto, src, dst) if src <= dst else (proto, dst, src), self.count) == self.index
         return self.mine
 
     def keep_undecodable(self, frame: int) -> bool:
@@ -146,7 +148,7 @@ class Shard:
             return self.index == GLOBAL
         if self.count == 1:
             return True
-        return crc32(flow_key(outer).encode()) % self.count == self.index
+        return shard_of(flow_key(outer), self.count) == self.index
 
     def _inner(self, pkt: Packet) -> None:
         if pkt.src is None:
