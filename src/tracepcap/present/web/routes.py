@@ -215,9 +215,15 @@ def hosts_partial(request: Request, capture: CaptureDep, session: SessionDep, re
 
 @router.get("/ui/captures/{cid}/topology")
 def topology(capture: CaptureDep, session: SessionDep, registry: RegistryDep, actor: ViewerActor,
-             colour_by: Annotated[str | None, Query(max_length=64)] = None) -> JSONResponse:
+             colour_by: Annotated[str | None, Query(max_length=64)] = None,
+             label: Annotated[str, Query(max_length=200)] = "",
+             open_: Annotated[list[str], Query(alias="open", max_length=200)] = [],  # noqa: B006 (FastAPI copies it)
+             closed: Annotated[list[str], Query(max_length=200)] = []) -> JSONResponse:  # noqa: B006
+    """The graph (read/topology.py): coloured by one question's answers, only hosts with
+    `label` if given, the groups in `open` drawn host by host and those in `closed` as one node."""
     question = colour_by or next(iter(registry)).question
-    return JSONResponse(topology_of(session, registry, capture.id, question))
+    return JSONResponse(topology_of(session, registry, capture.id, question, opened=set(open_[:500]),
+                                    closed=set(closed[:500]), label=label))
 
 
 @router.get("/ui/captures/{cid}/hosts/{entity}", response_class=HTMLResponse)
