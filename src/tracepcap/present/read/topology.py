@@ -62,10 +62,17 @@ class _Group:
 
 
 def _address(key: str):
+    """(version, key) for an address, None for a key that is none (a device key)."""
+    if key.count(".") == 3 and key.replace(".", "").isdigit():
+        return 4, key
     try:
-        return ipaddress.ip_address(key)
+        return ipaddress.ip_address(key).version, key
     except ValueError:
         return None
+
+
+def _private(address) -> bool:
+    return ipaddress.ip_address(address[1]).is_private
 
 
 def _zone(address, locality: str | None) -> str:
@@ -73,11 +80,15 @@ def _zone(address, locality: str | None) -> str:
         return LOCAL
     if locality == Locality.REMOTE:
         return REMOTE
-    return LOCAL if address is not None and address.is_private else REMOTE
+    return LOCAL if address is not None and _private(address) else REMOTE
 
 
 def _network(address, bits: int) -> str:
-    return str(ipaddress.ip_network(f"{address}/{bits}", strict=False))
+    version, text = address
+    if version == 4 and bits % 8 == 0:  # the common case without building objects
+        kept = text.split(".")[:bits // 8]
+        return ".".join(kept + ["0"] * (4 - len(kept))) + f"/{bits}"
+    return str(ipaddress.ip_network(f"{text}/{bits}", strict=False))
 
 
 def _groups(hosts: list[tuple[str, str | None]], traffic: dict[str, int]) -> dict[str, _Group]:
@@ -87,14 +98,14 @@ def _groups(hosts: list[tuple[str, str | None]], traffic: dict[str, int]) -> dic
         for address in (_address(key),)]
     remote = [p for p in placed if p[3] == REMOTE and p[2] is not None]
     level = 0
-    while level < 2 and len({_network(a, PREFIXES[a.version][level]) for _, _, a, _ in remote}) > REMOTE_GROUPS:
+    while level < 2 and len({_network(a, PREFIXES[a[0]][level]) for _, _, a, _ in remote}) > REMOTE_GROUPS:
         level += 1
     groups: dict[str, _Group] = {}
     for key, locality, address, zone in placed:
         if address is None:
             gid, name = f"{zone}:devices", NO_ADDRESS
         else:
-            bits = LOCAL_PREFIX[address.version] if zone == LOCAL else PREFIXES[address.version][level]
+            bits = LOCAL_PREFIX[address[0]] if zone == LOCAL else PREFIXES[address[0]][level]
             name = _network(address, bits)
             gid = f"{zone}:{name}"
         group = groups.setdefault(gid, _Group(gid, name, zone))
@@ -131,11 +142,14 @@ def topology(session: Session, registry: Registry, capture_id: str, question: st
              limit: int = TOPOLOGY_NODES) -> dict:
     adj = registry.get(question)
     size = Conversation.bytes_fwd + Conversation.bytes_rev
+    talks = [(src, dst, n, int(total or 0)) for src, dst, n, total in session.execute(  # PostgreSQL: numeric
+        select(Conversation.src, Conversation.dst, func.count(), func.sum(size))
+        .where(Conversation.capture_id == capture_id).group_by(Conversation.src, Conversation.dst))]
     traffic: dict[str, int] = defaultdict(int)
-    for end in (Conversation.src, Conversation.dst):
-        for host, total in session.execute(select(end, func.sum(size)).where(Conversation.capture_id == capture_id)
-                                           .group_by(end)):
-            traffic[host] += int(total or 0)  # PostgreSQL sums bigints as numeric
+    for src, dst, _, total in talks:
+        traffic[src] += total
+        if dst != src:
+            traffic[dst] += total
     every = list(session.execute(select(Host.ip, Host.locality).where(Host.capture_id == capture_id)))
     answer = {key: (lbl, contested, basis) for key, lbl, contested, basis in session.execute(
         select(VerdictRow.entity_key, VerdictRow.primary_label, VerdictRow.contested, VerdictRow.basis)
@@ -189,15 +203,13 @@ def topology(session: Session, registry: Registry, capture_id: str, question: st
                                    "tone": tone(shown_label(key)), "contested": bool(contested),
                                    "human": basis == Basis.HUMAN, "bytes": traffic.get(key, 0)}})
     pairs: dict[tuple[str, str], list[int]] = {}
-    for src, dst, n, total in session.execute(
-            select(Conversation.src, Conversation.dst, func.count(), func.sum(size))
-            .where(Conversation.capture_id == capture_id).group_by(Conversation.src, Conversation.dst)):
+    for src, dst, n, total in talks:
         a, z = node_of.get(src), node_of.get(dst)
         if a is None or z is None or a == z:
             continue
         entry = pairs.setdefault((a, z) if a < z else (z, a), [0, 0])
         entry[0] += n
-        entry[1] += int(total or 0)
+        entry[1] += total
     heaviest = sorted(pairs.items(), key=lambda kv: (-kv[1][1], kv[0]))[:EDGES]
     most = heaviest[0][1][1] if heaviest else 0
     edges = [{"data": {"id": f"{a}|{z}", "source": a, "target": z, "conversations": n, "bytes": b,
