@@ -316,7 +316,7 @@
   // hosts draw at once and the same capture draws the same way every time.
   var graph = null;
   var view = { open: [], closed: [], label: "" };
-  var CELL = 46, GAP = 60, PIE = 6;
+  var CELL = 64, GAP = 60, PIE = 6, MOST_ZOOM = 1.1;
   var pieStyle = { "pie-size": "92%" };
   for (var slice = 0; slice < PIE; slice++) {
     pieStyle["pie-" + (slice + 1) + "-background-color"] = "data(pie" + slice + "c)";
@@ -450,6 +450,7 @@
       ],
       layout: { name: "preset", fit: true, padding: 24 }
     });
+    if (graph.zoom() > MOST_ZOOM) { graph.zoom(MOST_ZOOM); graph.center(); }  // a few hosts: not blown up
     holder.tpGraph = graph;  // for the browser tests and the console
     holder.removeAttribute("aria-busy");
     var hostUrl = select.getAttribute("data-host-url");
@@ -464,7 +465,7 @@
     var closedGroups = data.groups.filter(function (g) { return !g.open; }).length;
     note.textContent = data.shown + " of " + data.hosts + " hosts drawn one by one" +
       (data.label ? " (only " + data.matching + " whose " + data.title + " is " + data.label + ")" : "") +
-      ", in " + data.groups.length + " groups by subnet (" + closedGroups + " closed: one node each, select one to open it;" +
+      ", in " + data.groups.length + (data.groups.length === 1 ? " group" : " groups") + " by subnet (" + closedGroups + " closed: one node each, select one to open it;" +
       " select an open group's frame to close it); " + data.edges_shown + " links" +
       (data.edges_shown < data.pairs ? " (the heaviest of " + data.pairs + ")" : "") +
       ", thicker for more bytes. Colour: " + data.title + " (a dashed ring: contested, a thick purple ring: a human" +
@@ -525,7 +526,11 @@
         document.body.classList.toggle("topology-open", on);
         full.setAttribute("aria-pressed", on ? "true" : "false");
         full.textContent = on ? "Exit full screen" : "Full screen";
-        if (graph) { graph.resize(); graph.fit(undefined, 24); }
+        if (graph) {
+          graph.resize();
+          graph.fit(undefined, 24);
+          if (graph.zoom() > MOST_ZOOM) { graph.zoom(MOST_ZOOM); graph.center(); }
+        }
       };
       full.addEventListener("click", function () { setFull(!card.classList.contains("is-full")); });
       document.addEventListener("keydown", function (e) {
