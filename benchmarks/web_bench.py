@@ -5,7 +5,8 @@ served facts, conversations, votes for every question), adjudicates it once, rec
 human actions on one host, then requests the pages through the app in-process and times each
 request inside the server (from the first byte of the request to the last of the response):
 the capture page (its first page of the host table), the table sorted by a question and
-filtered, the topology, a host page and one panel. Prints median and p95 in milliseconds.
+filtered, sorted by MAC, the captures page, the topology (grouped, and with a remote group
+opened), a host page and one panel. Prints median and p95 in milliseconds.
 
 The frame view (issue 15) is timed on a synthetic pcap of `--frame-gib` GiB (default 2)
 written under /tmp and removed afterwards: 64 TCP conversations interleaved, ~1,000-byte
@@ -57,6 +58,9 @@ VENDORS = ("Cisco Systems", "Dell Inc.", "Hewlett Packard", "Apple, Inc.", "Rasp
 
 
 def ip(i: int) -> str:
+    """Four hosts in five local (10/8), every fifth remote (public, spread over many /24s)."""
+    if i % 5 == 4:
+        return f"{20 + i % 100}.{i // 100 % 256}.{i % 7}.{i % 250 + 1}"
     return f"10.{i // 65536}.{i // 256 % 256}.{i % 256}"
 
 
@@ -74,7 +78,8 @@ def build(db, hosts: int, rng: random.Random) -> None:
                       progress_bytes=10**9, packets=10**7, conversations=hosts * 5,
                       uploaded_at=datetime.now(UTC), uploaded_by="bench"))
         s.flush()
-        s.execute(insert(Host), [{"capture_id": CID, "ip": a, "position": i} for i, a in enumerate(ips)])
+        s.execute(insert(Host), [{"capture_id": CID, "ip": a, "position": i,
+                                  "locality": "remote" if i % 5 == 4 else "on-link"} for i, a in enumerate(ips)])
         facts, votes, conversations = [], [], []
         for i, a in enumerate(ips):
             facts += [fact(a, "mac", f"02:00:{i >> 24 & 255:02x}:{i >> 16 & 255:02x}:{i >> 8 & 255:02x}:{i & 255:02x}", i),
@@ -203,13 +208,19 @@ def main() -> None:
             "capture page (first 50 hosts of the table)": f"/captures/{CID}",
             "host table: sorted by host-identity, page 40": f"/ui/captures/{CID}/hosts?sort=host-identity&page=40",
             "host table: filtered by text ('dell')": f"/ui/captures/{CID}/hosts?q=dell",
-            "topology (250 busiest hosts)": f"/ui/captures/{CID}/topology",
+            "host table: sorted by MAC, page 40": f"/ui/captures/{CID}/hosts?sort=mac&page=40",
+            "host table: sorted by MAC descending": f"/ui/captures/{CID}/hosts?sort=mac&desc=1",
+            "captures page (list, search)": "/?q=bench",
+            "topology (grouped; local /24s open)": f"/ui/captures/{CID}/topology",
+            "topology (a remote group opened)": f"/ui/captures/{CID}/topology?open=REMOTE",
             "host page (facts and every panel)": f"/captures/{CID}/hosts/{host}",
             "one panel (after a human action)": f"/ui/captures/{CID}/hosts/{host}/panels/host-identity",
         }
         results = {}
         with TestClient(app, base_url="http://localhost") as client:  # an allowed host
+            remote = next(g for g in client.get(f"/ui/captures/{CID}/topology").json()["groups"] if g["zone"] == "remote")
             for name, path in pages.items():
+                path = path.replace("REMOTE", remote["id"])
                 assert client.get(path).status_code == 200, path  # warm-up
                 times.clear()
                 for _ in range(args.repeat):

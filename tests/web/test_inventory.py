@@ -150,6 +150,9 @@ def test_the_table_in_the_browser(many):
 
     page.locator("#hosts thead").get_by_role("link", name=re.compile("^Device type")).click()
     expect(page.locator("#hosts thead th[aria-sort='ascending']")).to_contain_text("Device type")
+    expect(page.locator("#hosts-summary")).to_contain_text("of 40 (filtered from 120)")  # the sort kept the filter
+    page.get_by_label("Filter").fill("")  # a count's link keeps the text in the box: empty it first
+    expect(page.locator("#hosts-summary")).to_contain_text("1–50 of 120")
     page.locator(".count-card", has_text="Device type").get_by_role("link", name="Router").click()
     expect(page.locator("#hosts tbody tr")).to_have_count(1)
     expect(page.locator(".active-filter")).to_contain_text("Device type")

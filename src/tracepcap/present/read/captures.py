@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from ...adjudicate.contract import Basis
@@ -30,23 +30,41 @@ def capture_fields(capture: Capture) -> dict:
             "analyzed_at": capture.analyzed_at}
 
 
-def list_captures(session: Session) -> list[Capture]:
-    """Newest first."""
-    return list(session.scalars(select(Capture).where(Capture.status != STAGING)
-                                .order_by(Capture.uploaded_at.desc(), Capture.id)))
+def _listed(text: str = ""):
+    """Captures (staging uploads left out) whose name, id or sha256 holds `text`."""
+    stmt = select(Capture).where(Capture.status != STAGING)
+    if text := " ".join(text.split()):
+        stmt = stmt.where(or_(Capture.name.icontains(text, autoescape=True),
+                              Capture.id.istartswith(text.lower(), autoescape=True),
+                              Capture.sha256.istartswith(text.lower(), autoescape=True)))
+    return stmt
 
 
-def capture_rows(session: Session) -> list[dict]:
-    """Every capture (newest upload first) with its host, contested and human-answer counts."""
-    hosts = dict(session.execute(select(Host.capture_id, func.count()).group_by(Host.capture_id)).all())
+def list_captures(session: Session, text: str = "", *, offset: int = 0, limit: int | None = None) -> list[Capture]:
+    """Newest first; `text` searches name, id and sha256 (see `_listed`)."""
+    stmt = _listed(text).order_by(Capture.uploaded_at.desc(), Capture.id).offset(offset)
+    return list(session.scalars(stmt if limit is None else stmt.limit(limit)))
+
+
+def capture_total(session: Session, text: str = "") -> int:
+    return session.scalar(select(func.count()).select_from(_listed(text).subquery())) or 0
+
+
+def capture_rows(session: Session, text: str = "", *, offset: int = 0, limit: int | None = None) -> list[dict]:
+    """Captures (newest upload first; `text` and the page as `list_captures`) with their host,
+    contested and human-answer counts."""
+    listed = list_captures(session, text, offset=offset, limit=limit)
+    ids = [c.id for c in listed]
+    hosts = dict(session.execute(select(Host.capture_id, func.count()).where(Host.capture_id.in_(ids))
+                                 .group_by(Host.capture_id)).all())
     contested = dict(session.execute(select(VerdictRow.capture_id, func.count())
-                                     .where(VerdictRow.contested.is_(True))
+                                     .where(VerdictRow.capture_id.in_(ids), VerdictRow.contested.is_(True))
                                      .group_by(VerdictRow.capture_id)).all())
     human = dict(session.execute(select(VerdictRow.capture_id, func.count())
-                                 .where(VerdictRow.basis == Basis.HUMAN)
+                                 .where(VerdictRow.capture_id.in_(ids), VerdictRow.basis == Basis.HUMAN)
                                  .group_by(VerdictRow.capture_id)).all())
     return [capture_fields(c) | {"hosts": hosts.get(c.id, 0), "contested": contested.get(c.id, 0),
-                                 "human": human.get(c.id, 0)} for c in list_captures(session)]
+                                 "human": human.get(c.id, 0)} for c in listed]
 
 
 def unfinished_captures(session: Session) -> list[str]:

@@ -113,12 +113,21 @@ def _query_string(request: Request) -> str:
 
 # --- pages ----------------------------------------------------------------------------------
 
+def _capture_list_query(request: Request) -> tuple[str, int]:
+    """The captures list's search text and page from the query string."""
+    try:
+        page = int(request.query_params.get("page", 1))
+    except ValueError:
+        page = 1
+    return request.query_params.get("q", "")[:200], page
+
+
 @router.get("/", response_class=HTMLResponse)
 def captures_page(request: Request, settings: SettingsDep, db: DbDep) -> HTMLResponse:
     def content(actor: Actor):
         with db.session() as s:
-            return "_captures.html", views.captures_context(s)
-    return _page(request, settings, "Captures", "/ui/captures", content)
+            return "_captures.html", views.captures_context(s, *_capture_list_query(request))
+    return _page(request, settings, "Captures", f"/ui/captures{_query_string(request)}", content)
 
 
 @router.get("/captures/{cid}", response_class=HTMLResponse)
@@ -162,12 +171,20 @@ def auth_callback(request: Request, settings: SettingsDep) -> HTMLResponse:
 
 @router.get("/ui/captures", response_class=HTMLResponse)
 def captures_partial(request: Request, session: SessionDep, actor: ViewerActor) -> HTMLResponse:
-    return render(request, "_captures.html", views.captures_context(session) | {"viewer": views.Viewer.of(actor)})
+    return render(request, "_captures.html", views.captures_context(session, *_capture_list_query(request))
+                  | {"viewer": views.Viewer.of(actor)})
 
 
 @router.get("/ui/captures/list", response_class=HTMLResponse)
 def capture_list_partial(request: Request, session: SessionDep, actor: ViewerActor) -> HTMLResponse:
-    return render(request, "_capture_list.html", views.captures_context(session) | {"viewer": views.Viewer.of(actor)})
+    context = views.captures_context(session, *_capture_list_query(request))
+    listed = context["capture_list"]
+    push = "/" + (f"?{urlencode(p)}" if (p := {k: v for k, v in (("q", listed["q"]), ("page", listed["page"]))
+                                                if v and v != 1}) else "")
+    return render(request, "_capture_list.html", context | {"viewer": views.Viewer.of(actor)},
+                  # a search or a page link moves the address; the list's own refresh does not
+                  headers={"HX-Push-Url": push} if request.headers.get("HX-Request") and
+                  request.headers.get("HX-Trigger") != "capture-list" else None)
 
 
 def _host_query(request: Request) -> views.HostQuery:
@@ -208,9 +225,15 @@ def hosts_partial(request: Request, capture: CaptureDep, session: SessionDep, re
 
 @router.get("/ui/captures/{cid}/topology")
 def topology(capture: CaptureDep, session: SessionDep, registry: RegistryDep, actor: ViewerActor,
-             colour_by: Annotated[str | None, Query(max_length=64)] = None) -> JSONResponse:
+             colour_by: Annotated[str | None, Query(max_length=64)] = None,
+             label: Annotated[str, Query(max_length=200)] = "",
+             open_: Annotated[list[str], Query(alias="open", max_length=200)] = [],  # noqa: B006 (FastAPI copies it)
+             closed: Annotated[list[str], Query(max_length=200)] = []) -> JSONResponse:  # noqa: B006
+    """The graph (read/topology.py): coloured by one question's answers, only hosts with
+    `label` if given, the groups in `open` drawn host by host and those in `closed` as one node."""
     question = colour_by or next(iter(registry)).question
-    return JSONResponse(topology_of(session, registry, capture.id, question))
+    return JSONResponse(topology_of(session, registry, capture.id, question, opened=set(open_[:500]),
+                                    closed=set(closed[:500]), label=label))
 
 
 @router.get("/ui/captures/{cid}/frames/{n}", response_class=HTMLResponse)

@@ -18,7 +18,7 @@ from ...adjudicate.contract import Adjudicator, Basis, Key, Tier
 from ...adjudicate.registry import Registry
 from ...settings import Settings
 from ...store.models import Capture, Locality
-from ..read.captures import capture_fields, capture_rows, findings
+from ..read.captures import capture_fields, capture_rows, capture_total, findings
 from ..read.frames import capture_index, frame_detail
 from ..read.hosts import (MARKS, HostFilter, HostRow, fact_groups, host_count, host_locality, host_page, label_counts,
                           neighbours, require_host)
@@ -66,8 +66,18 @@ def question_meta(adj: Adjudicator) -> dict:
 
 # --- the captures page ----------------------------------------------------------------------
 
-def captures_context(session: Session) -> dict:
-    return {"captures": capture_rows(session)}
+CAPTURES_PER_PAGE = 25
+
+
+def captures_context(session: Session, text: str = "", page: int = 1) -> dict:
+    """The captures list: those matching `text`, one page of CAPTURES_PER_PAGE (a page past
+    the end shows the last)."""
+    total = capture_total(session, text)
+    pages = max(1, -(-total // CAPTURES_PER_PAGE))
+    page = min(max(1, page), pages)
+    rows = capture_rows(session, text, offset=(page - 1) * CAPTURES_PER_PAGE, limit=CAPTURES_PER_PAGE)
+    return {"captures": rows, "capture_list": {"q": text, "page": page, "pages": pages, "total": total,
+                                               "first": (page - 1) * CAPTURES_PER_PAGE + 1}}
 
 
 # --- the capture page -----------------------------------------------------------------------

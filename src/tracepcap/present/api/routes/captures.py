@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response, status
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response, status
+from pydantic import AfterValidator
 
 from ....adjudicate import annotations
-from ...read.captures import capture_fields, findings, list_captures as captures
+from ....text import SEARCH
+from ...read.captures import capture_fields, capture_total, findings, list_captures as captures
 from ...read.manifest import manifest
 from ...read.notices import notice_counts
-from ..deps import Admin, ActorDep, Analyst, CaptureDep, DbDep, SessionDep, SettingsDep, Viewer, WorkerDep
+from ..deps import Admin, ActorDep, Analyst, CaptureDep, DbDep, PageDep, SessionDep, SettingsDep, Viewer, WorkerDep
 from ..schemas import CaptureCreated, CaptureDetail, CaptureOut
 from ..upload import FIELD, receive_capture, upload_slot
 
@@ -39,9 +43,14 @@ async def upload(request: Request, response: Response, actor: ActorDep, db: DbDe
 
 
 @router.get("", response_model=list[CaptureOut], dependencies=[Viewer])
-def list_captures(session: SessionDep) -> list[dict]:
-    """Every capture, newest first, with its analysis status and progress."""
-    return [capture_fields(c) for c in captures(session)]
+def list_captures(session: SessionDep, page: PageDep,
+                  q: Annotated[str | None, Query(description="part of the name, or the start of the id or sha256 "
+                                                 f"(at most {SEARCH.max_chars} characters)"),
+                               AfterValidator(SEARCH.validator)] = None) -> list[dict]:
+    """Captures, newest first, with their analysis status and progress, a page at a time;
+    `X-Total-Count` holds the number of matching captures."""
+    page.total(capture_total(session, q or ""))
+    return [capture_fields(c) for c in captures(session, q or "", offset=page.offset, limit=page.limit)]
 
 
 @router.get("/{cid}", response_model=CaptureDetail, dependencies=[Viewer])

@@ -49,6 +49,14 @@
   }
   setInterval(function () { formatTimes(document); }, 30000);
 
+  // --- busy: every htmx request marks #busy (hx-indicator on the body); our own fetches too --
+  var fetching = 0;
+  function busy(delta) {
+    fetching = Math.max(0, fetching + delta);
+    var box = document.getElementById("busy");
+    if (box) { box.classList.toggle("tp-fetching", fetching > 0); }
+  }
+
   // --- errors: every failed request says so, in the panel (or on the page) ---------------
   function messageOf(xhr) {
     var text = xhr.responseText || "";
@@ -93,6 +101,36 @@
   document.addEventListener("htmx:beforeRequest", function () {
     var box = document.getElementById("global-error");
     if (box) { box.hidden = true; }
+  });
+
+  // --- the filter box and the table's links: a link (a sort header, a page, a mark) asks
+  // for the view with the text in the filter box now, even when its debounced request has
+  // not gone yet; and that request, when it goes, asks for the link's view too ------------
+  var VIEW = ["question", "label", "mark", "sort", "desc"];
+  document.addEventListener("htmx:configRequest", function (evt) {
+    var elt = evt.detail.elt, hosts = document.getElementById("hosts");
+    var filter = document.getElementById("host-filter");
+    if (!hosts || !filter || !filter.form || evt.detail.target !== hosts || elt === filter.form) { return; }
+    if (evt.detail.verb !== "get" || !elt.matches || !elt.matches("a[hx-get]")) { return; }
+    var url = new URL(evt.detail.path, window.location.href);
+    if ((url.searchParams.get("q") || "") !== filter.value) {
+      if (filter.value) { url.searchParams.set("q", filter.value); } else { url.searchParams.delete("q"); }
+      url.searchParams.delete("page");  // another filter: its first page
+    }
+    evt.detail.path = url.pathname + url.search;
+    var form = filter.form;
+    VIEW.forEach(function (name) {
+      var input = form.querySelector("input[type=hidden][name='" + name + "']");
+      var value = url.searchParams.get(name);
+      if (!value) { if (input) { input.remove(); } return; }
+      if (!input) {
+        input = document.createElement("input");
+        input.type = "hidden";
+        input.name = name;
+        form.append(input);
+      }
+      input.value = value;
+    });
   });
 
   // --- a change in one panel reloads the host's other panels (it answered with its own) ----
@@ -177,13 +215,36 @@
         upText.textContent = pct + "%";
       }
     };
-    xhr.onerror = function () { fail("The upload failed: the server could not be reached."); };
+    function notStarted(why) {
+      an.value = 0;
+      anText.textContent = "not started: " + why;
+      row.classList.add("upload-refused");
+    }
+    xhr.onerror = function () {
+      fail("The upload failed: the server could not be reached.");
+      upText.textContent = "failed";
+      notStarted("the upload failed");
+    };
     xhr.onload = function () {
-      if (xhr.status >= 400) { fail("The upload was refused: " + messageOf(xhr)); upText.textContent = "refused"; return; }
+      if (xhr.status >= 400) {
+        fail("The upload was refused: " + messageOf(xhr));
+        upText.textContent = "refused";
+        notStarted("the upload was refused");
+        return;
+      }
       up.value = 100;
       upText.textContent = "done";
       var created = JSON.parse(xhr.responseText);
-      if (xhr.status === 200) { anText.textContent = "already uploaded"; }
+      var duplicate = xhr.status === 200;  // these bytes were uploaded before: the existing capture
+      if (duplicate) {
+        row.classList.add("upload-duplicate");
+        var existing = document.createElement("a");
+        existing.href = "/captures/" + created.id;
+        existing.textContent = created.name;
+        result.className = "upload-result alert alert-info";
+        result.replaceChildren(document.createTextNode("Already uploaded as "), existing,
+          document.createTextNode(" (" + created.id + "); nothing new was stored."));
+      }
       document.body.dispatchEvent(new CustomEvent("tp-captures-changed"));
       pollCapture(created.id, function (c) {
         an.value = c.progress;
@@ -192,7 +253,7 @@
         an.value = c.status === "failed" ? 0 : 100;
         anText.textContent = statusText(c);
         if (c.status === "failed") { fail("The analysis failed: " + (c.error || "no reason given")); }
-        else {
+        else if (!duplicate) {
           result.className = "upload-result";
           var link = document.createElement("a");
           link.href = "/captures/" + c.id;
@@ -200,7 +261,10 @@
           result.replaceChildren(link);
         }
         document.body.dispatchEvent(new CustomEvent("tp-captures-changed"));
-      }, fail);
+      }, function (message) {
+        fail("The analysis status is unavailable: " + message);
+        anText.textContent = "status unavailable";
+      });
     };
     xhr.send(data);
   }
@@ -246,71 +310,233 @@
     }, function () { window.location.reload(); }, function (m) { showError(box, m); });
   }
 
-  // --- topology ---------------------------------------------------------------------------
+  // --- topology: groups by subnet, local left and remote right, closed groups as one node -----
+  // The server groups and aggregates (read/topology.py); here only the drawing: a preset
+  // layout (each open group a grid of its hosts, groups packed in rows per zone), so 1,000
+  // hosts draw at once and the same capture draws the same way every time.
   var graph = null;
+  var view = { open: [], closed: [], label: "" };
+  var CELL = 64, GAP = 60, PIE = 6, MOST_ZOOM = 1.1;
+  var pieStyle = { "pie-size": "92%" };
+  for (var slice = 0; slice < PIE; slice++) {
+    pieStyle["pie-" + (slice + 1) + "-background-color"] = "data(pie" + slice + "c)";
+    pieStyle["pie-" + (slice + 1) + "-background-size"] = "data(pie" + slice + "s)";
+  }
+
+  function blockOf(group, children) {
+    var n = children.length;
+    if (group.data.kind === "aggregate") {
+      var side = 44 + Math.round(14 * Math.log2(1 + group.data.hosts));
+      return { w: side + 40, h: side + 40, n: 0, side: side };
+    }
+    var cols = Math.max(1, Math.ceil(Math.sqrt(n * 1.6)));
+    return { w: cols * CELL + 40, h: Math.ceil(n / cols) * CELL + 50, n: n, cols: cols };
+  }
+
+  function layOut(nodes) {
+    var byParent = {};
+    nodes.forEach(function (n) {
+      var p = n.data.parent || "";
+      (byParent[p] = byParent[p] || []).push(n);
+    });
+    var left = 0;
+    ["zone:local", "zone:remote"].forEach(function (zone) {
+      var groups = byParent[zone] || [];
+      if (!groups.length) { return; }
+      var blocks = groups.map(function (g) { return { g: g, b: blockOf(g, byParent[g.data.id] || []) }; });
+      var area = blocks.reduce(function (a, x) { return a + x.b.w * x.b.h; }, 0);
+      var width = Math.max.apply(null, blocks.map(function (x) { return x.b.w; }).concat([Math.sqrt(area) * 1.25]));
+      var x = 0, y = 0, rowH = 0, right = 0;
+      blocks.forEach(function (item) {
+        if (x > 0 && x + item.b.w > width) { x = 0; y += rowH + GAP / 2; rowH = 0; }
+        var ox = left + x + 20, oy = y + 30;
+        if (item.g.data.kind === "aggregate") {
+          item.g.position = { x: ox + item.b.w / 2 - 20, y: oy + item.b.h / 2 - 30 };
+          item.g.data.size = item.b.side;
+        } else {
+          (byParent[item.g.data.id] || []).forEach(function (child, i) {
+            child.position = { x: ox + (i % item.b.cols) * CELL, y: oy + Math.floor(i / item.b.cols) * CELL };
+          });
+        }
+        x += item.b.w + GAP / 2;
+        rowH = Math.max(rowH, item.b.h);
+        right = Math.max(right, x);
+      });
+      left += right + GAP * 3;
+    });
+  }
+
+  function topologyUrl(select) {
+    var params = new URLSearchParams({ colour_by: select.value });
+    if (view.label) { params.set("label", view.label); }
+    view.open.forEach(function (g) { params.append("open", g); });
+    view.closed.forEach(function (g) { params.append("closed", g); });
+    return select.getAttribute("data-topology-url") + "?" + params.toString();
+  }
+
+  function toggleGroup(id, open) {
+    view.open = view.open.filter(function (g) { return g !== id; });
+    view.closed = view.closed.filter(function (g) { return g !== id; });
+    (open ? view.open : view.closed).push(id);
+    loadTopology();
+  }
+
   function loadTopology() {
     var holder = document.getElementById("topology");
     var select = document.getElementById("topology-colour");
     if (!holder || !select || typeof window.cytoscape !== "function") { return; }
-    var url = select.getAttribute("data-topology-url") + "?colour_by=" + encodeURIComponent(select.value);
-    fetch(url, { headers: authHeaders() }).then(function (r) {
+    busy(1);
+    holder.setAttribute("aria-busy", "true");
+    fetch(topologyUrl(select), { headers: authHeaders() }).finally(function () { busy(-1); }).then(function (r) {
       return r.json().then(function (body) { return { ok: r.ok, body: body }; });
     }).then(function (res) {
       if (!res.ok) { showError(holder, res.body.error ? res.body.error.message : "topology unavailable"); return; }
-      var data = res.body;
-      // the page owns the colours: the server gives each node and legend entry a tone
-      var palette = holder.getAttribute("data-palette").split(" ");
-      var colourOf = function (tone) {
-        if (tone === "contested") { return holder.getAttribute("data-contested-colour"); }
-        if (tone === "unknown") { return holder.getAttribute("data-unknown-colour"); }
-        return palette[tone % palette.length];
-      };
-      data.nodes.forEach(function (n) { n.data.colour = colourOf(n.data.tone); });
-      if (graph) { graph.destroy(); }
-      graph = window.cytoscape({
-        container: holder,
-        elements: data.nodes.concat(data.edges),
-        minZoom: 0.05,
-        maxZoom: 1.6,
-        style: [
-          { selector: "node", style: {
-            "background-color": "data(colour)", "label": "data(name)", "font-size": 10,
-            "color": "#1b1f24", "text-valign": "bottom", "text-margin-y": 3, "width": 18, "height": 18,
-            "border-width": 1, "border-color": "#1b1f24" } },
-          { selector: "node[?contested]", style: { "border-style": "dashed", "border-width": 2, "border-color": "#b45309" } },
-          { selector: "node[?human]", style: { "border-width": 3, "border-color": "#6d28d9" } },
-          { selector: "edge", style: { "width": 1, "line-color": "#9aa4b1", "curve-style": "haystack", "opacity": 0.7 } },
-          { selector: ":selected", style: { "border-width": 3, "border-color": "#0b57d0" } }
-        ],
-        layout: data.nodes.length > 150
-          ? { name: "concentric", animate: false, padding: 20, concentric: function (n) { return n.degree(); } }
-          : { name: "cose", animate: false, padding: 30, randomize: false, nodeDimensionsIncludeLabels: true,
-              nodeRepulsion: function () { return 40000; }, idealEdgeLength: function () { return 110; } }
-      });
-      var hostUrl = select.getAttribute("data-host-url");
-      graph.on("tap", "node", function (e) { window.location.href = hostUrl + encodeURIComponent(e.target.id()); });
-      var note = document.getElementById("topology-note");
-      note.textContent = data.shown + " of " + data.hosts + " hosts" +
-        (data.shown < data.hosts ? " (the busiest)" : "") + ", " + data.edges.length +
-        " host pairs; colour: " + data.title + " (a dashed ring: contested, a thick purple ring: a human" +
-        " answer). Select a node to open the host.";
-      var legend = document.getElementById("topology-legend");
-      legend.replaceChildren.apply(legend, data.legend.map(function (item) {
+      drawTopology(holder, select, res.body);
+    }).catch(function () { showError(holder, "The topology could not be loaded."); });
+  }
+
+  function drawTopology(holder, select, data) {
+    // the page owns the colours: the server gives each node and legend entry a tone
+    var palette = holder.getAttribute("data-palette").split(" ");
+    var colourOf = function (tone) {
+      if (tone === "contested") { return holder.getAttribute("data-contested-colour"); }
+      if (tone === "unknown") { return holder.getAttribute("data-unknown-colour"); }
+      return palette[tone % palette.length];
+    };
+    data.nodes.forEach(function (n) {
+      if (n.data.tone !== undefined) { n.data.colour = colourOf(n.data.tone); }
+      if (n.data.mix) {  // a closed group: a pie of its hosts' answers
+        var whole = n.data.hosts || 1;
+        for (var i = 0; i < PIE; i++) {
+          var slice = n.data.mix[i];
+          n.data["pie" + i + "c"] = slice ? colourOf(slice.tone) : "#ffffff";
+          n.data["pie" + i + "s"] = slice ? 100 * slice.hosts / whole : 0;
+        }
+      }
+    });
+    layOut(data.nodes);
+    if (graph) { graph.destroy(); }
+    graph = window.cytoscape({
+      container: holder,
+      elements: data.nodes.concat(data.edges),
+      minZoom: 0.03,
+      maxZoom: 2,
+      wheelSensitivity: 0.3,
+      style: [
+        { selector: "node[kind = 'host']", style: {
+          "background-color": "data(colour)", "label": "data(name)", "font-size": 8, "min-zoomed-font-size": 7,
+          "color": "#1b1f24", "text-valign": "bottom", "text-margin-y": 2, "width": 16, "height": 16,
+          "border-width": 1, "border-color": "#1b1f24" } },
+        { selector: "node[kind = 'zone']", style: {
+          "background-color": "#f4f6f8", "background-opacity": 0.6, "border-width": 1, "border-color": "#c5ccd4",
+          "label": "data(name)", "text-valign": "top", "text-halign": "center", "font-size": 20,
+          "font-weight": "bold", "color": "#57606a", "padding": 24, "shape": "round-rectangle" } },
+        { selector: "node[zone = 'remote'][kind = 'zone']", style: { "background-color": "#eef4ff" } },
+        { selector: "node[kind = 'group']", style: {
+          "background-color": "#ffffff", "background-opacity": 0.85, "border-width": 1, "border-color": "#8c959f",
+          "border-style": "dashed", "label": "data(name)", "text-valign": "top", "text-halign": "center",
+          "font-size": 11, "color": "#1b1f24", "padding": 12, "shape": "round-rectangle" } },
+        { selector: "node[kind = 'aggregate']", style: {
+          "shape": "round-rectangle", "background-color": "#ffffff",
+          "width": "data(size)", "height": "data(size)", "border-width": 2, "border-color": "#1b1f24",
+          "label": "data(name)", "text-valign": "bottom", "text-margin-y": 4, "font-size": 11,
+          "text-wrap": "wrap", "text-max-width": 150, "color": "#1b1f24" } },
+        { selector: "node[kind = 'aggregate']", style: pieStyle },
+        { selector: "node[kind = 'host'][?contested]", style: { "border-style": "dashed", "border-width": 2, "border-color": "#b45309" } },
+        { selector: "node[kind = 'host'][?human]", style: { "border-width": 3, "border-color": "#6d28d9" } },
+        { selector: "edge", style: { "width": "data(width)", "line-color": "#7d8894", "curve-style": "haystack",
+          "opacity": data.edges.length > 300 ? 0.22 : 0.5 } },
+        { selector: ":selected", style: { "border-width": 3, "border-color": "#0b57d0" } }
+      ],
+      layout: { name: "preset", fit: true, padding: 24 }
+    });
+    if (graph.zoom() > MOST_ZOOM) { graph.zoom(MOST_ZOOM); graph.center(); }  // a few hosts: not blown up
+    holder.tpGraph = graph;  // for the browser tests and the console
+    holder.removeAttribute("aria-busy");
+    var hostUrl = select.getAttribute("data-host-url");
+    graph.on("tap", "node[kind = 'host']", function (e) {
+      window.location.href = hostUrl + encodeURIComponent(e.target.id());
+    });
+    graph.on("tap", "node[kind = 'aggregate']", function (e) { toggleGroup(e.target.data("group"), true); });
+    graph.on("tap", "node[kind = 'group']", function (e) {
+      if (e.target.data("kind") === "group") { toggleGroup(e.target.data("group"), false); }
+    });
+    var note = document.getElementById("topology-note");
+    var closedGroups = data.groups.filter(function (g) { return !g.open; }).length;
+    note.textContent = data.shown + " of " + data.hosts + " hosts drawn one by one" +
+      (data.label ? " (only " + data.matching + " whose " + data.title + " is " + data.label + ")" : "") +
+      ", in " + data.groups.length + (data.groups.length === 1 ? " group" : " groups") + " by subnet (" + closedGroups + " closed: one node each, select one to open it;" +
+      " select an open group's frame to close it); " + data.edges_shown + " links" +
+      (data.edges_shown < data.pairs ? " (the heaviest of " + data.pairs + ")" : "") +
+      ", thicker for more bytes. Colour: " + data.title + " (a dashed ring: contested, a thick purple ring: a human" +
+      " answer). Select a host to open it.";
+    var legend = document.getElementById("topology-legend");
+    legend.replaceChildren.apply(legend, data.legend.map(function (item) {
+      var li = document.createElement("li");
+      var swatch = document.createElement("span");
+      swatch.className = "swatch";
+      swatch.style.background = colourOf(item.tone);
+      li.append(swatch, document.createTextNode(item.label));
+      return li;
+    }));
+    var only = document.getElementById("topology-only");
+    if (only) {
+      var options = [new Option("every host", "")].concat(data.labels.map(function (l) {
+        return new Option(l.label + " (" + l.hosts + ")", l.label);
+      }));
+      only.replaceChildren.apply(only, options);
+      only.value = data.label;
+    }
+    var list = document.getElementById("topology-groups");
+    if (list) {
+      document.getElementById("topology-group-count").textContent = data.groups.length;
+      list.replaceChildren.apply(list, data.groups.map(function (g) {
         var li = document.createElement("li");
-        var swatch = document.createElement("span");
-        swatch.className = "swatch";
-        swatch.style.background = colourOf(item.tone);
-        li.append(swatch, document.createTextNode(item.label));
+        li.setAttribute("data-group", g.id);
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "btn btn-small btn-quiet";
+        button.textContent = g.open ? "close" : "open";
+        button.setAttribute("aria-label", (g.open ? "close " : "open ") + g.name);
+        button.addEventListener("click", function () { toggleGroup(g.id, !g.open); });
+        li.append(document.createTextNode((g.zone === "local" ? "local " : "remote ") + g.name + " · " +
+          g.hosts + " host" + (g.hosts === 1 ? "" : "s") + " (" + g.localities + ") "), button);
         return li;
       }));
-    }).catch(function () { showError(holder, "The topology could not be loaded."); });
+    }
   }
 
   function initTopology(root) {
     var select = (root || document).querySelector("#topology-colour:not([data-ready])");
     if (!select) { return; }
     select.setAttribute("data-ready", "1");
-    select.addEventListener("change", loadTopology);
+    view = { open: [], closed: [], label: "" };
+    select.addEventListener("change", function () { view.label = ""; loadTopology(); });
+    var only = document.getElementById("topology-only");
+    if (only) { only.addEventListener("change", function () { view.label = only.value; loadTopology(); }); }
+    var reset = document.getElementById("topology-reset");
+    if (reset) {
+      reset.addEventListener("click", function () { view.open = []; view.closed = []; loadTopology(); });
+    }
+    var full = document.getElementById("topology-full");
+    if (full) {
+      var card = full.closest(".topology-card");
+      var setFull = function (on) {
+        card.classList.toggle("is-full", on);
+        document.body.classList.toggle("topology-open", on);
+        full.setAttribute("aria-pressed", on ? "true" : "false");
+        full.textContent = on ? "Exit full screen" : "Full screen";
+        if (graph) {
+          graph.resize();
+          graph.fit(undefined, 24);
+          if (graph.zoom() > MOST_ZOOM) { graph.zoom(MOST_ZOOM); graph.center(); }
+        }
+      };
+      full.addEventListener("click", function () { setFull(!card.classList.contains("is-full")); });
+      document.addEventListener("keydown", function (e) {
+        if (e.key === "Escape" && card.classList.contains("is-full")) { setFull(false); }
+      });
+    }
     loadTopology();
   }
 

@@ -1,0 +1,193 @@
+"""Issue 15 in the browser: the topology of 1,000 hosts (grouped, a closed group opened by a
+click on it, a filter by answer, full screen), the busy indicator, a sort clicked while the
+filter's debounce runs, "+N more labels", and refused and duplicate uploads."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tracepcap.testing import campus
+
+GRAPH = "document.getElementById('topology').tpGraph"
+DRAWN = f"() => {GRAPH} && !document.getElementById('topology').hasAttribute('aria-busy')"
+
+
+@pytest.fixture
+def big(web):
+    api, pages = web
+    campus.build(api.db)
+    return api, pages
+
+
+def _graph(page, expression: str):
+    return page.evaluate(f"() => {{ const g = {GRAPH}; return {expression}; }}")
+
+
+def test_topology_of_a_thousand_hosts_groups_and_opens_on_click(big):
+    _api, pages = big
+    page = pages.open(f"/captures/{campus.CID}")
+    page.wait_for_function(DRAWN)
+    expect(page.locator("#topology-note")).to_contain_text("200 of 1000 hosts drawn one by one, in 21 groups by subnet")
+    assert _graph(page, "g.nodes(\"[kind = 'zone']\").map(n => n.data('name'))") == ["Local network", "Remote"]
+    assert _graph(page, "g.$id('g:local:10.1.0.0/24').children().length") == 150
+    assert _graph(page, "g.$id('g:local:10.20.0.0/24').data('kind')") == "aggregate"
+    remote = _graph(page, "g.nodes(\"[kind = 'aggregate'][zone = 'remote']\").map(n => n.data('name'))")
+    assert len(remote) == 18 and all(re.fullmatch(r"\d+\.\d\.0\.0/16 · \d+ hosts", name) for name in remote)
+    assert _graph(page, "g.edges().max(e => e.data('width')).value") == 8  # weighted by bytes
+
+    group = "g:remote:52.0.0.0/16"  # a click on the closed group opens it, host by host
+    page.locator("#topology").scroll_into_view_if_needed()
+    box = page.locator("#topology").bounding_box()
+    at = page.evaluate(f"(id) => {GRAPH}.$id(id).renderedPosition()", group)
+    page.mouse.click(box["x"] + at["x"], box["y"] + at["y"])
+    page.wait_for_function(f"(id) => {GRAPH}.$id(id).data('kind') === 'group'", arg=group)
+    assert _graph(page, f"g.$id('{group}').children().map(n => n.id()).sort()") == sorted(
+        campus.remote(j, k) for j in range(4) for k in range(10))
+    expect(page.locator("#topology-note")).to_contain_text("240 of 1000 hosts")
+    page.locator(".topology-group-list summary").click()  # the list says so, and closes it again
+    item = page.locator("#topology-groups li[data-group='remote:52.0.0.0/16']")
+    expect(item).to_contain_text("remote 52.0.0.0/16 · 40 hosts (40 remote)")
+    item.get_by_role("button", name="close 52.0.0.0/16").click()
+    page.wait_for_function(f"(id) => {GRAPH}.$id(id).data('kind') === 'aggregate'", arg=group)
+
+    page.locator("#topology-only").select_option("Printer")  # filter by answer
+    page.wait_for_function(f"() => {GRAPH}.nodes(\"[kind = 'host']\").every(n => n.data('answer') === 'Printer')")
+    expect(page.locator("#topology-note")).to_contain_text("(only 84 whose Device type is Printer)")
+
+    page.get_by_role("button", name="Full screen").click()
+    card = page.locator(".topology-card")
+    expect(card).to_have_class(re.compile("is-full"))
+    assert card.bounding_box()["width"] == 1366
+    page.keyboard.press("Escape")
+    expect(card).not_to_have_class(re.compile("is-full"))
+    expect(page.get_by_role("button", name="Full screen")).to_have_attribute("aria-pressed", "false")
+
+
+def test_busy_indicator_shows_while_any_request_is_in_flight(big):
+    _api, pages = big
+    page = pages.new()
+    held = []
+    page.route(re.compile(r"/ui/captures/[^/]+/hosts\?"), lambda route: held.append(route))
+    page.goto(f"/captures/{campus.CID}")
+    page.wait_for_function(DRAWN)
+    busy = page.locator("#busy")
+    expect(busy).to_be_hidden()
+    page.locator("#hosts thead").get_by_role("link", name=re.compile("^MAC")).click()
+    expect(busy).to_be_visible()
+    expect(busy).to_have_text("Working…")
+    assert len(held) == 1
+    held[0].continue_()
+    expect(page.locator("#hosts thead th[aria-sort='ascending']")).to_contain_text("MAC")
+    expect(busy).to_be_hidden()
+
+    page.route(re.compile(r"/topology\?"), lambda route: held.append(route))  # our own fetch too
+    page.locator("#topology-colour").select_option(index=1)
+    expect(busy).to_be_visible()
+    held[-1].continue_()
+    expect(busy).to_be_hidden()
+
+
+def test_a_sort_clicked_within_the_filters_debounce_keeps_the_filter(big):
+    _api, pages = big
+    page = pages.open(f"/captures/{campus.CID}")
+    expect(page.locator("#hosts-summary")).to_contain_text("1–50 of 1,000")
+    page.get_by_label("Filter").fill("10.1.1.")
+    page.locator("#hosts thead").get_by_role("link", name=re.compile("^MAC")).click()  # within 350 ms
+    expect(page.locator("#hosts thead th[aria-sort='ascending']")).to_contain_text("MAC")
+    expect(page.locator("#hosts-summary")).to_contain_text("1–50 of 50 (filtered from 1,000)")
+    page.wait_for_timeout(1000)  # the filter's own request, if it went, asked for the same view
+    expect(page.locator("#hosts-summary")).to_contain_text("of 50 (filtered from 1,000)")
+    expect(page.locator("#hosts thead th[aria-sort='ascending']")).to_contain_text("MAC")
+    expect(page.get_by_label("Filter")).to_have_value("10.1.1.")
+    expect(page.locator("#hosts tbody tr").first.locator("th")).to_have_text("10.1.1.1")
+    assert "q=10.1.1." in page.url and "sort=mac" in page.url
+
+
+def test_a_sort_clicked_while_the_filters_request_runs_is_not_undone_by_its_answer(big):
+    _api, pages = big
+    page = pages.open(f"/captures/{campus.CID}")
+    expect(page.locator("#hosts-summary")).to_contain_text("1–50 of 1,000")
+    held = []
+
+    def hold_the_filters_request(route):
+        if "sort=" not in route.request.url and not held:
+            held.append(route)  # answered only after the sort's request
+        else:
+            route.continue_()
+    page.route(re.compile(r"/ui/captures/[^/]+/hosts\?"), hold_the_filters_request)
+    page.get_by_label("Filter").fill("10.20.")
+    page.wait_for_function("() => document.getElementById('busy').classList.contains('htmx-request')")
+    page.locator("#hosts thead").get_by_role("link", name=re.compile("^Locality")).click()
+    expect(page.locator("#hosts thead th[aria-sort='ascending']")).to_contain_text("Locality")
+    expect(page.locator("#hosts-summary")).to_contain_text("1–50 of 100 (filtered from 1,000)")
+    try:
+        held[0].continue_()  # too late: the page aborted it
+    except Exception:  # noqa: BLE001 (an aborted request cannot be continued)
+        pass
+    page.wait_for_timeout(1000)
+    expect(page.locator("#hosts thead th[aria-sort='ascending']")).to_contain_text("Locality")
+    expect(page.locator("#hosts-summary")).to_contain_text("of 100 (filtered from 1,000)")
+
+
+def test_more_labels_expand_and_filter(big):
+    _api, pages = big
+    page = pages.open(f"/captures/{campus.CID}")
+    card = page.locator(".count-card", has_text="Device type")
+    more = card.get_by_text("+ 4 more labels")
+    hidden = card.get_by_role("link", name=campus.LABELS[-1])
+    expect(hidden).to_be_hidden()
+    more.click()
+    expect(hidden).to_be_visible()
+    hidden.click()
+    expect(page.locator(".active-filter")).to_contain_text(campus.LABELS[-1])
+    expect(page.locator("#hosts-summary")).to_contain_text("of 83 (filtered from 1,000)")
+
+
+def test_a_refused_upload_says_so_and_a_duplicate_names_its_capture(web, captures):
+    _api, pages = web
+    page = pages.open("/")
+
+    def drop(name: str, data: bytes) -> None:
+        transfer = page.evaluate_handle(
+            "([name, bytes]) => { const t = new DataTransfer();"
+            " t.items.add(new File([new Uint8Array(bytes)], name)); return t; }", [name, list(data)])
+        page.locator("#dropzone").dispatch_event("drop", {"dataTransfer": transfer})
+
+    drop("notes.txt", b"these are not packets\n" * 8)
+    refused = page.locator(".upload-row").first
+    expect(refused.locator(".upload-result")).to_contain_text("The upload was refused: not a capture")
+    expect(refused.locator(".p-analysis-text")).to_have_text("not started: the upload was refused")
+    expect(refused.locator(".p-upload-text")).to_have_text("refused")
+
+    data = (captures / "dns_demo.pcap").read_bytes()
+    drop("dns_demo.pcap", data)
+    first = page.locator(".upload-row").first
+    expect(first.get_by_role("link", name="Open dns_demo.pcap")).to_be_visible(timeout=60_000)
+    href = first.get_by_role("link", name="Open dns_demo.pcap").get_attribute("href")
+    drop("copy of dns.pcap", data)
+    again = page.locator(".upload-row").first
+    expect(again.locator(".upload-name")).to_have_text("copy of dns.pcap")
+    expect(again.locator(".upload-result")).to_contain_text("Already uploaded as dns_demo.pcap")
+    expect(again.get_by_role("link", name="dns_demo.pcap")).to_have_attribute("href", href)
+    expect(again.locator(".p-analysis-text")).to_have_text("done")
+    expect(again.locator(".upload-result")).to_contain_text("Already uploaded as")  # not replaced when it is done
+    expect(page.locator("#capture-list tbody tr")).to_have_count(1)
+
+
+def test_the_captures_list_searches_in_the_browser(web, captures):
+    api, pages = web
+    with api.client() as client:
+        api.analyzed(client, captures / "dns_demo.pcap")
+        api.analyzed(client, captures / "http_demo.pcap")
+    page = pages.open("/")
+    expect(page.locator("#capture-list tbody tr")).to_have_count(2)
+    page.get_by_label("Search").fill("http")
+    expect(page.locator("#capture-list tbody tr")).to_have_count(1)
+    expect(page.locator("#capture-list tbody tr")).to_contain_text("http_demo.pcap")
+    expect(page.locator("#captures-summary")).to_contain_text("1–1 of 1 matching “http”")
+    assert page.url.endswith("/?q=http")
+    page.reload()
+    expect(page.locator("#capture-list tbody tr")).to_have_count(1)
