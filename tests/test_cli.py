@@ -42,7 +42,7 @@ def test_ftp_capture_facts(cli, captures):
 def test_every_host_says_where_it_sits_and_why(cli, captures):
     """Issue 11 item 2: locality (and its reason) after "macs" in each host document."""
     code, out, _ = cli("analyze", captures / "demo_all_rules.pcap", "--json")
-    hosts = {h["ip"]: h for h in json.loads(out)["hosts"]}
+    hosts = {a: h for h in json.loads(out)["hosts"] for a in h["addresses"] or [h["key"]]}
     assert code == ExitCode.OK
     assert list(hosts["192.168.1.1"]) == ["key", "ip", "addresses", "macs", "locality", "locality_reason",
                                           "facts", "verdicts"]

@@ -121,7 +121,7 @@ LOCALITIES = {"192.168.1.1": "on-link", "192.168.1.75": "on-link", "91.108.8.1":
 
 def test_every_host_has_a_locality_and_the_list_filters_on_it(api, client, captures):
     cid = api.analyzed(client, captures / "demo_all_rules.pcap")
-    hosts = {h["ip"]: h for h in client.get(f"/captures/{cid}/hosts", params={"limit": 1000}).json()}
+    hosts = {a: h for h in client.get(f"/captures/{cid}/hosts", params={"limit": 1000}).json() for a in h["addresses"] or [h["key"]]}
     assert {ip: hosts[ip]["locality"] for ip in LOCALITIES} == LOCALITIES
     assert "owns 8c:fe:57:23:37:e4" in hosts["192.168.1.75"]["locality_reason"]
     assert "10:13:31:f1:39:76, a router's MAC" in hosts["91.108.8.1"]["locality_reason"]

@@ -26,7 +26,7 @@ def document(sc: Scenario, tmp_path) -> dict:
 
 
 def hosts_of(doc: dict) -> dict[str, dict]:
-    return {h["ip"]: h for h in doc["hosts"]}
+    return {a: h for h in doc["hosts"] for a in h["addresses"] or [h["key"]]}
 
 
 def findings(doc: dict, kind: str) -> list[dict]:

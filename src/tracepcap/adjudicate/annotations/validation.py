@@ -3,10 +3,13 @@ and host that exist; labels, prose and weights are within their rules (`tracepca
 
 from __future__ import annotations
 
+import functools
+
 from sqlalchemy.orm import Session
 
 from ...errors import InvalidAnnotation, NotFound
-from ...store.models import Capture, Host
+from ...store.entities import resolve as resolve_entity
+from ...store.models import Capture, Entity
 from ...text import LABEL, PROSE
 from ..contract import Key
 from ..registry import Registry
@@ -17,8 +20,8 @@ def check_key(session: Session, registry: Registry, key: Key) -> None:
     registry.get(key.question)
     if session.get(Capture, key.capture_id) is None:
         raise NotFound(f"no capture {key.capture_id!r}")
-    if session.get(Host, (key.capture_id, key.entity_key)) is None:
-        raise NotFound(f"no host {key.entity_key!r} in capture {key.capture_id}")
+    if session.get(Entity, (key.capture_id, key.entity_key)) is None:
+        raise NotFound(f"no host or device {key.entity_key!r} in capture {key.capture_id}")
 
 
 def label(label: str) -> str:
@@ -42,3 +45,22 @@ def weight(weight: int) -> int:
     if isinstance(weight, bool) or not isinstance(weight, int) or not 1 <= weight <= 100:
         raise InvalidAnnotation(f"evidence weight must be 1..100 (got {weight!r})")
     return weight
+
+
+def canonical(writes: bool = True):
+    """Decorate an annotation service `fn(session, registry, key, ...)`: the key's entity may be
+    named by any of its addresses or MACs (store/entities.resolve); the service runs on its
+    canonical key, so one answer holds for all of a device's names. A writer takes its turn's
+    lock first (`locking.lock_for_writing`: SQLite's write lock before the first read)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def run(session: Session, registry: Registry, key: Key, *args, **kwargs):
+            if writes:
+                from .locking import lock_for_writing
+                lock_for_writing(session)
+            found = resolve_entity(session, key.capture_id, key.entity_key)
+            if found is not None and found != key.entity_key:
+                key = Key(key.question, key.capture_id, found)
+            return fn(session, registry, key, *args, **kwargs)
+        return run
+    return wrap

@@ -6,7 +6,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ...adjudicate.contract import Basis
-from ...store.models import Capture, CaptureStatus, Finding, Host, VerdictRow
+from ...store.models import Capture, CaptureStatus, Entity, Finding, VerdictRow
 from ...store.staging import STAGING
 
 UNFINISHED = (CaptureStatus.QUEUED, CaptureStatus.ANALYZING)
@@ -38,7 +38,7 @@ def list_captures(session: Session) -> list[Capture]:
 
 def capture_rows(session: Session) -> list[dict]:
     """Every capture (newest upload first) with its host, contested and human-answer counts."""
-    hosts = dict(session.execute(select(Host.capture_id, func.count()).group_by(Host.capture_id)).all())
+    hosts = dict(session.execute(select(Entity.capture_id, func.count()).group_by(Entity.capture_id)).all())
     contested = dict(session.execute(select(VerdictRow.capture_id, func.count())
                                      .where(VerdictRow.contested.is_(True))
                                      .group_by(VerdictRow.capture_id)).all())

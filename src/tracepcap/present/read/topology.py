@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate.contract import Basis
 from ...adjudicate.registry import Registry
-from ...store.models import Conversation, Host, VerdictRow
+from ...store.models import Conversation, EntityMember, Host, VerdictRow
 
 TOPOLOGY_NODES = 250
 CONTESTED = "⚠ contested"
@@ -41,11 +41,15 @@ def topology(session: Session, registry: Registry, capture_id: str, question: st
             entry = pairs.setdefault((src, dst) if src < dst else (dst, src), [0, 0])
             entry[0] += n
             entry[1] += int(total or 0)
-    shown = set(ranked)
+    # nodes are addresses (conversations are); each shows its entity's verdict
+    entity_of = dict(session.execute(select(EntityMember.member, EntityMember.entity_key).where(
+        EntityMember.capture_id == capture_id, EntityMember.member.in_(ranked))).all())
+    shown = {entity_of.get(ip, ip) for ip in ranked}
     rows = session.execute(select(VerdictRow.entity_key, VerdictRow.primary_label, VerdictRow.contested,
                                   VerdictRow.basis)
                            .where(VerdictRow.capture_id == capture_id, VerdictRow.question == question))
-    answer = {ip: (label, contested, basis) for ip, label, contested, basis in rows if ip in shown}
+    by_key = {key: (label, contested, basis) for key, label, contested, basis in rows if key in shown}
+    answer = {ip: by_key[entity_of.get(ip, ip)] for ip in ranked if entity_of.get(ip, ip) in by_key}
     tones = _tones(adj.vocabulary, adj.unknown_label,
                    sorted({a[0] for a in answer.values() if a[0] and not a[1]}, key=str.casefold))
     nodes = []
