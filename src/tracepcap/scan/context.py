@@ -264,7 +264,27 @@ class CaptureContext:
         first = decide(())
         segment = {subnet_of(o.ip) for owners in first.values() for o in owners
                    if not ipaddress.ip_address(o.ip).is_link_local}
-        return decide(segment)
+        decided = decide(segment)
+        # an IPv6 interface has several addresses (link-local, global, temporary): beside the
+        # one owner the rules chose, every other IPv6 address ND bound to the MAC alone, and
+        # every link-local address sending from it (never forwarded), is the same device's
+        for mac, families in senders.items():
+            chosen = {o.ip for o in decided.get(mac, ())}
+            if not chosen:
+                continue
+            extra = []
+            for sender in (s for family in families for s in family if ":" in s.ip and s.ip not in chosen):
+                if sender.contested:
+                    continue
+                if sender.bound:
+                    extra.append(Ownership(sender.ip, f"{sender.binding} binds {sender.ip} to {mac}, "
+                                                      "another IPv6 address of the same interface"))
+                elif ipaddress.ip_address(sender.ip).is_link_local and sender.hops == 0:
+                    extra.append(Ownership(sender.ip, f"{sender.ip} is a link-local address sending from "
+                                                      f"{mac} (never forwarded)"))
+            if extra:
+                decided[mac] = decided[mac] + tuple(extra)
+        return decided
 
     @cached_property
     def owners(self) -> frozenset[str]:
@@ -279,7 +299,8 @@ class CaptureContext:
 
     @cached_property
     def mac_owners(self) -> dict[str, tuple[str, ...]]:
-        """MAC -> the addresses that own it (one per address family at most)."""
+        """MAC -> the addresses that own it (one per address family, and the other IPv6
+        addresses of the same interface)."""
         return {mac: tuple(o.ip for o in owners) for mac, owners in self.ownership.items()}
 
     @cached_property
