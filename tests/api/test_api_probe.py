@@ -35,7 +35,7 @@ def test_a_probe_question_travels_every_route(serve, captures):
         assert [h["ip"] for h in client.get(f"/captures/{cid}/hosts", params={"q": "odd"}).json()] == [
             ip for ip in hosts if int(ip.split(".")[-1]) % 2]
         base = f"/captures/{cid}/adjudications/probe-parity"
-        assert {v["entity_key"] for v in client.get(base).json()} == set(hosts)
+        assert {v["entity_key"] for v in client.get(base).json()} == {h["key"] for h in hosts.values()}
         verdict = client.get(f"{base}/192.168.1.20").json()
         assert verdict["candidates"][0]["reasons"] == ["address ends in 20 (+50)"]
 

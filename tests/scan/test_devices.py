@@ -209,3 +209,27 @@ def test_an_old_annotation_keyed_by_an_address_moves_to_its_device(db, settings,
         assert events[0].before["entity_key"] == "192.168.1.20" and events[0].after["entity_key"] == device
         from tracepcap.adjudicate.runner import stored_verdict
         assert stored_verdict(s, Key("host-identity", cid, "192.168.1.20")).primary_label == "Printer"
+
+
+# --- findings on devices ------------------------------------------------------------------
+
+def test_a_gateway_answering_from_a_new_mac_is_a_gateway_mac_change(tmp_path):
+    sc = Scenario()
+    old_mac, new_mac = "00:1b:21:00:05:01", "3c:22:fb:00:05:01"
+    gateway = sc.host("192.168.5.1", old_mac)
+    client = sc.host("192.168.5.20", "00:1b:21:00:05:20")
+    sc.dns_lookup(client, gateway, "example.org", ["93.184.216.34"])
+    for n in range(1, 4):
+        sc.ping(client, sc.host(f"198.51.100.{n}", via=gateway, ttl=52))
+    replaced = sc.host(gateway.ip, new_mac)  # the router swapped: same address, new box
+    sc.dns_lookup(client, replaced, "example.net", ["93.184.216.35"])
+    for n in range(4, 7):
+        sc.ping(client, sc.host(f"198.51.100.{n}", via=replaced, ttl=52))
+    doc = document(sc.write_pcap(tmp_path / "swap.pcap"), tmp_path)
+    found = [x for x in doc["findings"] if x["kind"] == "gateway-mac-change"]
+    assert len(found) == 1 and found[0]["severity"] == "medium"
+    assert found[0]["summary"].startswith(f"the default gateway 192.168.5.1 answered from 2 MACs, one after "
+                                          f"another: {old_mac} (frame ")
+    assert f", then {new_mac} (frame " in found[0]["summary"]
+    assert found[0]["entities"][0] == by_key(doc)[found[0]["entities"][0]]["key"]
+    assert "192.168.5.1" in by_key(doc)[found[0]["entities"][0]]["addresses"]
