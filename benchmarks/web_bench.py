@@ -35,7 +35,7 @@ from tracepcap.analysis import adjudicate_capture
 from tracepcap.present.api import create_app
 from tracepcap.settings import Settings
 from tracepcap.store import open_database
-from tracepcap.store.models import Capture, Conversation, Host, ObservationRow, VoteRow
+from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, Host, ObservationRow, VoteRow
 
 CID = "0eb0be4c00000001"  # hex, as capture references are
 LABELS = {"host-identity": ("Router", "DNS Server", "Web Server", "Workstation", "Printer", "Mobile"),
@@ -63,6 +63,9 @@ def build(db, hosts: int, rng: random.Random) -> None:
                       uploaded_at=datetime.now(UTC), uploaded_by="bench"))
         s.flush()
         s.execute(insert(Host), [{"capture_id": CID, "ip": a, "position": i} for i, a in enumerate(ips)])
+        s.execute(insert(Entity), [{"capture_id": CID, "key": a, "position": i, "ip": a, "addresses": [a], "macs": [],
+                                    "randomised": False} for i, a in enumerate(ips)])
+        s.execute(insert(EntityMember), [{"capture_id": CID, "member": a, "entity_key": a} for a in ips])
         facts, votes, conversations = [], [], []
         for i, a in enumerate(ips):
             facts += [fact(a, "mac", f"02:00:{i >> 24 & 255:02x}:{i >> 16 & 255:02x}:{i >> 8 & 255:02x}:{i & 255:02x}", i),
