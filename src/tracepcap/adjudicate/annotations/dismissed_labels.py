@@ -13,7 +13,7 @@ from ..contract import Key, Verdict
 from ..registry import Registry
 from ..runner import rerun
 from . import validation
-from .validation import canonical
+from .naming import canonical
 from .audit import AuditAction, record, utc_now
 from .keyed import of_key
 from .locking import take_turn

@@ -15,7 +15,8 @@ from . import validation
 from .audit import AuditAction, record, utc_now
 from .keyed import of_key
 from .locking import take_turn
-from .validation import check_key, canonical
+from .naming import canonical
+from .validation import check_key
 
 
 @canonical(False)
