@@ -1,6 +1,7 @@
 """Re-adjudicating one entity after a human action, on a capture with many hosts.
 
-Builds a capture of N hosts (default 10,000) with stored votes straight in the store, runs the
+Builds a capture of N entities (default 10,000; half of them MAC-keyed devices named by their
+address in the actions, so the resolver is timed too) with stored votes straight in the store, runs the
 whole-capture adjudication once, then times override / evidence / clear actions on random
 hosts: each includes validation, the write, the audit event and the synchronous re-adjudication
 of that one key. Prints median and p95 in milliseconds.
@@ -26,7 +27,7 @@ from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import adjudicate_capture
 from tracepcap.store import open_database
-from tracepcap.store.models import Capture, Host, VoteRow
+from tracepcap.store.models import Capture, Entity, EntityMember, Host, VoteRow
 
 LABELS = ("Router", "DNS Server", "Web Server", "Workstation", "Printer", "Mobile")
 
@@ -39,8 +40,16 @@ def build(db, hosts: int, rng: random.Random) -> str:
         s.flush()
         ips = [f"10.{i // 65536}.{i // 256 % 256}.{i % 256}" for i in range(hosts)]
         s.execute(insert(Host), [{"capture_id": cid, "ip": ip, "position": i} for i, ip in enumerate(ips)])
+        # every other host is an on-link device keyed by its MAC (issue 11): actions name it by
+        # its address, so each one also goes through the entity resolver
+        keys = [f"mac-02-00-00-{i // 65536 % 256:02x}-{i // 256 % 256:02x}-{i % 256:02x}" if i % 2 else ip
+                for i, ip in enumerate(ips)]
+        s.execute(insert(Entity), [{"capture_id": cid, "key": key, "position": i, "ip": ip, "addresses": [ip],
+                                    "macs": [], "randomised": False} for i, (ip, key) in enumerate(zip(ips, keys))])
+        s.execute(insert(EntityMember), [{"capture_id": cid, "member": m, "entity_key": key}
+                                         for ip, key in zip(ips, keys) for m in dict.fromkeys((key, ip))])
         votes = []
-        for ip in ips:
+        for ip in keys:
             for signal in ("oui_vendor", "ttl_class", "services_answered", "traffic_pattern"):
                 label, weight = rng.choice(LABELS), rng.randint(5, 60)
                 votes.append({"capture_id": cid, "question": "host-identity", "entity_key": ip,

@@ -47,7 +47,7 @@ from tracepcap.settings import Settings
 from tracepcap.store import open_database
 from tracepcap.extract.frame_index import build as build_index, index_path
 from tracepcap.ingest import capture_path
-from tracepcap.store.models import Capture, Conversation, Host, ObservationRow, VoteRow
+from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, Host, ObservationRow, VoteRow
 from tracepcap.testing import frames as wire
 
 CID = "0eb0be4c00000001"  # hex, as capture references are
@@ -80,6 +80,10 @@ def build(db, hosts: int, rng: random.Random) -> None:
         s.flush()
         s.execute(insert(Host), [{"capture_id": CID, "ip": a, "position": i,
                                   "locality": "remote" if i % 5 == 4 else "on-link"} for i, a in enumerate(ips)])
+        s.execute(insert(Entity), [{"capture_id": CID, "key": a, "position": i, "ip": a, "addresses": [a], "macs": [],
+                                    "randomised": False, "locality": "remote" if i % 5 == 4 else "on-link"}
+                                   for i, a in enumerate(ips)])
+        s.execute(insert(EntityMember), [{"capture_id": CID, "member": a, "entity_key": a} for a in ips])
         facts, votes, conversations = [], [], []
         for i, a in enumerate(ips):
             facts += [fact(a, "mac", f"02:00:{i >> 24 & 255:02x}:{i >> 16 & 255:02x}:{i >> 8 & 255:02x}:{i & 255:02x}", i),

@@ -42,16 +42,17 @@ def test_ftp_capture_facts(cli, captures):
 def test_every_host_says_where_it_sits_and_why(cli, captures):
     """Issue 11 item 2: locality (and its reason) after "macs" in each host document."""
     code, out, _ = cli("analyze", captures / "demo_all_rules.pcap", "--json")
-    hosts = {h["ip"]: h for h in json.loads(out)["hosts"]}
+    hosts = {a: h for h in json.loads(out)["hosts"] for a in h["addresses"] or [h["key"]]}
     assert code == ExitCode.OK
     assert list(hosts["192.168.1.1"]) == ["key", "ip", "addresses", "macs", "locality", "locality_reason",
                                           "facts", "verdicts"]
-    assert (hosts["192.168.1.1"]["key"], hosts["192.168.1.1"]["addresses"]) == ("192.168.1.1", ["192.168.1.1"])
+    assert (hosts["192.168.1.1"]["key"], hosts["192.168.1.1"]["addresses"]) == ("mac-10-13-31-f1-39-76",
+                                                                                ["192.168.1.1"])
     assert {ip: hosts[ip]["locality"] for ip in ("192.168.1.1", "192.168.1.75", "91.108.8.1")} == {
         "192.168.1.1": "on-link", "192.168.1.75": "on-link", "91.108.8.1": "remote"}
     # the router owns its MAC by the subnet rule although its DNS answers arrive with TTL 57
     assert "owns 10:13:31:f1:39:76 (10:13:31:f1:39:76 carries" in hosts["192.168.1.1"]["locality_reason"]
-    assert hosts["192.168.1.75"]["locality_reason"].startswith("owns 8c:fe:57:23:37:e4 (")
+    assert hosts["192.168.1.75"]["locality_reason"].startswith("192.168.1.75 owns 8c:fe:57:23:37:e4 (")
     assert hosts["91.108.8.1"]["locality_reason"] == (
         "a public address 13 hops away, seen through 10:13:31:f1:39:76, a router's MAC")
     assert {h["locality"] for h in hosts.values()} == {"on-link", "local-routed", "remote"}

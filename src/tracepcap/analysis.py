@@ -22,7 +22,7 @@ from collections.abc import Callable
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
-from .adjudicate.annotations import mark_stale
+from .adjudicate.annotations import carry_to_entities, mark_stale
 from .adjudicate.registry import Registry, get_registry
 from .adjudicate.runner import adjudicate_held
 from .errors import AnalysisCancelled, InternalError, NotFound, TracePcapError
@@ -120,7 +120,9 @@ def adjudicate_capture(db: Database, registry: Registry, capture_id: str) -> dic
 
 def _adjudicate(session: Session, registry: Registry, capture_id: str) -> dict[str, str]:
     """In a transaction holding the capture: human answers whose facts moved are marked stale,
-    then every question is answered with the annotations as they are now."""
+    then every question is answered with the annotations as they are now. Annotations keyed
+    by an address or MAC of a device move to the device's key first."""
+    carry_to_entities(session, capture_id)
     mark_stale(session, capture_id)
     return adjudicate_held(session, registry, capture_id)
 

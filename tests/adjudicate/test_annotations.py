@@ -67,7 +67,7 @@ def test_evidence_under_other_coordinates_is_not_found(db, capture_id):
     with db.session() as s:
         evidence, _ = a.add_evidence(s, reg, key(capture_id), "Router", 10, "x", actor=person("alice"))
         eid = evidence.id
-    with db.session() as s, pytest.raises(NotFound, match=f"no evidence {eid} on host-identity for 192.168.1.20"):
+    with db.session() as s, pytest.raises(NotFound, match=f"no evidence {eid} on host-identity for mac-52-54-00-bb-00-20"):
         a.delete_evidence(s, reg, key(capture_id, "192.168.1.20"), eid, actor=person("alice"))
 
 
@@ -93,7 +93,7 @@ def test_unknown_question_capture_or_entity(db, capture_id):
             a.set_override(s, reg, key(capture_id, question="os-familee"), "x", "y", actor=person("a"))
         with pytest.raises(NotFound, match="no capture 'deadbeef'"):
             a.set_override(s, reg, Key("host-identity", "deadbeef", DNS), "x", "y", actor=person("a"))
-        with pytest.raises(NotFound, match=f"no host '10.9.9.9' in capture {capture_id}"):
+        with pytest.raises(NotFound, match=f"no host or device '10.9.9.9' in capture {capture_id}"):
             a.set_override(s, reg, key(capture_id, "10.9.9.9"), "x", "y", actor=person("a"))
 
 

@@ -72,7 +72,7 @@ def test_verdict_without_reasons_is_refused_and_costs_no_other_question(plugins,
     cid = doc["capture"]["id"]
     code, out, err = cli("explain", cid, "probe-mute", "192.168.1.21")
     assert code == ExitCode.UNUSABLE_INPUT and err == (
-        f"tracepcap: no probe-mute verdict for 192.168.1.21 in capture {cid} yet (capture status: partial)\n")
+        f"tracepcap: no probe-mute verdict for mac-52-54-00-bb-00-21 in capture {cid} yet (capture status: partial)\n")
     args = build_parser().parse_args(["explain", cid, "probe-mute", "192.168.1.21", "--db", settings.database_url])
     with pytest.raises(NotFound):
         cmd_explain(args)

@@ -22,11 +22,12 @@ from tracepcap.store.models import AuditEvent, Capture, Host, VerdictRow
 from fake_actor import person
 
 DNS = "192.168.1.1"  # dns_demo.pcap's DNS server
+DNS_DEVICE = "mac-52-54-00-aa-00-01"  # its entity: the device owning its MAC (issue 11)
 
 
 def _stored(db, cid: str, question: str = "host-identity") -> dict:
     with db.session() as s:
-        return s.get(VerdictRow, (cid, question, DNS)).document
+        return s.get(VerdictRow, (cid, question, DNS_DEVICE)).document
 
 
 def test_hosts_stay_and_writes_succeed_while_the_capture_is_re_extracted(db, settings, capture_id, monkeypatch):

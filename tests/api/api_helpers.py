@@ -20,6 +20,7 @@ from tracepcap.store import Database
 
 DNS_DEMO = "dns_demo.pcap"
 DNS_SERVER = "192.168.1.1"  # dns_demo.pcap: answers DNS on 53/udp
+DNS_DEVICE = "mac-52-54-00-aa-00-01"  # its entity key: the device owning its MAC (issue 11)
 WORKSTATION = "192.168.1.20"
 
 

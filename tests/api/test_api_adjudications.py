@@ -4,7 +4,7 @@ override, evidence, dismissals, accept, the trail, and each refusal."""
 from __future__ import annotations
 
 import pytest
-from api_helpers import DNS_SERVER, WORKSTATION, assert_error
+from api_helpers import DNS_DEVICE, DNS_SERVER, WORKSTATION, assert_error
 
 from sqlalchemy import select
 
@@ -26,7 +26,7 @@ def test_verdicts_are_the_stored_documents(client, dns_capture, base, db):
     assert listed.headers["x-total-count"] == str(len(stored)) == str(len(listed.json()))
     assert {v["entity_key"]: v for v in listed.json()} == stored
     one = client.get(f"{base}/{DNS_SERVER}").json()
-    assert one == stored[DNS_SERVER]  # the shape of analyze --json, exactly
+    assert one == stored["mac-52-54-00-aa-00-01"]  # its device's (issue 11): the shape of analyze --json, exactly
     assert (one["primary_label"], one["basis"], one["contested"]) == ("DNS Server", "MACHINE", False)
     assert one["candidates"][0]["reasons"]
     assert client.get(base, params={"offset": 1, "limit": 2}).json() == listed.json()[1:3]
@@ -45,7 +45,7 @@ def test_unknown_question_capture_or_entity_is_404_naming_it(client, dns_capture
                      client.put(f"{base}/10.9.9.9/override", json={"label": "x", "rationale": "y"}),
                      client.post(f"{base}/10.9.9.9/evidence", json={"label": "x", "weight": 5, "reason": "y"}),
                      client.post(f"{base}/10.9.9.9/dismissals", json={"label": "x", "reason": "y"})):
-        assert_error(response, 404, "not_found", f"no host '10.9.9.9' in capture {dns_capture}")
+        assert_error(response, 404, "not_found", f"no host or device '10.9.9.9' in capture {dns_capture}")
 
 
 def test_override_set_then_cleared(client, base):
@@ -57,7 +57,7 @@ def test_override_set_then_cleared(client, base):
     assert client.get(f"{base}/{DNS_SERVER}").json() == verdict
     cleared = client.delete(url).json()
     assert (cleared["primary_label"], cleared["basis"], cleared["override"]) == ("DNS Server", "MACHINE", None)
-    assert_error(client.delete(url), 404, "not_found", f"no override on host-identity for {DNS_SERVER}")
+    assert_error(client.delete(url), 404, "not_found", f"no override on host-identity for {DNS_DEVICE}")
 
 
 BAD_OVERRIDES = [
@@ -187,4 +187,4 @@ def test_trail_is_every_action_oldest_first(client, base):
     assert [e["id"] for e in trail] == sorted(e["id"] for e in trail)
     assert trail[1]["before"]["label"] == "Router" and trail[1]["after"]["label"] == "Firewall"
     assert set(trail[0]) >= {"id", "at", "actor", "action", "question", "entity_key", "before", "after"}
-    assert trail[0]["question"] == "host-identity" and trail[0]["entity_key"] == DNS_SERVER
+    assert trail[0]["question"] == "host-identity" and trail[0]["entity_key"] == DNS_DEVICE

@@ -70,7 +70,7 @@ def test_host_facts(client, http_capture):
     assert facts == sorted(facts, key=lambda f: (f["kind"], f["value"], f["source"]))
     assert {"grade", "first_frame", "last_frame", "count", "extractor"} <= set(facts[0])
     assert_error(client.get(f"/captures/{http_capture}/hosts/10.9.9.9/facts"), 404, "not_found",
-                 f"no host '10.9.9.9' in capture {http_capture}")
+                 f"no host or device '10.9.9.9' in capture {http_capture}")
     assert_error(client.get("/captures/00000000/hosts/10.0.0.70/facts"), 404, "not_found", "no capture")
 
 
@@ -109,7 +109,7 @@ def test_the_api_and_the_web_inventory_find_the_same_hosts(api, client, http_cap
         with_mac["macs"][0][-5:].upper(): "part of a MAC", vendor[:6]: "an OUI vendor", "100%_": "nothing",
     }
     for q, what in searches.items():
-        api_hosts = [h["ip"] for h in client.get(f"/captures/{http_capture}/hosts", params={"q": q}).json()]
+        api_hosts = [h["key"] for h in client.get(f"/captures/{http_capture}/hosts", params={"q": q}).json()]
         assert api_hosts == _web_hosts(api, http_capture, q), what
         assert bool(api_hosts) == (what != "nothing"), what
     assert with_mac["ip"] in [h["ip"] for h in client.get(
@@ -121,18 +121,18 @@ LOCALITIES = {"192.168.1.1": "on-link", "192.168.1.75": "on-link", "91.108.8.1":
 
 def test_every_host_has_a_locality_and_the_list_filters_on_it(api, client, captures):
     cid = api.analyzed(client, captures / "demo_all_rules.pcap")
-    hosts = {h["ip"]: h for h in client.get(f"/captures/{cid}/hosts", params={"limit": 1000}).json()}
+    hosts = {a: h for h in client.get(f"/captures/{cid}/hosts", params={"limit": 1000}).json() for a in h["addresses"] or [h["key"]]}
     assert {ip: hosts[ip]["locality"] for ip in LOCALITIES} == LOCALITIES
     assert "owns 8c:fe:57:23:37:e4" in hosts["192.168.1.75"]["locality_reason"]
     assert "10:13:31:f1:39:76, a router's MAC" in hosts["91.108.8.1"]["locality_reason"]
     seen = set()
     for locality in ("on-link", "local-routed", "remote"):
         response = client.get(f"/captures/{cid}/hosts", params={"locality": locality, "limit": 1000})
-        found = [h["ip"] for h in response.json()]
-        assert found == [ip for ip, h in hosts.items() if h["locality"] == locality], locality
+        found = [h["key"] for h in response.json()]
+        assert found == list(dict.fromkeys(h["key"] for h in hosts.values() if h["locality"] == locality)), locality
         assert response.headers["x-total-count"] == str(len(found)) and found, locality
         seen |= set(found)
-    assert seen == set(hosts)  # Scan placed every host
+    assert seen == {h["key"] for h in hosts.values()}  # Scan placed every host and device
     both = client.get(f"/captures/{cid}/hosts", params={"locality": "remote", "q": "91.108.8."}).json()
     assert [h["ip"] for h in both] == ["91.108.8.1", "91.108.8.7", "91.108.8.8"]
     for bad in ("local", "ON-LINK", ""):
@@ -150,7 +150,7 @@ def test_one_host_with_its_locality(api, client, captures):
     assert body == next(h for h in client.get(f"/captures/{cid}/hosts", params={"q": "192.168.1.1"}).json()
                         if h["ip"] == "192.168.1.1")
     assert_error(client.get(f"/captures/{cid}/hosts/10.9.9.9"), 404, "not_found",
-                 f"no host '10.9.9.9' in capture {cid}")
+                 f"no host or device '10.9.9.9' in capture {cid}")
 
 
 def test_a_parent_level_answer_travels_the_api(api, client, captures):

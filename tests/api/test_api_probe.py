@@ -30,12 +30,12 @@ def test_a_probe_question_travels_every_route(serve, captures):
                                                        "tier": "DETERMINISTIC", "labels": ["even", "odd"],
                                                        "parents": {}}
         cid = api.analyzed(client, captures / DNS_DEMO)
-        hosts = {h["ip"]: h for h in client.get(f"/captures/{cid}/hosts").json()}
+        hosts = {a: h for h in client.get(f"/captures/{cid}/hosts").json() for a in h["addresses"] or [h["key"]]}
         assert hosts["192.168.1.21"]["verdicts"]["probe-parity"]["primary_label"] == "odd"
         assert [h["ip"] for h in client.get(f"/captures/{cid}/hosts", params={"q": "odd"}).json()] == [
             ip for ip in hosts if int(ip.split(".")[-1]) % 2]
         base = f"/captures/{cid}/adjudications/probe-parity"
-        assert {v["entity_key"] for v in client.get(base).json()} == set(hosts)
+        assert {v["entity_key"] for v in client.get(base).json()} == {h["key"] for h in hosts.values()}
         verdict = client.get(f"{base}/192.168.1.20").json()
         assert verdict["candidates"][0]["reasons"] == ["address ends in 20 (+50)"]
 

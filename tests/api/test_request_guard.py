@@ -161,7 +161,7 @@ def _resolve(api, cid: str, label: str) -> httpx.Response:
 def test_resolve_takes_only_a_contested_candidate(api, client, dns_capture):
     # not contested: nothing to choose among
     refused = _resolve(api, dns_capture, "DNS Server")
-    assert refused.status_code == 422 and "host-identity for 192.168.1.1 is not contested" in refused.text
+    assert refused.status_code == 422 and "host-identity for mac-52-54-00-aa-00-01 is not contested" in refused.text
     _contest(api, client, dns_capture)
 
     # a label that is no candidate: refused, in the panel, nothing stored
@@ -169,7 +169,7 @@ def test_resolve_takes_only_a_contested_candidate(api, client, dns_capture):
         refused = _resolve(api, dns_capture, label)
         assert refused.status_code == 422, refused.text
         assert refused.headers["x-tracepcap-panel"] == "host-identity"
-        assert "is not one of the contested candidates of host-identity for 192.168.1.1" in refused.text
+        assert "is not one of the contested candidates of host-identity for mac-52-54-00-aa-00-01" in refused.text
     with api.db.session() as s:
         assert s.query(HumanOverride).count() == 0
 

@@ -15,5 +15,5 @@ def analyze(cli):
         code, out, _ = cli("analyze", path, "--json")
         assert code in (0, 3), out
         doc = json.loads(out)
-        return doc["capture"]["id"], {h["ip"]: h for h in doc["hosts"]}, doc
+        return doc["capture"]["id"], {a: h for h in doc["hosts"] for a in h["addresses"] or [h["key"]]}, doc
     return run

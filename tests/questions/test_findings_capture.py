@@ -17,6 +17,6 @@ def test_arp_spoofing_shape_is_an_ip_mac_conflict(analyze, tmp_path):
     _, _, doc = analyze(net.write_pcap(tmp_path / "spoof.pcap"))
     conflicts = [f for f in doc["findings"] if f["kind"] == "ip-mac-conflict"]
     assert conflicts == [{
-        "kind": "ip-mac-conflict", "severity": "high", "entities": ["10.0.0.1"],
+        "kind": "ip-mac-conflict", "severity": "high", "entities": ["mac-00-00-0c-9f-f0-01"],  # the victim's device (issue 11)
         "summary": "10.0.0.1 was claimed by 2 MACs: 00:00:0c:9f:f0:01 (frame 2), 02:de:ad:be:ef:01 (frame 3)",
         "frames": [2, 3]}]

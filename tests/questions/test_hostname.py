@@ -31,7 +31,7 @@ def test_dc01_impersonation_end_to_end(analyze, tmp_path):
     conflicts = [f for f in doc["findings"] if f["kind"] == "name-conflict"]
     assert len(conflicts) == 1
     finding = conflicts[0]
-    assert (finding["severity"], finding["entities"]) == ("high", ["10.0.0.10", "10.0.0.66"])
+    assert (finding["severity"], finding["entities"]) == ("high", ["mac-00-25-90-3a-11-10", "mac-00-1b-21-66-66-66"])
     assert finding["summary"] == "2 hosts claim the name DC-01: 10.0.0.10 by tls-certificate; 10.0.0.66 by dhcp"
     assert finding["frames"] and all(isinstance(f, int) for f in finding["frames"])
 

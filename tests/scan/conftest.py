@@ -19,5 +19,5 @@ def analyze_json(tmp_path_factory):
     def run(path):
         code, out, err = run_cli("analyze", path, "--json", db=sqlite_store(data), data_dir=data)
         assert code == ExitCode.OK, err
-        return {h["ip"]: h for h in json.loads(out)["hosts"]}
+        return {a: h for h in json.loads(out)["hosts"] for a in h["addresses"] or [h["key"]]}
     return run

@@ -19,7 +19,7 @@ def hosts_of(path, tmp_path) -> dict[str, dict]:
     with contextlib.redirect_stdout(out):
         code = main(["analyze", str(path), "--json", "--db", f"sqlite:///{tmp_path / 'db.sqlite3'}"])
     assert code == ExitCode.OK
-    return {h["ip"]: h for h in json.loads(out.getvalue())["hosts"]}
+    return {a: h for h in json.loads(out.getvalue())["hosts"] for a in h["addresses"] or [h["key"]]}
 
 
 def answer(host: dict, question: str) -> tuple[str | None, bool]:

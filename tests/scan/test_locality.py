@@ -70,10 +70,10 @@ def test_each_reason_says_what_placed_the_host():
         "198.51.100.1": [_fact("ttl", "63")],
     }
     context = CaptureContext("c1", facts, {}, list(facts))
-    found = {h.ip: (h.label, h.reason) for h in localities(context)}
+    found = {h.ip: (h.label, h.reason) for h in localities(context)}  # by entity key
     assert found == {
-        "192.168.5.2": ("on-link", "owns 02:00:00:00:00:01 (192.168.5.2 is the one address sending from "
-                                   "02:00:00:00:00:01 with an unspent initial TTL)"),
+        "mac-02-00-00-00-00-01": ("on-link", "owns 02:00:00:00:00:01 (192.168.5.2 is the one address sending "
+                                             "from 02:00:00:00:00:01 with an unspent initial TTL)"),
         "10.9.0.7": ("local-routed", "a site-local address 2 hops away, seen through 02:00:00:00:00:01, "
                                      "which 192.168.5.2 owns"),
         "10.9.0.8": ("local-routed", "a site-local address 3 hops away, seen without a MAC address"),

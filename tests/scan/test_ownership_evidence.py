@@ -26,7 +26,7 @@ def document(sc: Scenario, tmp_path) -> dict:
 
 
 def hosts_of(doc: dict) -> dict[str, dict]:
-    return {h["ip"]: h for h in doc["hosts"]}
+    return {a: h for h in doc["hosts"] for a in h["addresses"] or [h["key"]]}
 
 
 def findings(doc: dict, kind: str) -> list[dict]:
@@ -104,7 +104,8 @@ def proxy_arp(tmp_path_factory):
 def test_proxy_arp_is_a_low_finding_naming_every_address(proxy_arp):
     found = findings(proxy_arp, "mac-bound-twice")
     assert len(found) == 1 and found[0]["severity"] == "low"
-    assert found[0]["entities"] == ["10.20.0.1", "10.20.0.200", "10.20.0.201", "10.20.0.202"]
+    # the router's device, and the proxied addresses (routed hosts, keyed by their address)
+    assert found[0]["entities"] == ["mac-02-00-00-00-20-01", "10.20.0.200", "10.20.0.201", "10.20.0.202"]
     assert found[0]["summary"].startswith("02:00:00:00:20:01 is bound to 4 addresses: 10.20.0.1 (frame 2), ")
     assert "proxy ARP" in found[0]["summary"]
     assert "It is taken as 10.20.0.1's: 4 addresses are bound to" in found[0]["summary"]
@@ -163,6 +164,7 @@ def test_the_master_advertising_from_the_virtual_mac_is_no_conflict(vrrp):
 
 GATEWAY_MAC = "10:13:31:f1:39:76"  # a Technicolor home router
 ATTACKER_MAC = "b8:27:eb:3d:08:db"  # a Raspberry Pi
+GATEWAY_DEVICE, ATTACKER_DEVICE = "mac-10-13-31-f1-39-76", "mac-b8-27-eb-3d-08-db"  # their entity keys
 
 
 @pytest.fixture(scope="module")
@@ -187,9 +189,9 @@ def spoofed(tmp_path_factory):
 
 def test_the_conflict_names_both_macs_and_the_spoofer(spoofed):
     doc, first_lie, last = spoofed
-    found = [x for x in findings(doc, "ip-mac-conflict") if x["entities"][0] == "10.40.0.1"]
+    found = [x for x in findings(doc, "ip-mac-conflict") if x["entities"][0] == GATEWAY_DEVICE]
     assert len(found) == 1 and found[0]["severity"] == "high"
-    assert found[0]["entities"] == ["10.40.0.1", "10.40.0.66"]
+    assert found[0]["entities"] == [GATEWAY_DEVICE, ATTACKER_DEVICE]  # the victim's device and the spoofer's
     summary = found[0]["summary"]
     assert summary.startswith(f"10.40.0.1 was claimed by 2 MACs: {GATEWAY_MAC} (frames 2, ")
     assert f"{ATTACKER_MAC} (frames {first_lie}, " in summary and f", {last}), the MAC of 10.40.0.66" in summary
@@ -210,7 +212,7 @@ def test_the_victim_keeps_its_own_mac_and_vendor(spoofed):
 def test_the_spoofers_mac_bound_to_two_addresses_is_a_medium_finding(spoofed):
     doc, first_lie, _ = spoofed
     found = findings(doc, "mac-bound-twice")
-    assert [(x["severity"], x["entities"]) for x in found] == [("medium", ["10.40.0.66", "10.40.0.1"])]
+    assert [(x["severity"], x["entities"]) for x in found] == [("medium", [ATTACKER_DEVICE, GATEWAY_DEVICE])]
     assert found[0]["summary"].startswith(f"{ATTACKER_MAC} is bound to 2 addresses: 10.40.0.66 (frame 4), "
                                           f"10.40.0.1 (frames {first_lie}, {first_lie + 1}); 10.40.0.1 is bound "
                                           "to another MAC as well. It is taken as 10.40.0.66's: ")

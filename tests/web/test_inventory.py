@@ -17,7 +17,7 @@ from tracepcap.adjudicate import annotations
 from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import adjudicate_capture
-from tracepcap.store.models import Capture, Host, ObservationRow, VoteRow
+from tracepcap.store.models import Capture, Entity, EntityMember, Host, ObservationRow, VoteRow
 
 HOSTS = 120
 CID = "a000000000000001"  # a capture id is hex (a sha256 prefix)
@@ -41,6 +41,11 @@ def many(web):
                       progress_bytes=1, uploaded_at=datetime.now(UTC), uploaded_by="alice"))
         s.flush()
         s.execute(insert(Host), [{"capture_id": CID, "ip": _ip(i), "position": i} for i in range(HOSTS)])
+        # each host its own entity, keyed by its address (as Scan stores a host seen without a MAC)
+        s.execute(insert(Entity), [{"capture_id": CID, "key": _ip(i), "position": i, "ip": _ip(i),
+                                    "addresses": [_ip(i)], "macs": [], "randomised": False} for i in range(HOSTS)])
+        s.execute(insert(EntityMember), [{"capture_id": CID, "member": _ip(i), "entity_key": _ip(i)}
+                                         for i in range(HOSTS)])
         facts, votes = [], []
         for i in range(HOSTS):
             for kind, value in (("mac", f"02:00:00:00:{i // 256:02x}:{i % 256:02x}"),
@@ -128,7 +133,7 @@ def test_unknown_capture_or_host_is_a_404_page_saying_which(many):
     api, _pages = many
     with api.client() as client:
         for path, message in (("/captures/nope", "no capture with id, prefix or sha256 &#39;nope&#39;"),
-                              (f"/captures/{CID}/hosts/10.9.9.9", f"no host &#39;10.9.9.9&#39; in capture {CID}")):
+                              (f"/captures/{CID}/hosts/10.9.9.9", f"no host or device &#39;10.9.9.9&#39; in capture {CID}")):
             response = client.get(f"{api.url}{path}")
             assert response.status_code == 404 and message in response.text
             assert response.headers["content-type"].startswith("text/html")
@@ -209,7 +214,7 @@ def test_locality_column_filter_and_host_page(web, captures):
     expect(host.locator("#host-locality")).to_have_text(
         "remote: a public address 13 hops away, seen through 10:13:31:f1:39:76, a router's MAC")
     host = pages.open(f"/captures/{cid}/hosts/192.168.1.75")
-    expect(host.locator("#host-locality")).to_contain_text("on-link: owns 8c:fe:57:23:37:e4 (")
+    expect(host.locator("#host-locality")).to_contain_text("on-link: 192.168.1.75 owns 8c:fe:57:23:37:e4 (")
 
 
 def test_the_ui_names_no_question():

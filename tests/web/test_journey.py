@@ -135,9 +135,10 @@ def test_upload_analyze_override_evidence_dismiss_revert_trail(web, captures):
 
     with api.db.session() as s:  # what the page showed is what the audit log holds
         actions = [(e.entity_key, e.action, e.actor) for e in s.query(AuditEvent).order_by(AuditEvent.id)]
-    assert actions == [(DNS_SERVER, "override.set", "system"), (DNS_SERVER, "evidence.added", "system"),
-                       (OTHER_HOST, "evidence.added", "system"), (DNS_SERVER, "dismissal.added", "system"),
-                       (DNS_SERVER, "override.cleared", "system")]
+    dns, other = "mac-52-54-00-aa-00-01", _device(OTHER_HOST)  # the audit log carries entity keys (issue 11)
+    assert actions == [(dns, "override.set", "system"), (dns, "evidence.added", "system"),
+                       (other, "evidence.added", "system"), (dns, "dismissal.added", "system"),
+                       (dns, "override.cleared", "system")]
 
 
 def test_contested_verdict_is_resolved_in_one_click(analyzed):
@@ -315,3 +316,9 @@ def test_edit_delete_restore_and_accept(analyzed):
     expect(identity.locator(".badge")).to_have_class(re.compile(r"\bbadge-human\b"))
     expect(identity.locator(".note")).to_contain_text("confirmed by system as DNS Resolver")
     expect(identity.locator(".trail-item")).to_have_count(5)  # the device type's own trail is unchanged
+
+
+def _device(ip: str) -> str:
+    """dns_demo.pcap's entity key of an address: its device's (every client owns its MAC) or the address."""
+    return {"192.168.1.1": "mac-52-54-00-aa-00-01", "192.168.1.20": "mac-52-54-00-bb-00-20",
+            "192.168.1.21": "mac-52-54-00-bb-00-21", "192.168.1.22": "mac-52-54-00-bb-00-22"}.get(ip, ip)

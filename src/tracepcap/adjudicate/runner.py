@@ -21,7 +21,8 @@ from ..errors import TracePcapError
 from ..extract.facts import Grade
 from ..scan.vote import ScoreBoard, Tally, Vote, normalize_label
 from ..store.bulk import insert_rows
-from ..store.models import Dismissal, Host, HumanOverride, ManualEvidence, VerdictRow, VoteRow
+from ..store.entities import resolve as resolve_entity
+from ..store.models import Dismissal, Entity, HumanOverride, ManualEvidence, VerdictRow, VoteRow
 from .contract import Adjudicator, Basis, Candidate, Dismissed, Key, Override, Tier, Verdict, VoteView
 from .registry import Registry
 
@@ -245,7 +246,8 @@ def _votes(session: Session, capture_id: str, question: str, entity: str | None 
 
 def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str) -> int:
     """(Re)write every verdict of one question for a capture; return how many."""
-    hosts = session.scalars(select(Host.ip).where(Host.capture_id == capture_id).order_by(Host.position)).all()
+    hosts = session.scalars(select(Entity.key).where(Entity.capture_id == capture_id)
+                            .order_by(Entity.position)).all()
     votes = _votes(session, capture_id, adj.question)
     notes = _annotations(session, adj, capture_id)
     now = datetime.now(UTC)
@@ -304,8 +306,11 @@ def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
 
 
 def stored_verdict(session: Session, key: Key) -> Verdict | None:
-    """The verdict as the runner last stored it (None before the first adjudication)."""
+    """The verdict as the runner last stored it (None before the first adjudication). The
+    entity may be named by any of its addresses or MACs (store/entities.resolve)."""
     row = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
+    if row is None and (found := resolve_entity(session, key.capture_id, key.entity_key)) not in (None, key.entity_key):
+        row = session.get(VerdictRow, (key.capture_id, key.question, found))
     return Verdict.from_document(row.document) if row is not None else None
 
 

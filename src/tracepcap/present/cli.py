@@ -22,6 +22,7 @@ from ..ingest import find_capture, store_file
 from ..settings import Settings
 from ..store import open_database
 from ..store.models import CaptureStatus
+from .read.hosts import require_host
 from .read.trail import describe, event_document, evidence_document
 from .read.verdicts import require_verdict
 from .report import verdict_headline, verdict_lines, write_capture
@@ -102,6 +103,7 @@ def _annotate(args: argparse.Namespace, action) -> ExitCode:
     registry = get_registry()
     try:
         with db.session() as s:
+            # the service resolves the entity (key, address or MAC) after taking its write turn
             key = Key(args.question, find_capture(s, args.capture).id, args.entity)
             verdict = action(s, registry, key, SYSTEM_ACTOR)
     finally:
@@ -153,7 +155,8 @@ def cmd_explain(args: argparse.Namespace) -> ExitCode:
     registry = get_registry()
     try:
         with db.session() as s:
-            key = Key(args.question, find_capture(s, args.capture).id, args.entity)
+            capture_id = find_capture(s, args.capture).id
+            key = Key(args.question, capture_id, require_host(s, capture_id, args.entity))
             evidence = annotations.list_evidence(s, registry, key)  # checks the key
             verdict = require_verdict(s, key)
             evidence = [evidence_document(e) for e in evidence]
@@ -210,7 +213,7 @@ def cmd_serve(args: argparse.Namespace) -> ExitCode:
 def _key_arguments(p: argparse.ArgumentParser, *, label: str | None = None) -> None:
     p.add_argument("capture", help="capture id, unique id prefix, or sha256")
     p.add_argument("question", help="question key, e.g. host-identity")
-    p.add_argument("entity", help="entity key (the host's IP address)")
+    p.add_argument("entity", help="the host or device: its key, one of its addresses or one of its MACs")
     if label:
         p.add_argument("label", nargs="?" if label == "optional" else None, help="the label")
     p.add_argument("--db", help="SQLAlchemy database URL")

@@ -85,9 +85,13 @@ def table_lines(head: dict, hosts: Iterable[dict], count: int) -> Iterator[str]:
         macs = host["macs"] or ["-"]
         vendor = ", ".join(_values(host, OUI_VENDOR)) or "-"
         ttl = ",".join(sorted(_values(host, TTL), key=int)) or "-"
-        yield f"{host['ip']:<40} {macs[0]:<18} {ttl:<8} {vendor}"
+        yield f"{host['ip'] or host['key']:<40} {macs[0]:<18} {ttl:<8} {vendor}"
         for mac in macs[1:]:
             yield f"{'':<40} {mac}"
+        if host.get("key") and (host["key"] != host["ip"] or len(host.get("addresses", ())) > 1):
+            also = [a for a in host["addresses"] if a != host["ip"]]
+            yield (f"{'':<4}device {host['key']}" + (f", also {', '.join(also)}" if also else "")
+                   + (", no address (seen only by its MAC)" if not host["addresses"] else ""))
         if host["locality"]:
             yield f"{'':<4}locality: {host['locality']} ({host['locality_reason']})"
         names = _values(host, HOSTNAME_CLAIM, with_source=True)

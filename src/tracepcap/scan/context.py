@@ -19,6 +19,7 @@ from ..extract.extractors.link_identity import vendor_of
 from ..extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OUI_VENDOR, SERVED, TTL
 from ..store.models import Conversation, Host, ObservationRow
 from .names import name_key
+from .entities import MAC_PREFIX, Entity, build as build_entities
 from .ownership import Ownership, Sender, owner, subnet_of
 
 
@@ -105,6 +106,8 @@ class CaptureContext:
         #: question -> entity -> its machine Answer, filled by scan for questions that are
         #: declared inputs of other questions' signals, before those signals run
         self.answers: dict[str, dict[str, Answer]] = {}
+        self._merged: dict[tuple[str, str], list[Fact]] = {}
+        self._merged_traffic: dict[str, Traffic] = {}
 
     @classmethod
     def load(cls, session: Session, capture_id: str) -> CaptureContext:
@@ -157,7 +160,59 @@ class CaptureContext:
         return cls(capture_id, dict(facts), traffic, hosts)
 
     def host(self, ip: str) -> HostFacts:
+        """One address as a signal sees it (findings read addresses; signals read entities)."""
         return HostFacts(ip, self)
+
+    @cached_property
+    def entities(self) -> list[Entity]:
+        """The capture's devices and hosts in inventory order (scan/entities.py)."""
+        return build_entities(self.hosts, self.mac_owners,
+                              {e for e in self._facts if e.startswith(MAC_PREFIX)})
+
+    @cached_property
+    def entity_of(self) -> dict[str, str]:
+        """Every address and MAC key of the capture's entities -> its entity's key."""
+        return {member: e.key for e in self.entities for member in e.members}
+
+    def entity(self, device: Entity) -> HostFacts:
+        """One entity as a signal sees it: the union of its addresses' and MACs' facts."""
+        return HostFacts(device.ip, self, device)
+
+    def merged_facts(self, device: Entity, kind: str) -> list[Fact]:
+        """A device's facts of one kind across its members, one per (value, source): the
+        earliest first frame, the latest last frame, the counts summed."""
+        cache_key = (device.key, kind)
+        found = self._merged.get(cache_key)
+        if found is None:
+            by: dict[tuple[str, str], Fact] = {}
+            for member in device.members:
+                for f in self.facts_of_kind(member, kind):
+                    have = by.get((f.value, f.source))
+                    by[(f.value, f.source)] = f if have is None else Fact(
+                        f.kind, f.value, f.source, f.grade, min(f.first_frame, have.first_frame),
+                        max(f.last_frame, have.last_frame), f.count + have.count)
+            found = self._merged[cache_key] = [by[k] for k in sorted(by)]
+        return found
+
+    def merged_traffic(self, device: Entity) -> Traffic:
+        found = self._merged_traffic.get(device.key)
+        if found is None:
+            parts = [self._traffic[a] for a in device.addresses if a in self._traffic]
+            if len(parts) == 1:
+                found = parts[0]
+            else:
+                found = Traffic()
+                for t in parts:
+                    found.peers_out |= t.peers_out
+                    found.peers_in |= t.peers_in
+                    for port, peers in t.clients.items():
+                        found.clients[port] |= peers
+                    found.admin_targets |= t.admin_targets
+                    found.conversations += t.conversations
+                    found.bytes_sent += t.bytes_sent
+                    found.bytes_received += t.bytes_received
+            self._merged_traffic[device.key] = found
+        return found
 
     @cached_property
     def host_set(self) -> frozenset[str]:
@@ -231,7 +286,27 @@ class CaptureContext:
         first = decide(())
         segment = {subnet_of(o.ip) for owners in first.values() for o in owners
                    if not ipaddress.ip_address(o.ip).is_link_local}
-        return decide(segment)
+        decided = decide(segment)
+        # an IPv6 interface has several addresses (link-local, global, temporary): beside the
+        # one owner the rules chose, every other IPv6 address ND bound to the MAC alone, and
+        # every link-local address sending from it (never forwarded), is the same device's
+        for mac, families in senders.items():
+            chosen = {o.ip for o in decided.get(mac, ())}
+            if not chosen:
+                continue
+            extra = []
+            for sender in (s for family in families for s in family if ":" in s.ip and s.ip not in chosen):
+                if sender.contested:
+                    continue
+                if sender.bound:
+                    extra.append(Ownership(sender.ip, f"{sender.binding} binds {sender.ip} to {mac}, "
+                                                      "another IPv6 address of the same interface"))
+                elif ipaddress.ip_address(sender.ip).is_link_local and sender.hops == 0:
+                    extra.append(Ownership(sender.ip, f"{sender.ip} is a link-local address sending from "
+                                                      f"{mac} (never forwarded)"))
+            if extra:
+                decided[mac] = decided[mac] + tuple(extra)
+        return decided
 
     @cached_property
     def owners(self) -> frozenset[str]:
@@ -246,7 +321,8 @@ class CaptureContext:
 
     @cached_property
     def mac_owners(self) -> dict[str, tuple[str, ...]]:
-        """MAC -> the addresses that own it (one per address family at most)."""
+        """MAC -> the addresses that own it (one per address family, and the other IPv6
+        addresses of the same interface)."""
         return {mac: tuple(o.ip for o in owners) for mac, owners in self.ownership.items()}
 
     @cached_property
@@ -262,12 +338,29 @@ class CaptureContext:
 
 @dataclass(frozen=True, slots=True)
 class HostFacts:
-    """One host as a signal sees it."""
+    """One host as a signal sees it: an address alone (`device` None), or an entity: the
+    union of its addresses' facts and its MAC-level facts, `ip` its primary address (None for
+    a MAC-only device)."""
 
-    ip: str
+    ip: str | None
     capture: CaptureContext
+    device: Entity | None = None
+
+    @property
+    def key(self) -> str:
+        return self.device.key if self.device is not None else self.ip
+
+    @property
+    def addresses(self) -> tuple[str, ...]:
+        return self.device.addresses if self.device is not None else (self.ip,)
+
+    def _merged(self) -> bool:
+        d = self.device
+        return d is not None and not (len(d.members) == 1 and d.members[0] == self.ip)
 
     def facts(self, kind: FactKind) -> list[Fact]:
+        if self._merged():
+            return list(self.capture.merged_facts(self.device, kind.name))
         return list(self.capture.facts_of_kind(self.ip, kind.name))  # a bare string fails here
 
     def values(self, kind: FactKind) -> list[str]:
@@ -277,21 +370,28 @@ class HostFacts:
         """Another question's machine answer for this host; None when that question gave
         none (Unknown, contested) or was not computed (the reading signal must declare it in
         its module's `INPUTS`, which orders the questions)."""
-        found = self.capture.answers.get(question, {}).get(self.ip)
+        found = self.capture.answers.get(question, {}).get(self.key)
         return found if found is not None and found.label != "Unknown" else None
 
     @property
     def all_facts(self) -> list[Fact]:
+        if self._merged():
+            kinds = sorted({f.kind for m in self.device.members for f in self.capture.facts_of(m)})
+            return [f for kind in kinds for f in self.capture.merged_facts(self.device, kind)]
         return self.capture.facts_of(self.ip)
 
     @property
     def traffic(self) -> Traffic:
+        if self._merged():
+            return self.capture.merged_traffic(self.device)
         return self.capture.traffic_of(self.ip)
 
     @property
     def main_ttl(self) -> Fact | None:
-        """The TTL most of its packets carried."""
-        facts = self.facts(TTL)
+        """The TTL most of its packets carried: its primary address's (an IPv6 link-local
+        address's hop limit 255 is ND's and mDNS's, not the stack's default)."""
+        facts = list(self.capture.facts_of_kind(self.ip, TTL.name)) if self.ip else []
+        facts = facts or self.facts(TTL)
         return max(facts, key=lambda f: (f.count, -int(f.value))) if facts else None
 
     @property
@@ -314,6 +414,9 @@ class HostFacts:
 
     def owned_macs(self) -> list[Fact]:
         """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with)."""
+        if self.device is not None:
+            mine = self.device.macs
+            return [f for f in self.facts(MAC) if f.value in mine]
         owners = self.capture.mac_owners
         return [f for f in self.facts(MAC) if self.ip in owners.get(f.value, ())]
 
@@ -329,9 +432,11 @@ class HostFacts:
 
     @property
     def locality(self) -> str:
-        """"on-link" (it owns a MAC on the capture's segment; in a capture without MACs, a
-        site-local address zero hops away), "local-routed" (a site-local address behind a
-        router) or "remote"."""
+        """"on-link" (it owns a MAC on the capture's segment, or is a MAC-only device; in a
+        capture without MACs, a site-local address zero hops away), "local-routed" (a
+        site-local address behind a router) or "remote"."""
+        if self.device is not None and (self.device.macs or self.ip is None):
+            return "on-link"
         if self.ip in self.capture.owners:
             return "on-link"
         if is_local(self.ip):

@@ -21,15 +21,31 @@ class HostLocality:
 
 
 def localities(context: CaptureContext) -> Iterator[HostLocality]:
-    """Every host's locality, in host order."""
+    """Every entity's locality (`ip`: its key), in inventory order."""
     owned: dict[str, list[tuple[str, str]]] = defaultdict(list)  # ip -> [(a MAC it owns, the evidence)]
     for mac, owners in sorted(context.ownership.items()):
         for o in owners:
             owned[o.ip].append((mac, o.reason))
-    for ip in context.hosts:
-        host = context.host(ip)
+    for device in context.entities:
+        host = context.entity(device)
         label = Locality(host.locality)
-        yield HostLocality(ip, label, _reason(host, label, owned, context))
+        if device.macs or device.ip is None:
+            reason = _device_reason(device, owned)
+        else:
+            reason = _reason(host, label, owned, context)
+        yield HostLocality(device.key, label, reason)
+
+
+def _device_reason(device, owned: dict[str, list[tuple[str, str]]]) -> str:
+    """What makes the device on-link: each address's owned MACs with the evidence (the
+    randomised-MAC note is the `randomised` flag's, shown beside it)."""
+    one = len(device.addresses) == 1
+    parts = [f"{'' if one else ip + ' '}owns {mac} ({evidence})"
+             for ip in device.addresses for mac, evidence in owned.get(ip, ())]
+    if not parts:
+        parts = [f"a device seen only by its MAC {', '.join(device.macs)}: what it said at the link layer "
+                 "landed on no address"]
+    return "; ".join(parts)
 
 
 def _reason(host: HostFacts, label: Locality, owned: dict[str, list[tuple[str, str]]],

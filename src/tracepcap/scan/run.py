@@ -13,7 +13,8 @@ from sqlalchemy.orm import Session
 
 from ..store.bulk import insert_rows
 from ..store.models import Finding as FindingRow
-from ..store.models import Host
+from ..store.models import Entity as EntityRow
+from ..store.models import EntityMember, Host
 from ..store.models import VoteRow
 from .context import Answer, CaptureContext
 from .findings import discover as discover_findings
@@ -50,22 +51,38 @@ def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[
     # never all in memory at once
     report.votes = insert_rows(session, VoteRow, _votes(context, signals, report, answer))
     report.findings = _find(session, context, report)
-    _store_localities(session, context)
+    _store_entities(session, context)
     return report
 
 
 LOCALITY_BATCH = 5000  # host rows updated per executemany: a many-host capture's reasons never all in memory
 
 
-def _store_localities(session: Session, context: CaptureContext) -> None:
-    """Each host row's locality and its reason, by primary key, in batches."""
+def _store_entities(session: Session, context: CaptureContext) -> None:
+    """The capture's entities (scan/entities.py) with their localities and reasons, what names
+    each (entity_member), and each host row's locality: its entity's."""
+    cid = context.capture_id
+    session.execute(delete(EntityRow).where(EntityRow.capture_id == cid))
+    session.execute(delete(EntityMember).where(EntityMember.capture_id == cid))
+    found = {f.ip: f for f in localities(context)}
+
+    def entity_rows() -> Iterator[dict]:
+        for e in context.entities:
+            where = found[e.key]
+            yield {"capture_id": cid, "key": e.key, "position": e.position, "ip": e.ip,
+                   "addresses": list(e.addresses), "macs": list(e.macs), "locality": where.label,
+                   "locality_reason": where.reason, "randomised": e.randomised}
+    insert_rows(session, EntityRow, entity_rows())
+    insert_rows(session, EntityMember, ({"capture_id": cid, "member": m, "entity_key": e.key}
+                                        for e in context.entities for m in dict.fromkeys((e.key, *e.members))))
     rows: list[dict] = []
-    for found in localities(context):
-        rows.append({"capture_id": context.capture_id, "ip": found.ip, "locality": found.label,
-                     "locality_reason": found.reason})
-        if len(rows) >= LOCALITY_BATCH:
-            session.execute(update(Host), rows)
-            rows.clear()
+    for e in context.entities:
+        for ip in e.addresses:
+            rows.append({"capture_id": cid, "ip": ip, "locality": found[e.key].label,
+                         "locality_reason": found[e.key].reason})
+            if len(rows) >= LOCALITY_BATCH:
+                session.execute(update(Host), rows)
+                rows.clear()
     if rows:
         session.execute(update(Host), rows)
 
@@ -76,24 +93,24 @@ def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
     for question, question_signals in signals.items():
         named = [(signal, signal_name(signal)) for signal in question_signals]
         answers = context.answers.setdefault(question, {}) if answer and question in wanted else None
-        for ip in context.hosts:  # host by host: an input question's answer needs all its votes
-            host = context.host(ip)
+        for device in context.entities:  # entity by entity: an input question's answer needs all its votes
+            host = context.entity(device)
             made: list[Vote] = []
             for signal, name in named:
                 try:
                     votes = list(signal(host))
-                except Exception as err:  # noqa: BLE001 - named boundary: one signal, one host
+                except Exception as err:  # noqa: BLE001 - named boundary: one signal, one entity
                     key = f"{question}/{name}"
                     if key not in report.failures:
-                        log.exception("signal %s failed on %s", key, ip)
-                        report.failures[key] = f"{ip}: {type(err).__name__}: {err}"
+                        log.exception("signal %s failed on %s", key, device.key)
+                        report.failures[key] = f"{device.key}: {type(err).__name__}: {err}"
                     continue
                 for vote in votes:
                     if answers is not None:
                         made.append(vote.signed(name))
-                    yield _row(context.capture_id, question, ip, name, vote)
+                    yield _row(context.capture_id, question, device.key, name, vote)
             if answers is not None:
-                answers[ip] = answer(question, ip, made)
+                answers[device.key] = answer(question, device.key, made)
 
 
 def _find(session: Session, context: CaptureContext, report: ScanReport) -> int:
@@ -106,8 +123,10 @@ def _find(session: Session, context: CaptureContext, report: ScanReport) -> int:
             log.exception("finder %s failed", finder.__module__)
             report.failures[f"findings/{finder.__module__.rsplit('.', 1)[-1]}"] = f"{type(err).__name__}: {err}"
             continue
+        # finders speak of addresses; a finding links the entities that hold them
         rows += [{"capture_id": context.capture_id, "kind": f.kind, "severity": f.severity,
-                  "entities": list(f.entities), "summary": f.summary, "frames": list(f.frames)}
+                  "entities": list(dict.fromkeys(context.entity_of.get(e, e) for e in f.entities)),
+                  "summary": f.summary, "frames": list(f.frames)}
                  for f in found]
     return insert_rows(session, FindingRow, rows)
 

@@ -83,6 +83,39 @@ class Host(Base):
     locality_reason: Mapped[str | None] = mapped_column(Text)
 
 
+class Entity(Base):
+    """One inventory entry (issue 11): an on-link device keyed by its MAC
+    (`mac-aa-bb-cc-dd-ee-ff`) with every address bound to it, a MAC-only device, or a remote or
+    routed host keyed by its address. Written by Scan (scan/entities.py); verdicts, findings and
+    human annotations are keyed by `key`."""
+
+    __tablename__ = "entity"
+    __table_args__ = (Index("ix_entity_position", "capture_id", "position"),)
+
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)  # inventory order
+    ip: Mapped[str | None] = mapped_column(String(45))  # the primary address (IPv4 first); None: MAC-only
+    addresses: Mapped[list] = mapped_column(JSON)  # primary first
+    macs: Mapped[list] = mapped_column(JSON)  # the MACs it owns
+    locality: Mapped[str | None] = mapped_column(String(16))  # a Locality
+    locality_reason: Mapped[str | None] = mapped_column(Text)
+    randomised: Mapped[bool] = mapped_column(Boolean, default=False)  # keyed by a locally administered MAC
+
+
+class EntityMember(Base):
+    """What names an entity: each of its addresses and the key of each of its MACs -> its key
+    (the resolver's table, and the join from facts, which are held per address or MAC, to the
+    entity)."""
+
+    __tablename__ = "entity_member"
+    __table_args__ = (Index("ix_entity_member_key", "capture_id", "entity_key"),)
+
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), primary_key=True)
+    member: Mapped[str] = mapped_column(String(64), primary_key=True)
+    entity_key: Mapped[str] = mapped_column(String(64))
+
+
 class ObservationRow(Base):
     __tablename__ = "observation"
     __table_args__ = (Index("ix_observation_entity", "capture_id", "entity"),

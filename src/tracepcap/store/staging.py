@@ -17,12 +17,13 @@ import secrets
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from .models import (Capture, CaptureStatus, Conversation, Finding, Host, ManifestEntry, Notice, NoticeCount,
+from .models import (Capture, CaptureStatus, Conversation, Entity, EntityMember, Finding, Host, ManifestEntry, Notice, NoticeCount,
                      ObservationRow, VerdictRow, VoteRow)
 
 STAGING = CaptureStatus.STAGING
 #: every table whose rows an analysis derives from the capture file (annotations are not)
-DERIVED = (ObservationRow, Conversation, Host, ManifestEntry, Notice, NoticeCount, VoteRow, Finding, VerdictRow)
+DERIVED = (ObservationRow, Conversation, Host, Entity, EntityMember, ManifestEntry, Notice, NoticeCount, VoteRow,
+           Finding, VerdictRow)
 #: what Extract learns about the capture itself, moved by the swap with the rows
 SUMMARY = ("format", "packets", "conversations", "first_time", "last_time", "analyzed_at")
 

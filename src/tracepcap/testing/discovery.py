@@ -20,7 +20,7 @@ CDP_CAPABILITIES = {"router": 0x01, "trans-bridge": 0x02, "sr-bridge": 0x04, "sw
 MED_OUI = b"\x00\x12\xbb"
 MED_SOFTWARE, MED_MANUFACTURER, MED_MODEL = 7, 9, 10
 CDP_DEVICE_ID, CDP_ADDRESSES, CDP_PORT_ID, CDP_CAPS, CDP_VERSION, CDP_PLATFORM = 1, 2, 3, 4, 5, 6
-NEIGHBOR_ADVERT, ROUTER_ADVERT = 136, 134
+NEIGHBOR_ADVERT, ROUTER_ADVERT, NEIGHBOR_SOLICIT = 136, 134, 135
 ALL_NODES = "ff02::1"
 
 
@@ -107,6 +107,15 @@ def neighbor_advert(src: str, dst: str, target: str, target_mac: str | None,
     message = struct.pack("!BBHB3x", NEIGHBOR_ADVERT, 0, 0, flags) + f.ip_bytes(target)
     if target_mac:
         message += b"\x02\x01" + f.mac_bytes(target_mac)
+    return _icmpv6(src, dst, message)
+
+
+def neighbor_solicit(src: str, dst: str, target: str, source_mac: str | None) -> bytes:
+    """An ICMPv6 neighbor solicitation (RFC 4861 4.3) for `target`, with a source link-layer
+    address option when `source_mac` is given."""
+    message = struct.pack("!BBH4x", NEIGHBOR_SOLICIT, 0, 0) + f.ip_bytes(target)
+    if source_mac:
+        message += b"\x01\x01" + f.mac_bytes(source_mac)
     return _icmpv6(src, dst, message)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tracepcap.extract.mac_keys import mac_key
 from tracepcap.extract.extractors.dhcp import Dhcp
 from tracepcap.extract.settings import Limits
 from tracepcap.testing import app
@@ -46,12 +47,17 @@ def test_without_ack_the_requested_address_is_used(run, rows):
         ("192.168.1.77", "dhcp-client-id", f"ethernet {MAC}", "dhcp", 1, 2, 2)}
 
 
-def test_no_address_at_all_yields_nothing(run, rows, manifest):
+def test_no_address_at_all_lands_on_the_clients_mac(run, rows, manifest):
+    """A DISCOVER nobody answered: its claims land on the MAC's key (a MAC-only device, issue 11),
+    with a `mac` fact (and the MAC's registry vendor, when it has one)."""
     net, _, unbound = lan()
     net.udp(unbound, "255.255.255.255", 68, 67,
             app.dhcp(app.BOOTREQUEST, 0x99, MAC, app.DISCOVER, hostname="nowhere"))
     result = run(net, Dhcp)
-    assert rows(result) == set() and manifest(result, "dhcp").status == "completed"
+    found = rows(result)
+    assert {row[0] for row in found} == {mac_key(MAC)} and manifest(result, "dhcp").status == "completed"
+    assert (mac_key(MAC), "hostname-claim", "nowhere", "dhcp", 1, 1, 1) in found
+    assert (mac_key(MAC), "mac", MAC, "dhcp", 1, 1, 1) in found
 
 
 def test_nak_forbids_the_requested_address(run, rows):
@@ -61,7 +67,10 @@ def test_nak_forbids_the_requested_address(run, rows):
                      requested_ip="10.9.9.9"))
     net.udp(server, "255.255.255.255", 67, 68,
             app.dhcp(app.BOOTREPLY, 0x55, MAC, 6, server_id="192.168.1.1"))  # DHCPNAK
-    assert rows(run(net, Dhcp)) == {("192.168.1.1", "served", "udp/67", "dhcp", 2, 2, 1)}
+    found = rows(run(net, Dhcp))  # refused: no address of its own; the claim is its MAC's
+    assert ("192.168.1.1", "served", "udp/67", "dhcp", 2, 2, 1) in found
+    assert not any(row[0] == "10.9.9.9" for row in found)
+    assert (mac_key(MAC), "hostname-claim", "roamer", "dhcp", 1, 1, 1) in found
 
 
 def test_renewal_from_own_address_is_attributed_directly(run, rows):
@@ -115,8 +124,13 @@ def test_demo_all_rules(run, rows, captures):
     # Checked by hand in Wireshark: 192.168.0.1 (a TP-Link TL-SG116E switch) broadcasts a
     # DISCOVER from its own address 12 times (frames 1 .. 1418) with host name and vendor
     # class "TL-SG116E" and parameter list 1,3; 192.168.100.254 sends an OFFER (frame 1578).
-    # pi3.ntop.org (frame 597) asks from 0.0.0.0 and is never answered: no address, no fact.
-    assert rows(run(captures / "demo_all_rules.pcap", Dhcp)) == {
+    # pi3.ntop.org (frame 597) asks from 0.0.0.0 and is never answered: its facts land on its MAC.
+    found = rows(run(captures / "demo_all_rules.pcap", Dhcp))
+    pi = {row for row in found if row[0] == "mac-00-80-8f-9a-ae-bd"}
+    assert ("mac-00-80-8f-9a-ae-bd", "hostname-claim", "pi3.ntop.org", "dhcp", 597, 597, 1) in pi
+    assert ("mac-00-80-8f-9a-ae-bd", "dhcp-vendor-class", "dhcpcd-6.10.1:Linux-4.9.57-v7+:armv7l:BCM2835",
+            "dhcp", 597, 597, 1) in pi
+    assert found - pi == {
         ("192.168.0.1", "hostname-claim", "TL-SG116E", "dhcp", 1, 1418, 12),
         ("192.168.0.1", "dhcp-parameter-list", "1,3", "dhcp", 1, 1418, 12),
         ("192.168.0.1", "dhcp-vendor-class", "TL-SG116E", "dhcp", 1, 1418, 12),
@@ -126,8 +140,11 @@ def test_demo_all_rules(run, rows, captures):
 
 
 def test_signal_discovers_without_answer(run, rows, captures):
-    # signal.pcap frames 1, 147, 148, 171: Lucas-iMac DISCOVERs from 0.0.0.0, no OFFER/ACK
-    assert rows(run(captures / "signal.pcap", Dhcp)) == set()
+    # signal.pcap frames 1, 147, 148, 171: Lucas-iMac DISCOVERs from 0.0.0.0, no OFFER/ACK:
+    # everything it said is its MAC's
+    found = rows(run(captures / "signal.pcap", Dhcp))
+    assert {row[0] for row in found} == {"mac-d8-30-62-56-00-1c"}
+    assert any(row[1:3] == ("hostname-claim", "Lucas-iMac") for row in found)
 
 
 def test_user_class_and_rfc4361_client_id(run, rows):

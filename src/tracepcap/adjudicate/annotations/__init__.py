@@ -11,13 +11,15 @@ labels and capture deletion.
 
 from .audit import AuditAction, record, record_refusal, trail
 from .captures import delete_capture
+from .carry import carry_to_entities
 from .dismissed_labels import dismiss, dismissals, undismiss
 from .evidence import add_evidence, delete_evidence, edit_evidence, list_evidence
 from .overrides import ACCEPTED, RESOLVED, accept, clear_override, resolve, set_override
 from .staleness import identity_facts, mark_stale
 from .validation import check_key
 
-__all__ = ["ACCEPTED", "RESOLVED", "AuditAction", "accept", "add_evidence", "check_key", "clear_override",
+__all__ = ["ACCEPTED", "RESOLVED", "AuditAction", "accept", "add_evidence", "carry_to_entities", "check_key",
+           "clear_override",
            "delete_capture", "delete_evidence", "dismiss", "dismissals", "edit_evidence", "identity_facts",
            "list_evidence", "mark_stale", "record", "record_refusal", "resolve", "set_override", "trail",
            "undismiss"]

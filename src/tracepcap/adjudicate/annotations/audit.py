@@ -7,13 +7,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ...store.entities import members_of, resolve as resolve_entity
 from ...store.models import AccessDenial, AuditEvent
 from ..actor import Actor
 from ..contract import Key
-from .keyed import of_key
 from .locking import lock_for_writing
 
 
@@ -28,6 +29,7 @@ class AuditAction(StrEnum):
     CAPTURE_DELETED = "capture.deleted"
     ACCESS_DENIED = "access.denied"
     OVERRIDE_STALE = "override.stale"
+    ANNOTATION_MOVED = "annotation.moved"  # re-analysis: an address's or MAC's annotation now its device's
 
 REFUSAL_WINDOW = timedelta(minutes=1)  # at most one access.denied event per actor, method and route in it
 
@@ -87,4 +89,9 @@ def _aware(at: datetime) -> datetime:
 
 def trail(session: Session, key: Key) -> list[AuditEvent]:
     """Every audit event of one key, oldest first."""
-    return list(session.scalars(of_key(AuditEvent, key).order_by(AuditEvent.id)))
+    # the entity's events, and those recorded under its addresses and MACs before it was a device
+    entity = resolve_entity(session, key.capture_id, key.entity_key) or key.entity_key
+    names = members_of(session, key.capture_id, entity)
+    return list(session.scalars(select(AuditEvent).where(
+        AuditEvent.question == key.question, AuditEvent.capture_id == key.capture_id,
+        AuditEvent.entity_key.in_(names)).order_by(AuditEvent.id)))

@@ -13,11 +13,13 @@ from ..contract import Key, Verdict
 from ..registry import Registry
 from ..runner import rerun
 from . import validation
+from .naming import canonical
 from .audit import AuditAction, record, utc_now
 from .keyed import of_key
 from .locking import take_turn
 
 
+@canonical(True)
 def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: str, *, actor: Actor) -> Verdict:
     take_turn(session, registry, key)
     label, reason = validation.label(label), validation.text("reason", reason)
@@ -34,6 +36,7 @@ def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: 
     return rerun(session, registry, key)
 
 
+@canonical(True)
 def undismiss(session: Session, registry: Registry, key: Key, label: str, *, actor: Actor) -> Verdict:
     take_turn(session, registry, key)
     existing = session.scalar(of_key(Dismissal, key).where(Dismissal.label_key == normalize_label(label)))

@@ -15,9 +15,11 @@ from . import validation
 from .audit import AuditAction, record, utc_now
 from .keyed import of_key
 from .locking import take_turn
+from .naming import canonical
 from .validation import check_key
 
 
+@canonical(False)
 def list_evidence(session: Session, registry: Registry, key: Key) -> list[ManualEvidence]:
     check_key(session, registry, key)
     return list(session.scalars(of_key(ManualEvidence, key).order_by(ManualEvidence.id)))
@@ -28,6 +30,7 @@ def _evidence_dict(e: ManualEvidence) -> dict:
             "created_at": e.created_at.isoformat(), "updated_at": e.updated_at.isoformat()}
 
 
+@canonical(True)
 def add_evidence(session: Session, registry: Registry, key: Key, label: str, weight: int, reason: str,
                  *, actor: Actor) -> tuple[ManualEvidence, Verdict]:
     take_turn(session, registry, key)
@@ -54,6 +57,7 @@ def _own_evidence(session: Session, key: Key, evidence_id: int, actor: Actor) ->
     return evidence
 
 
+@canonical(True)
 def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: int, *, actor: Actor,
                   label: str | None = None, weight: int | None = None,
                   reason: str | None = None) -> tuple[ManualEvidence, Verdict]:
@@ -72,6 +76,7 @@ def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: i
     return evidence, rerun(session, registry, key)
 
 
+@canonical(True)
 def delete_evidence(session: Session, registry: Registry, key: Key, evidence_id: int, *, actor: Actor) -> Verdict:
     take_turn(session, registry, key)
     evidence = _own_evidence(session, key, evidence_id, actor)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ...store.models import Capture, Host
+from ...store.models import Capture, Entity
 from ..contract import Key
 from ..registry import Registry
 from .validation import check_key
@@ -38,6 +38,6 @@ def take_turn(session: Session, registry: Registry, key: Key) -> None:
     if session.connection().dialect.name != "sqlite":
         session.execute(select(Capture.id).where(Capture.id == key.capture_id)
                         .with_for_update(read=True, key_share=True))
-        session.execute(select(Host.ip).where(Host.capture_id == key.capture_id,
-                                              Host.ip == key.entity_key).with_for_update())
+        session.execute(select(Entity.key).where(Entity.capture_id == key.capture_id,
+                                                 Entity.key == key.entity_key).with_for_update())
     check_key(session, registry, key)

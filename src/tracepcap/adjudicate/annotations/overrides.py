@@ -12,6 +12,7 @@ from ..contract import Key, Verdict
 from ..registry import Registry
 from ..runner import rerun, stored_verdict
 from . import validation
+from .naming import canonical
 from .audit import AuditAction, record, utc_now
 from .keyed import of_key
 from .locking import take_turn
@@ -32,6 +33,7 @@ def _find_override(session: Session, key: Key) -> HumanOverride | None:
     return session.scalar(of_key(HumanOverride, key))
 
 
+@canonical(True)
 def set_override(session: Session, registry: Registry, key: Key, label: str, rationale: str,
                  *, actor: Actor) -> Verdict:
     take_turn(session, registry, key)
@@ -53,6 +55,7 @@ def set_override(session: Session, registry: Registry, key: Key, label: str, rat
     return rerun(session, registry, key)
 
 
+@canonical(True)
 def clear_override(session: Session, registry: Registry, key: Key, *, actor: Actor) -> Verdict:
     take_turn(session, registry, key)
     existing = _find_override(session, key)
@@ -65,6 +68,7 @@ def clear_override(session: Session, registry: Registry, key: Key, *, actor: Act
     return rerun(session, registry, key)
 
 
+@canonical(True)
 def accept(session: Session, registry: Registry, key: Key, *, actor: Actor) -> Verdict:
     """Accept the machine's current answer: an override with its label, rationale
     "accepted suggestion" (node-role's "confirm", for any question)."""
@@ -77,6 +81,7 @@ def accept(session: Session, registry: Registry, key: Key, *, actor: Actor) -> V
     return set_override(session, registry, key, label, ACCEPTED, actor=actor)
 
 
+@canonical(True)
 def resolve(session: Session, registry: Registry, key: Key, label: str, *, actor: Actor) -> Verdict:
     """Settle a contested verdict with one of its candidates (not one a human dismissed), or
     narrow a parent-level answer to one of the children it stands for: an override with that

@@ -7,6 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ...extract.kinds import MAC, SERVED
+from ...store.entities import members_of
 from ...store.models import HumanOverride, ObservationRow
 from ..actor import SYSTEM_ACTOR
 from ..contract import Key
@@ -16,9 +17,11 @@ IDENTITY_KINDS = (MAC.name, SERVED.name)  # the facts a human answer about a hos
 
 
 def identity_facts(session: Session, capture_id: str, entity: str) -> dict[str, list[str]]:
-    """The entity's identity facts now: what a human answer is checked against later."""
-    rows = session.execute(select(ObservationRow.kind, ObservationRow.value).where(
-        ObservationRow.capture_id == capture_id, ObservationRow.entity == entity,
+    """The entity's identity facts now (all its addresses' and MACs'): what a human answer is
+    checked against later."""
+    rows = session.execute(select(ObservationRow.kind, ObservationRow.value).distinct().where(
+        ObservationRow.capture_id == capture_id,
+        ObservationRow.entity.in_(members_of(session, capture_id, entity)),
         ObservationRow.kind.in_(IDENTITY_KINDS)))
     out: dict[str, list[str]] = {kind: [] for kind in IDENTITY_KINDS}
     for kind, value in rows:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from ...errors import InvalidAnnotation, NotFound
-from ...store.models import Capture, Host
+from ...store.models import Capture, Entity
 from ...text import LABEL, PROSE
 from ..contract import Key
 from ..registry import Registry
@@ -17,8 +17,8 @@ def check_key(session: Session, registry: Registry, key: Key) -> None:
     registry.get(key.question)
     if session.get(Capture, key.capture_id) is None:
         raise NotFound(f"no capture {key.capture_id!r}")
-    if session.get(Host, (key.capture_id, key.entity_key)) is None:
-        raise NotFound(f"no host {key.entity_key!r} in capture {key.capture_id}")
+    if session.get(Entity, (key.capture_id, key.entity_key)) is None:
+        raise NotFound(f"no host or device {key.entity_key!r} in capture {key.capture_id}")
 
 
 def label(label: str) -> str:
@@ -42,3 +42,4 @@ def weight(weight: int) -> int:
     if isinstance(weight, bool) or not isinstance(weight, int) or not 1 <= weight <= 100:
         raise InvalidAnnotation(f"evidence weight must be 1..100 (got {weight!r})")
     return weight
+

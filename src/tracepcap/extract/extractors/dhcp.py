@@ -12,8 +12,10 @@ A client that asks from its own address (a renewal) is that address. One that as
 0.0.0.0 (or through a relay) has none yet: its sightings wait, keyed by (xid, chaddr), in
 a table of at most `limits.max_pending` transactions, and land at finish() on the address
 the server acknowledged (yiaddr of the DHCPACK), else the one it requested (option 50),
-else its ciaddr. A transaction that ends with none of them yields no facts. Witness frames
-are the frames the client sent the claim in.
+else its ciaddr. A transaction that ends with none of them (a DISCOVER nobody answered)
+lands on the client's MAC instead (the entity `mac-aa-bb-..`, extract/mac_keys.py), with a
+`mac` and an `oui-vendor` fact of that MAC: Scan makes it a MAC-only device, or joins it to
+the device that owns the MAC. Witness frames are the frames the client sent the claim in.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from ..decoders import dhcp
 from ..extractor import Extractor
 from ..facts import FactKind
 from ..kinds import (DHCP_CLIENT_ID, DHCP_PARAMETER_LIST, DHCP_USER_CLASS, DHCP_VENDOR_CLASS,
-                     HOSTNAME_CLAIM, IP_MAC_BINDING, SERVED)
+                     HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OUI_VENDOR, SERVED)
+from ..mac_keys import mac_key
+from .link_identity import vendor_of
 
-NAME, VERSION = "dhcp", "3"
+NAME, VERSION = "dhcp", "4"
 SERVER_PORT, CLIENT_PORT = 67, 68
 UNSPECIFIED = "0.0.0.0"
 NAK = object()  # the server refused: the requested address is not the client's
@@ -63,7 +67,7 @@ class _Pending:
 class Dhcp(Extractor):
     NAME, VERSION = NAME, VERSION
     KINDS = (HOSTNAME_CLAIM, DHCP_PARAMETER_LIST, DHCP_VENDOR_CLASS, DHCP_USER_CLASS, DHCP_CLIENT_ID, SERVED,
-             IP_MAC_BINDING)
+             IP_MAC_BINDING, MAC, OUI_VENDOR)
     UDP_PORTS = frozenset((SERVER_PORT, CLIENT_PORT))
 
     def __init__(self, emit, limits) -> None:
@@ -124,9 +128,19 @@ class Dhcp(Extractor):
                 address = txn.ciaddr
             else:
                 address = lease or txn.requested or txn.ciaddr
+            sightings = txn.sightings
             if address is None or address == UNSPECIFIED:
-                continue
-            for (kind, value, source), (f0, t0, f1, t1, count) in txn.sightings.items():
+                chaddr = key[1]
+                if len(chaddr) != 6 or chaddr[0] & 0x01 or not sightings:
+                    continue
+                mac = chaddr.hex(":")
+                address = mac_key(mac)
+                (f0, t0, f1, t1, count) = min(sightings.values())
+                sightings = dict(sightings)
+                sightings[(MAC, mac, None)] = [f0, t0, f1, t1, 1]
+                if vendor := vendor_of(mac):
+                    sightings[(OUI_VENDOR, vendor, None)] = [f0, t0, f0, t0, 1]
+            for (kind, value, source), (f0, t0, f1, t1, count) in sightings.items():
                 self.emit.fact(address, kind, value, f0, t0, source=source)
                 for _ in range(count - 1):  # each retransmission counts, as if emitted live
                     self.emit.fact(address, kind, value, f1, t1, source=source)

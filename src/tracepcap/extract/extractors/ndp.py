@@ -1,5 +1,6 @@
 """`ip-mac-binding` facts (REPORTED, source "ndp": the link-layer address an IPv6 neighbor
-advertisement gives for its target, or a router advertisement for its sender) and
+advertisement gives for its target, or a router advertisement or a neighbor solicitation
+from an assigned address for its sender, RFC 4861 4.3 and 7.2.3) and
 `gratuitous-announcement` facts (MEASURED, source "ndp": an unsolicited neighbor
 advertisement was sent, RFC 4861 7.2.6; value the Ethernet source MAC of the frame).
 
@@ -14,7 +15,7 @@ from ..extractor import Extractor
 from ..packet import ETHERTYPE_IPV6
 from ..kinds import GRATUITOUS_ANNOUNCEMENT, IP_MAC_BINDING
 
-NAME, VERSION = "ndp", "1"
+NAME, VERSION = "ndp", "2"
 PROTO_ICMPV6 = 58
 ND_HOP_LIMIT = 255
 UNSPECIFIED = "::"
@@ -38,6 +39,7 @@ class Ndp(Extractor):
                 sent_by = (pkt.src_mac or msg.target_lla).hex(":")
                 self.emit.fact(msg.target, GRATUITOUS_ANNOUNCEMENT, sent_by, pkt.frame, pkt.ts,
                                source="ndp")
-        elif msg.msg_type == ndp.ROUTER_ADVERT and msg.source_lla and pkt.src != UNSPECIFIED:
+        elif (msg.msg_type in (ndp.ROUTER_ADVERT, ndp.NEIGHBOR_SOLICIT) and msg.source_lla
+              and pkt.src != UNSPECIFIED):  # a DAD probe (from ::) carries no source option
             self.emit.fact(pkt.src, IP_MAC_BINDING, msg.source_lla.hex(":"), pkt.frame, pkt.ts,
                            source="ndp")

@@ -26,6 +26,7 @@ from ...ingest import find_capture
 from ...settings import Settings, get_settings
 from ...store import Database
 from ...store.models import MAX_BIGINT, Capture
+from ..read.hosts import require_host
 from .auth import Forbidden, Unauthenticated
 from .worker import AnalysisWorker
 
@@ -139,8 +140,9 @@ CaptureDep = Annotated[Capture, Depends(_capture)]
 QuestionDep = Annotated[Adjudicator, Depends(_question)]
 
 
-def _key(capture: CaptureDep, question: QuestionDep, entity: str) -> Key:
-    return Key(question.question, capture.id, entity)
+def _key(capture: CaptureDep, question: QuestionDep, entity: str, session: SessionDep) -> Key:
+    """The key of the entity `entity` names (its key, an address or a MAC), canonical."""
+    return Key(question.question, capture.id, require_host(session, capture.id, entity))
 
 
 KeyDep = Annotated[Key, Depends(_key)]

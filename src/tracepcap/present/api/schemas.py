@@ -158,7 +158,12 @@ class VerdictSummary(BaseModel):
 
 class HostOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)  # read from a read.hosts.HostRow
-    ip: str
+    key: str = Field(description="the entity's key: `mac-aa-bb-cc-dd-ee-ff` for an on-link device (by the MAC "
+                     "it owns), the address for a remote or routed host; verdicts and annotations carry it")
+    ip: str | None = Field(description="the primary address (IPv4 first); null for a device seen only by its MAC")
+    addresses: list[str] = Field(description="every address of the entity, primary first")
+    randomised: bool = Field(False, description="keyed by a locally administered (randomised) MAC: kept a "
+                             "separate device")
     macs: list[str]
     names: list[str] = Field(description="names the host claimed (DHCP, NBNS, mDNS, DNS, TLS, HTTP)")
     locality: str | None = Field(description="on-link (owns a MAC on the capture's segment), local-routed (a "

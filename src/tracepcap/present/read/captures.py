@@ -6,7 +6,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from ...adjudicate.contract import Basis
-from ...store.models import Capture, CaptureStatus, Finding, Host, VerdictRow
+from ...store.models import Capture, CaptureStatus, Entity, Finding, VerdictRow
 from ...store.staging import STAGING
 
 UNFINISHED = (CaptureStatus.QUEUED, CaptureStatus.ANALYZING)
@@ -55,8 +55,8 @@ def capture_rows(session: Session, text: str = "", *, offset: int = 0, limit: in
     contested and human-answer counts."""
     listed = list_captures(session, text, offset=offset, limit=limit)
     ids = [c.id for c in listed]
-    hosts = dict(session.execute(select(Host.capture_id, func.count()).where(Host.capture_id.in_(ids))
-                                 .group_by(Host.capture_id)).all())
+    hosts = dict(session.execute(select(Entity.capture_id, func.count()).where(Entity.capture_id.in_(ids))
+                                 .group_by(Entity.capture_id)).all())
     contested = dict(session.execute(select(VerdictRow.capture_id, func.count())
                                      .where(VerdictRow.capture_id.in_(ids), VerdictRow.contested.is_(True))
                                      .group_by(VerdictRow.capture_id)).all())

@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 from ...adjudicate.contract import Verdict
 from ...adjudicate.registry import Registry
 from ...extract.kinds import HOSTNAME_CLAIM, MAC
-from ...store.models import AuditEvent, Capture, Dismissal, Host, HumanOverride, ManualEvidence, ObservationRow
+from ...store.models import (AuditEvent, Capture, Dismissal, Entity, EntityMember, HumanOverride, ManualEvidence,
+                             ObservationRow)
 from .captures import findings
 from .manifest import manifest
 from .notices import notices_of
@@ -42,25 +43,35 @@ def host_documents(session: Session, capture_id: str, registry: Registry) -> Ite
     cursors ordered by host position and are merged here, so a capture of many hosts is
     never in memory at once. A verdict is its stored document, `Verdict.to_document()`'s."""
     order = {a.question: i for i, a in enumerate(registry)}
-    by_host = (Host.capture_id == capture_id)
+    by_entity = (Entity.capture_id == capture_id)
     facts = _stream(session, select(
-        Host.position, ObservationRow.kind, ObservationRow.value, ObservationRow.source, ObservationRow.grade,
+        Entity.position, ObservationRow.kind, ObservationRow.value, ObservationRow.source, ObservationRow.grade,
         ObservationRow.first_frame, ObservationRow.last_frame, ObservationRow.count)
-        .join(Host, (Host.capture_id == ObservationRow.capture_id) & (Host.ip == ObservationRow.entity))
-        .where(by_host).order_by(Host.position, ObservationRow.id))
+        .join(EntityMember, (EntityMember.capture_id == ObservationRow.capture_id)
+              & (EntityMember.member == ObservationRow.entity))
+        .join(Entity, (Entity.capture_id == EntityMember.capture_id) & (Entity.key == EntityMember.entity_key))
+        .where(by_entity).order_by(Entity.position, ObservationRow.id))
     verdicts = _stream(session, documents_by_host_position(capture_id))
-    hosts = (select(Host.position, Host.ip, Host.locality, Host.locality_reason)
-             .where(by_host).order_by(Host.position))
-    for position, ip, locality, locality_reason in session.execute(hosts.execution_options(yield_per=2000)):
-        host_facts = sorted(({"kind": kind, "value": value, "source": source, "grade": grade,
-                              "first_frame": first, "last_frame": last, "count": count}
-                             for kind, value, source, grade, first, last, count in facts.take(position)),
-                            key=lambda f: (f["kind"], f["value"], f["source"]))
+    entities = (select(Entity.position, Entity.key, Entity.ip, Entity.addresses, Entity.locality,
+                       Entity.locality_reason, Entity.randomised)
+                .where(by_entity).order_by(Entity.position))
+    for position, key, ip, addresses, locality, locality_reason, randomised in session.execute(
+            entities.execution_options(yield_per=2000)):
+        # the union of the entity's addresses' and MACs' facts: one per (kind, value, source)
+        merged: dict[tuple[str, str, str], dict] = {}
+        for kind, value, source, grade, first, last, count in facts.take(position):
+            have = merged.get((kind, value, source))
+            if have is None:
+                merged[kind, value, source] = {"kind": kind, "value": value, "source": source, "grade": grade,
+                                               "first_frame": first, "last_frame": last, "count": count}
+            else:
+                have["first_frame"] = min(have["first_frame"], first)
+                have["last_frame"] = max(have["last_frame"], last)
+                have["count"] += count
+        host_facts = [merged[k] for k in sorted(merged)]
         answers = sorted(((order[q], q, doc) for q, doc in verdicts.take(position) if q in order),
                          key=lambda answer: answer[0])
-        # "key" and "addresses" are the device-entity contract's (issue 11 item 4); until hosts
-        # merge into devices a host is one address and its key is that address
-        yield {"key": ip, "ip": ip, "addresses": [ip],
+        yield {"key": key, "ip": ip, "addresses": list(addresses),
                "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
                "locality": locality, "locality_reason": locality_reason,
                "facts": host_facts, "verdicts": {q: doc for _, q, doc in answers}}

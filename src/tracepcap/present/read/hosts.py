@@ -14,7 +14,8 @@ from ...adjudicate.contract import Basis, Verdict
 from ...adjudicate.registry import Registry
 from ...errors import NotFound
 from ...extract import kinds
-from ...store.models import Conversation, Host, HumanOverride, Locality, ObservationRow, VerdictRow
+from ...store.entities import members_of, resolve
+from ...store.models import Conversation, Entity, EntityMember, HumanOverride, Locality, ObservationRow, VerdictRow
 from .paging import page
 from .verdicts import host_verdicts
 
@@ -32,13 +33,18 @@ FACT_ORDER = tuple(kind.name for kind in (
 FACTS_PER_KIND = 50
 
 
-def require_host(session: Session, capture_id: str, ip: str) -> None:
-    if session.get(Host, (capture_id, ip)) is None:
-        raise NotFound(f"no host {ip!r} in capture {capture_id}")
+def require_host(session: Session, capture_id: str, name: str) -> str:
+    """The canonical key of the entity `name` names (its key, one of its addresses, or one of
+    its MACs: store/entities.resolve); NotFound otherwise."""
+    key = resolve(session, capture_id, name)
+    if key is None:
+        raise NotFound(f"no host or device {name!r} in capture {capture_id} (give its key, one of "
+                       "its addresses or one of its MACs)")
+    return key
 
 
 def host_count(session: Session, capture_id: str) -> int:
-    return session.scalar(select(func.count()).select_from(Host).where(Host.capture_id == capture_id)) or 0
+    return session.scalar(select(func.count()).select_from(Entity).where(Entity.capture_id == capture_id)) or 0
 
 
 # --- the host search ------------------------------------------------------------------------
@@ -61,13 +67,19 @@ class HostFilter:
 
 @dataclass(frozen=True, slots=True)
 class HostRow:
-    ip: str
+    """One entity of the inventory (a device or a host), `ip` its primary address (None for a
+    MAC-only device), `key` the key its verdicts and annotations carry."""
+
+    ip: str | None
     macs: list[str]
     vendors: list[str]
     names: list[str]  # names the host claimed
     verdicts: dict[str, Verdict]  # by question, registry order
     locality: str | None = None  # Scan's on-link | local-routed | remote; None before Scan stored it
     locality_reason: str | None = None
+    key: str = ""
+    addresses: list[str] = field(default_factory=list)
+    randomised: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,26 +91,30 @@ class HostPage:
 
 def _verdict_exists(capture_id: str, *conditions):
     v = aliased(VerdictRow)
-    return exists().where(v.capture_id == capture_id, v.entity_key == Host.ip, *[c(v) for c in conditions])
+    return exists().where(v.capture_id == capture_id, v.entity_key == Entity.key, *[c(v) for c in conditions])
 
 
 def _stale_exists(capture_id: str, *conditions):
-    return exists().where(HumanOverride.capture_id == capture_id, HumanOverride.entity_key == Host.ip,
+    return exists().where(HumanOverride.capture_id == capture_id, HumanOverride.entity_key == Entity.key,
                           HumanOverride.stale_since.is_not(None), *conditions)
 
 
 def _matching(registry: Registry, capture_id: str, f: HostFilter):
     questions = [a.question for a in registry]
-    stmt = select(Host.ip).where(Host.capture_id == capture_id)
+    stmt = select(Entity.key).where(Entity.capture_id == capture_id)
     if f.locality:
-        stmt = stmt.where(Host.locality == f.locality)
+        stmt = stmt.where(Entity.locality == f.locality)
     text = " ".join(f.text.split())
     if text:
         o = aliased(ObservationRow)
+        m = aliased(EntityMember)
         stmt = stmt.where(or_(
-            Host.ip.icontains(text, autoescape=True),
-            exists().where(o.capture_id == capture_id, o.entity == Host.ip, o.kind.in_(SEARCHED_KINDS),
-                           o.value.icontains(text, autoescape=True)),
+            Entity.key.icontains(text, autoescape=True),
+            exists().where(m.capture_id == capture_id, m.entity_key == Entity.key,
+                           m.member.icontains(text, autoescape=True)),
+            exists().where(m.capture_id == capture_id, m.entity_key == Entity.key,
+                           exists().where(o.capture_id == capture_id, o.entity == m.member,
+                                          o.kind.in_(SEARCHED_KINDS), o.value.icontains(text, autoescape=True))),
             _verdict_exists(capture_id, lambda v: v.question.in_(questions),
                             lambda v: v.primary_label.icontains(text, autoescape=True))))
     if f.question in questions:
@@ -128,26 +144,28 @@ def _order(registry: Registry, capture_id: str, f: HostFilter, first_mac=None) -
         key = (select(case((VerdictRow.primary_label.is_not(None), "0" + func.lower(VerdictRow.primary_label)),
                            (VerdictRow.contested.is_(True), literal("1")), else_=literal("2")))
                .where(VerdictRow.capture_id == capture_id, VerdictRow.question == f.sort,
-                      VerdictRow.entity_key == Host.ip).scalar_subquery())
+                      VerdictRow.entity_key == Entity.key).scalar_subquery())
         key = func.coalesce(key, literal("3"))
         order = [key.desc() if f.desc else key]
     elif f.sort == "locality":  # nearest first; hosts Scan has not placed last
-        rank = case(*((Host.locality == place.value, literal(i)) for i, place in enumerate(Locality)),
+        rank = case(*((Entity.locality == place.value, literal(i)) for i, place in enumerate(Locality)),
                     else_=literal(len(Locality)))
         order = [rank.desc() if f.desc else rank]
     elif f.sort == "mac":  # host_page joins the first MAC of every host (one grouped scan)
         first_mac = first_mac.c.mac
         has_mac = case((first_mac.is_(None), literal(1)), else_=literal(0))
         order = [has_mac, first_mac.desc() if f.desc else first_mac]
-    return order + [Host.position.desc() if f.desc and f.sort == "ip" else Host.position]
+    return order + [Entity.position.desc() if f.desc and f.sort == "ip" else Entity.position]
 
 
 def _first_macs(capture_id: str):
-    """Each host's smallest MAC, computed once for the capture: a correlated `min()` per host
-    took seconds at a thousand hosts."""
-    return (select(ObservationRow.entity.label("entity"), func.min(ObservationRow.value).label("mac"))
+    """Each entity's smallest MAC (over its members' facts), computed once for the capture: a
+    correlated `min()` per host took seconds at a thousand hosts."""
+    return (select(EntityMember.entity_key.label("entity"), func.min(ObservationRow.value).label("mac"))
+            .join(EntityMember, (EntityMember.capture_id == ObservationRow.capture_id)
+                  & (EntityMember.member == ObservationRow.entity))
             .where(ObservationRow.capture_id == capture_id, ObservationRow.kind == kinds.MAC.name)
-            .group_by(ObservationRow.entity).subquery("first_mac"))
+            .group_by(EntityMember.entity_key).subquery("first_mac"))
 
 
 def host_page(session: Session, registry: Registry, capture_id: str, f: HostFilter, *, offset: int,
@@ -161,46 +179,58 @@ def host_page(session: Session, registry: Registry, capture_id: str, f: HostFilt
     first_mac = None
     if f.sort == "mac":
         first_mac = _first_macs(capture_id)
-        stmt = stmt.outerjoin(first_mac, first_mac.c.entity == Host.ip)
+        stmt = stmt.outerjoin(first_mac, first_mac.c.entity == Entity.key)
     order = _order(registry, capture_id, f, first_mac)
     ips = list(session.scalars(stmt.order_by(*order).limit(limit).offset(offset)))
     return HostPage(total, offset, host_rows(session, registry, capture_id, ips))
 
 
-def host_rows(session: Session, registry: Registry, capture_id: str, ips: list[str]) -> list[HostRow]:
-    if not ips:
+def host_rows(session: Session, registry: Registry, capture_id: str, keys: list[str]) -> list[HostRow]:
+    """The rows of the given entity keys, in that order: MACs, vendors and names of all the
+    entity's addresses and MACs."""
+    if not keys:
         return []
     facts: dict[tuple[str, str], set[str]] = defaultdict(set)
     for entity, kind, value in session.execute(
-            select(ObservationRow.entity, ObservationRow.kind, ObservationRow.value)
-            .where(ObservationRow.capture_id == capture_id, ObservationRow.entity.in_(ips),
+            select(EntityMember.entity_key, ObservationRow.kind, ObservationRow.value)
+            .join(EntityMember, (EntityMember.capture_id == ObservationRow.capture_id)
+                  & (EntityMember.member == ObservationRow.entity))
+            .where(ObservationRow.capture_id == capture_id, EntityMember.entity_key.in_(keys),
                    ObservationRow.kind.in_(ROW_KINDS))):
         facts[entity, kind].add(value)
-    verdicts = host_verdicts(session, registry, capture_id, ips)
-    localities = {ip: (locality, reason) for ip, locality, reason in session.execute(
-        select(Host.ip, Host.locality, Host.locality_reason)
-        .where(Host.capture_id == capture_id, Host.ip.in_(ips)))}
-    return [HostRow(ip, sorted(facts[ip, kinds.MAC.name]), sorted(facts[ip, kinds.OUI_VENDOR.name]),
-                    sorted(facts[ip, kinds.HOSTNAME_CLAIM.name]), verdicts.get(ip, {}),
-                    *localities.get(ip, (None, None))) for ip in ips]
+    verdicts = host_verdicts(session, registry, capture_id, keys)
+    entities = {e.key: e for e in session.scalars(select(Entity).where(Entity.capture_id == capture_id,
+                                                                      Entity.key.in_(keys)))}
+    out = []
+    for key in keys:
+        e = entities.get(key)
+        out.append(HostRow(e.ip if e else key, sorted(facts[key, kinds.MAC.name]),
+                           sorted(facts[key, kinds.OUI_VENDOR.name]), sorted(facts[key, kinds.HOSTNAME_CLAIM.name]),
+                           verdicts.get(key, {}), e.locality if e else None, e.locality_reason if e else None,
+                           key, list(e.addresses) if e else [key], bool(e.randomised) if e else False))
+    return out
 
 
 # --- one host -------------------------------------------------------------------------------
 
 def host_locality(session: Session, capture_id: str, ip: str) -> tuple[str | None, str | None]:
-    """Where Scan placed the host and why; (None, None) before Scan stored it."""
-    host = session.get(Host, (capture_id, ip))
-    if host is None:
-        raise NotFound(f"no host {ip!r} in capture {capture_id}")
+    """Where Scan placed the entity and why; (None, None) before Scan stored it."""
+    host = session.get(Entity, (capture_id, require_host(session, capture_id, ip)))
     return host.locality, host.locality_reason
 
 
+def host_entity(session: Session, capture_id: str, name: str) -> Entity:
+    """The entity `name` names (key, address or MAC); NotFound otherwise."""
+    return session.get(Entity, (capture_id, require_host(session, capture_id, name)))
+
+
 def host_facts(session: Session, capture_id: str, ip: str) -> list[ObservationRow]:
-    """The host's facts, by kind, value and source."""
-    require_host(session, capture_id, ip)
+    """The entity's facts (all its addresses' and MACs'), by kind, value and source."""
+    key = require_host(session, capture_id, ip)
     return list(session.scalars(select(ObservationRow).where(
-        ObservationRow.capture_id == capture_id, ObservationRow.entity == ip).order_by(
-        ObservationRow.kind, ObservationRow.value, ObservationRow.source)))
+        ObservationRow.capture_id == capture_id,
+        ObservationRow.entity.in_(members_of(session, capture_id, key))).order_by(
+        ObservationRow.kind, ObservationRow.value, ObservationRow.source, ObservationRow.entity)))
 
 
 def fact_groups(session: Session, capture_id: str, ip: str) -> list[dict]:
@@ -231,12 +261,15 @@ def is_group_address(address: str) -> bool:
 
 
 def neighbours(session: Session, capture_id: str, ip: str, limit: int = 12) -> list[dict]:
-    """The host's busiest peers (by bytes both ways), broadcast and multicast left out."""
-    peer = case((Conversation.src == ip, Conversation.dst), else_=Conversation.src)
+    """The entity's busiest peers (by bytes both ways) over all its addresses, broadcast and
+    multicast left out."""
+    entity = session.get(Entity, (capture_id, ip))
+    mine = list(entity.addresses) if entity is not None else [ip]
+    peer = case((Conversation.src.in_(mine), Conversation.dst), else_=Conversation.src)
     total = func.sum(Conversation.bytes_fwd + Conversation.bytes_rev)
     rows = session.execute(select(peer.label("peer"), func.count(), total)
                            .where(Conversation.capture_id == capture_id,
-                                  or_(Conversation.src == ip, Conversation.dst == ip))
+                                  or_(Conversation.src.in_(mine), Conversation.dst.in_(mine)))
                            .group_by(peer).order_by(total.desc(), peer))
     out = []
     for p, n, b in rows:

@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate.contract import Basis
 from ...adjudicate.registry import Registry
-from ...store.models import Conversation, Host, Locality, VerdictRow
+from ...store.models import Conversation, EntityMember, Host, Locality, VerdictRow
 
 TOPOLOGY_NODES = 250  # hosts drawn one by one, at most (default)
 SMALL = 60  # a capture of at most this many hosts is drawn whole
@@ -154,6 +154,11 @@ def topology(session: Session, registry: Registry, capture_id: str, question: st
     answer = {key: (lbl, contested, basis) for key, lbl, contested, basis in session.execute(
         select(VerdictRow.entity_key, VerdictRow.primary_label, VerdictRow.contested, VerdictRow.basis)
         .where(VerdictRow.capture_id == capture_id, VerdictRow.question == question))}
+
+    # nodes are addresses (conversations are); each shows its entity's verdict
+    entity_of = dict(session.execute(select(EntityMember.member, EntityMember.entity_key)
+                                     .where(EntityMember.capture_id == capture_id)).all())
+    answer = {ip: answer[entity_of.get(ip, ip)] for ip, _ in every if entity_of.get(ip, ip) in answer}
 
     def shown_label(key: str) -> str:
         lbl, contested, _ = answer.get(key, (None, False, None))

@@ -12,7 +12,7 @@ from ...adjudicate.contract import Verdict
 from ...adjudicate.registry import Registry
 from ...adjudicate.runner import Key, stored_verdict
 from ...errors import NotFound
-from ...store.models import Capture, Host, VerdictRow
+from ...store.models import Capture, Entity, VerdictRow
 from .paging import page
 
 
@@ -30,10 +30,10 @@ def require_verdict(session: Session, key: Key) -> Verdict:
 def verdict_page(session: Session, capture_id: str, question: str, *, offset: int,
                  limit: int | None) -> tuple[int, list[Verdict]]:
     """One question's verdicts, in host order."""
-    stmt = (select(VerdictRow.document).join(Host, (Host.capture_id == VerdictRow.capture_id)
-                                             & (Host.ip == VerdictRow.entity_key))
+    stmt = (select(VerdictRow.document).join(Entity, (Entity.capture_id == VerdictRow.capture_id)
+                                             & (Entity.key == VerdictRow.entity_key))
             .where(VerdictRow.capture_id == capture_id, VerdictRow.question == question))
-    total, rows = page(session, stmt, (Host.position,), offset, limit)
+    total, rows = page(session, stmt, (Entity.position,), offset, limit)
     return total, [Verdict.from_document(r.document) for r in rows]
 
 
@@ -54,6 +54,6 @@ def host_verdicts(session: Session, registry: Registry, capture_id: str,
 def documents_by_host_position(capture_id: str) -> Select:
     """(host position, question, stored document) of every verdict, by host position: what the
     capture document streams (the stored document is `Verdict.to_document()`'s output)."""
-    return (select(Host.position, VerdictRow.question, VerdictRow.document)
-            .join(Host, (Host.capture_id == VerdictRow.capture_id) & (Host.ip == VerdictRow.entity_key))
-            .where(Host.capture_id == capture_id).order_by(Host.position))
+    return (select(Entity.position, VerdictRow.question, VerdictRow.document)
+            .join(Entity, (Entity.capture_id == VerdictRow.capture_id) & (Entity.key == VerdictRow.entity_key))
+            .where(Entity.capture_id == capture_id).order_by(Entity.position))

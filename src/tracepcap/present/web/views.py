@@ -21,7 +21,7 @@ from ...store.models import Capture, Locality
 from ..read.captures import capture_fields, capture_rows, capture_total, findings
 from ..read.frames import capture_index, frame_detail
 from ..read.hosts import (MARKS, HostFilter, HostRow, fact_groups, host_count, host_locality, host_page, label_counts,
-                          neighbours, require_host)
+                          host_entity, neighbours, require_host)
 from ..read.manifest import manifest, problems
 from ..read.notices import notices_of
 from ..read.trail import describe, event_document, evidence_document
@@ -154,10 +154,14 @@ def hosts_context(session: Session, registry: Registry, capture: Capture, query:
 # --- the host page --------------------------------------------------------------------------
 
 def host_context(session: Session, registry: Registry, capture: Capture, ip: str, viewer: Viewer) -> dict:
-    require_host(session, capture.id, ip)
+    """`ip`: any name of the entity (key, address, MAC); the page speaks of its canonical key."""
+    entity = host_entity(session, capture.id, ip)
+    ip = entity.key
     panels = [panel_context(session, registry, Key(adj.question, capture.id, ip), viewer) for adj in registry]
     locality, locality_reason = host_locality(session, capture.id, ip)
-    return {"capture": capture_fields(capture), "ip": ip, "facts": fact_groups(session, capture.id, ip),
+    return {"capture": capture_fields(capture), "ip": ip, "title": entity.ip or ip,
+            "addresses": list(entity.addresses), "macs": list(entity.macs), "randomised": entity.randomised,
+            "facts": fact_groups(session, capture.id, ip),
             "locality": locality, "locality_reason": locality_reason,
             "neighbours": neighbours(session, capture.id, ip), "panels": panels,
             "findings": [f for f in findings(session, capture.id) if ip in f["entities"]]}
@@ -165,7 +169,7 @@ def host_context(session: Session, registry: Registry, capture: Capture, ip: str
 
 def headline_context(session: Session, registry: Registry, capture: Capture, ip: str) -> dict:
     """Each question's answer for the host, for the line under its address."""
-    require_host(session, capture.id, ip)
+    ip = require_host(session, capture.id, ip)
     verdicts = host_verdicts(session, registry, capture.id, [ip]).get(ip, {})
     return {"capture": capture_fields(capture), "ip": ip,
             "items": [{"q": question_meta(a), "verdict": verdicts.get(a.question)} for a in registry]}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...extract.kinds import IP_MAC_BINDING, MAC
+from ...extract.mac_keys import mac_key
 from ..context import CaptureContext
 from . import Finding
 
@@ -49,6 +50,9 @@ def find(context: CaptureContext) -> Iterator[Finding]:
             if others and not routed:
                 part += f", the MAC of {' and '.join(others)}"
                 spoofers += others
+            elif not routed and (device := context.entity_of.get(mac_key(mac))) not in (None, context.entity_of.get(ip)):
+                part += f", the MAC of the device {device}"  # one seen without an address of its own
+                spoofers.append(device)
             parts.append(part)
         yield Finding("ip-mac-conflict", "low" if routed else "high", (ip, *dict.fromkeys(spoofers)),
                       f"{ip} {'arrived through' if routed else 'was claimed by'} {len(macs)} MACs: "

@@ -3,7 +3,8 @@ shape (one MAC answering for many addresses, none of them bound to another MAC: 
 host with aliases); medium when one of them is also bound to another MAC (a spoofer claiming
 it). Ownership picks among them by other evidence, and the summary says which it picked and
 why. A redundant gateway's virtual MAC (VRRP, CARP, HSRP) may carry several virtual addresses
-and is not reported."""
+and is not reported, nor are an interface's IPv6 addresses (link-local, global, temporary) bound
+beside at most one IPv4 address."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ def find(context: CaptureContext) -> Iterator[Finding]:
     for mac, ips in sorted(context.bindings.items()):
         if len(ips) < 2 or virtual_gateway(mac):
             continue
+        if sum(":" not in ip for ip in ips) < 2 and not any(bound_macs[ip] > 1 for ip in ips):
+            continue  # one IPv4 address and IPv6 ones: one interface's addresses (link-local, global, temporary)
         frames: dict[str, tuple[int, int]] = {}  # ip -> (first, last) frame binding it to the MAC
         for ip in ips:
             for fact in context.facts_of_kind(ip, IP_MAC_BINDING.name):

@@ -33,14 +33,16 @@ def list_hosts(capture: CaptureDep, session: SessionDep, registry: RegistryDep, 
 
 @router.get("/hosts/{ip}", response_model=HostOut)
 def one_host(capture: CaptureDep, ip: str, session: SessionDep, registry: RegistryDep) -> HostOut:
-    """One host: its MACs, names, locality with its reason, and verdict summaries."""
-    require_host(session, capture.id, ip)
-    return HostOut.model_validate(host_rows(session, registry, capture.id, [ip])[0])
+    """One host or device, named by its key, any of its addresses or any of its MACs: its key,
+    addresses, MACs, names, locality with its reason, and verdict summaries."""
+    key = require_host(session, capture.id, ip)
+    return HostOut.model_validate(host_rows(session, registry, capture.id, [key])[0])
 
 
 @router.get("/hosts/{ip}/facts", response_model=list[FactOut])
 def host_facts(capture: CaptureDep, ip: str, session: SessionDep) -> list:
-    """The host's facts with their grade and witness (frames, count, extractor)."""
+    """The facts of the host or device (all its addresses' and MACs'), with their grade and
+    witness (frames, count, extractor)."""
     return facts_of(session, capture.id, ip)
 
 

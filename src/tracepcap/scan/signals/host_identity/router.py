@@ -29,11 +29,14 @@ def _subnet(ip: str):
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
+    if host.ip is None:  # a device seen only by its MAC
+        return
+    mine = host.addresses
     for fact in host.owned_macs():
         own = _subnet(host.ip)
         # the other address family on one MAC is a dual-stack host, not a routed network
         others = [ip for ip, _ in host.capture.ips_by_mac.get(fact.value, [])
-                  if ip != host.ip and ipaddress.ip_address(ip).version == own.version
+                  if ip not in mine and ipaddress.ip_address(ip).version == own.version
                   and not ipaddress.ip_address(ip).is_link_local]
         if not others:
             continue

@@ -27,7 +27,7 @@ def vote(host: HostFacts) -> Iterator[Vote]:
             announced.setdefault(name_key(fact.value), fact.value)
     for key, said in sorted(announced.items()):
         holders = sorted({(entity, fact.first_frame) for entity, fact in host.capture.claims_by_name.get(key, [])
-                          if entity != host.ip and entity in hosts and fact.source in CERTIFICATE_SOURCES
+                          if entity not in host.addresses and entity in hosts and fact.source in CERTIFICATE_SOURCES
                           and same_name(fact.value, said)})
         for entity, frame in holders[:1]:
             yield Vote(shown[key], DISPUTE_WEIGHT, f"{entity} serves a certificate naming {shown[key]}, "
