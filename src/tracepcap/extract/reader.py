@@ -154,6 +154,8 @@ class CaptureReader:
                         and self.packets < self.max_records:
                     self._pos = stop
                     self.packets += 1
+                    if self.packets == self._next_mark:  # the frame index's mark (frame_index.py)
+                        self._next_mark = self._recorder.mark(self.packets, self._offset + pos)
                     if buf is not viewed:
                         viewed, view = buf, memoryview(buf)
                     yield linktype, sec + frac * scale, orig, view[start:stop]
