@@ -50,6 +50,7 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
     from tracepcap.ingest import capture_path, store_file
     from tracepcap.present.cli import batch_gc
     from tracepcap.present.report import write_capture
+    from tracepcap.adjudicate.runner import machine_answer
     from tracepcap.scan import CaptureContext, scan_capture
     from tracepcap.settings import Settings
     from tracepcap.store import open_database
@@ -81,7 +82,7 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
     def scan():
         with db.session() as s:
             return scan_capture(s, capture_id, registry.signals(), CaptureContext.load(s, capture_id),
-                                answer=registry.machine_answer)
+                                answer=machine_answer(registry))
     report = stage("scan", scan)
     stage("adjudicate", lambda: adjudicate_capture(db, registry, capture_id))
 

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from .adjudicate.annotations import carry_to_entities, mark_stale
 from .adjudicate.registry import Registry, get_registry
-from .adjudicate.runner import adjudicate_held
+from .adjudicate.runner import adjudicate_held, machine_answer
 from .errors import AnalysisCancelled, InternalError, NotFound, TracePcapError
 from .extract import extract_capture
 from .ingest import capture_path
@@ -63,7 +63,7 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         del result  # its facts are stored: held through Scan they raised a many-host capture's peak
         with db.session(write=True) as s:
             report = scan_capture(s, stage, registry.signals(), CaptureContext.load(s, stage),
-                                  answer=registry.machine_answer)
+                                  answer=machine_answer(registry))
         return _swap_in(db, registry, capture_id, stage, report, extracted, lost)
     except Exception as err:  # noqa: BLE001 - the named boundary of one analysis job
         if isinstance(err, TracePcapError):

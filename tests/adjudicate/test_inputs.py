@@ -7,6 +7,7 @@ from support.facts import context, fact
 
 from tracepcap.adjudicate.contract import Adjudicator, Tier
 from tracepcap.adjudicate.registry import Registry, get_registry
+from tracepcap.adjudicate.runner import machine_answer
 from tracepcap.extract.kinds import SERVED
 from tracepcap.scan.context import Answer
 from tracepcap.scan.signals.host_identity import os_answer
@@ -40,11 +41,11 @@ def test_an_unknown_or_own_input_stops_start_up(inputs, message):
 
 
 def test_machine_answer_is_the_verdict_from_votes_alone():
-    registry = get_registry()
-    answer = registry.machine_answer("os-family", "h", [Vote("iOS", 40, "syn (+40)", signal="s"),
+    answer_of = machine_answer(get_registry())
+    answer = answer_of("os-family", "h", [Vote("iOS", 40, "syn (+40)", signal="s"),
                                                         Vote("macOS", 40, "syn (+40)", signal="s")])
     assert answer == Answer("os-family", "Apple", 75, ("iOS", "macOS"), ("s",))  # one signal: capped
-    assert registry.machine_answer("os-family", "h", []).label == "Unknown"
+    assert answer_of("os-family", "h", []).label == "Unknown"
 
 
 def host_with(answer: Answer | None, facts=()):

@@ -6,8 +6,8 @@ stops start-up naming both modules. A new question needs no registration edit.
 
 Cross-question inputs: a signal that reads another question's machine answer declares it
 (`INPUTS` in its module). Start-up fails on an input that names no question, a question's
-own, or a cycle; `signals()` lists the questions inputs first, and `machine_answer` is what
-scan hands the reading signals: the input question's verdict from its votes alone.
+own, or a cycle; `signals()` lists the questions inputs first (`runner.machine_answer` is
+what scan hands the reading signals: the input question's verdict from its votes alone).
 """
 
 from __future__ import annotations
@@ -21,11 +21,9 @@ from importlib.metadata import entry_points
 from types import ModuleType
 
 from ..errors import DuplicateQuestion, NotFound
-from ..scan.context import Answer
 from ..scan.signals import Signal, discover, inputs_of, signal_name
-from ..scan.vote import Vote
 from . import questions as questions_pkg
-from .contract import Adjudicator, Key
+from .contract import Adjudicator
 
 ENTRY_POINT_GROUP = "tracepcap.questions"
 
@@ -56,18 +54,6 @@ class Registry:
     def signals(self) -> dict[str, tuple[Signal, ...]]:
         """Each question's signals, a question's inputs before it (scan's order)."""
         return {a.question: a.signals or () for a in self._scan_order}
-
-    def machine_answer(self, question: str, entity: str, votes: list[Vote]) -> Answer:
-        """The machine answer of `question` for one entity from its votes alone (no human
-        annotation): what signals that declared it an input read."""
-        from .runner import Annotations, decide  # the runner imports this module
-        adj = self.get(question)
-        verdict = decide(adj, Key(question, "", entity), votes, Annotations(None, [], []))
-        label = adj.unknown_label if verdict.primary_label is None else verdict.primary_label
-        carried = {adj.label_key(x) for x in (label, *verdict.parent_of)}
-        backing = sorted({v.signal for c in verdict.candidates if adj.label_key(c.label) in carried
-                          for v in c.votes if v.weight > 0})
-        return Answer(question, label, verdict.confidence, verdict.parent_of, tuple(backing))
 
     def listing(self) -> list[str]:
         """One line per question: key, tier, module, signals (what discovery found)."""

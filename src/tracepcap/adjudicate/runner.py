@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -19,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from ..errors import TracePcapError
 from ..extract.facts import Grade
+from ..scan.context import Answer
 from ..scan.vote import ScoreBoard, Tally, Vote, normalize_label
 from ..store.bulk import insert_rows
 from ..store.entities import resolve as resolve_entity
@@ -305,6 +307,21 @@ def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
     return verdict
 
 
+def machine_answer(registry: Registry) -> Callable[[str, str, list[Vote]], Answer]:
+    """What scan hands the signals that read another question's answer (`scan_capture(...,
+    answer=machine_answer(registry))`): that question's verdict for one entity from its
+    votes alone, no human annotation, with the signals that carry it."""
+    def answer(question: str, entity: str, votes: list[Vote]) -> Answer:
+        adj = registry.get(question)
+        verdict = decide(adj, Key(question, "", entity), votes, Annotations(None, [], []))
+        label = adj.unknown_label if verdict.primary_label is None else verdict.primary_label
+        carried = {adj.label_key(x) for x in (label, *verdict.parent_of)}
+        backing = sorted({v.signal for c in verdict.candidates if adj.label_key(c.label) in carried
+                          for v in c.votes if v.weight > 0})
+        return Answer(question, label, verdict.confidence, verdict.parent_of, tuple(backing))
+    return answer
+
+
 def stored_verdict(session: Session, key: Key) -> Verdict | None:
     """The verdict as the runner last stored it (None before the first adjudication). The
     entity may be named by any of its addresses or MACs (store/entities.resolve)."""
@@ -314,5 +331,5 @@ def stored_verdict(session: Session, key: Key) -> Verdict | None:
     return Verdict.from_document(row.document) if row is not None else None
 
 
-__all__ = ["MissingReasons", "adjudicate_held", "decide", "rerun", "stored_verdict"]
+__all__ = ["MissingReasons", "adjudicate_held", "decide", "machine_answer", "rerun", "stored_verdict"]
 

@@ -32,7 +32,7 @@ class ScanReport:
     findings: int = 0
 
 
-#: (question, entity, its votes) -> that question's machine answer (Registry.machine_answer)
+#: (question, entity, its votes) -> that question's machine answer (adjudicate.runner.machine_answer)
 Answerer = Callable[[str, str, list[Vote]], Answer]
 
 

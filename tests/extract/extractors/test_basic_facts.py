@@ -45,6 +45,9 @@ def test_basics(run, rows):
     assert by_kind("initiated") == {("10.0.0.21", "tcp/80"), ("10.0.0.21", "udp/53"),
                                     ("10.0.0.21", "tcp/443"), ("10.0.0.21", "tcp/8443")}
     assert by_kind("tcp-syn-signature") == {("10.0.0.21", "64240:1460:8:mss,nop,ws,nop,nop,sok")}
+    # the servers' answers: their SYN+ACKs (the RST on 8443 is none)
+    assert by_kind("tcp-synack-signature") == {("10.0.0.10", "64240:1460:7:mss,sok,nop,ws,eol"),
+                                               ("203.0.113.10", "64240:1460:7:mss,sok,nop,ws,eol")}
     served = next(f for f in facts if f[1] == "served" and f[2] == "tcp/80")
     assert served[4] == 2  # the SYN-ACK is frame 2
     assert result.hosts == ["10.0.0.10", "10.0.0.21", "10.0.0.50", "203.0.113.10"]
