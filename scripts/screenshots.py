@@ -143,7 +143,7 @@ def main() -> int:
                 page = browser.new_page(viewport=VIEWPORT, base_url=url)
                 page.on("pageerror", lambda err: problems.append(f"script error: {err}"))
                 for name, path in (("captures", "/"), ("capture", f"/captures/{cid}"),
-                                   ("host", f"/captures/{cid}/hosts/{HOST}")):
+                                   ("frame", f"/captures/{cid}/frames/2"), ("host", f"/captures/{cid}/hosts/{HOST}")):
                     page.goto(path)
                     page.wait_for_load_state("networkidle")
                     page.wait_for_timeout(300)  # the topology's layout

@@ -17,7 +17,7 @@ def test_screenshots_are_written_and_pass_their_checks(tmp_path):
     assert run.returncode == 0, run.stderr
     written = {p.name: p for p in tmp_path.glob("*.png")}
     assert {"captures.png", "capture.png", "capture-full.png", "host.png", "host-full.png", "host-forms.png",
-            "host-focus.png"} <= set(written)
+            "host-focus.png", "frame.png", "frame-full.png"} <= set(written)
     for name in ("capture.png", "host.png", "host-focus.png"):
         width, height = struct.unpack(">II", written[name].read_bytes()[16:24])  # the PNG's IHDR
         assert (width, height) == (1366, 768), name
