@@ -166,6 +166,8 @@ class HostOut(BaseModel):
                                  "before localities were stored")
     locality_reason: str | None = Field(description="why, in a sentence")
     verdicts: dict[str, VerdictSummary]
+    finding: str | None = Field(default=None, description="the highest severity (high | medium | low) among "
+                                "the capture's findings naming this host; null when none does")
 
 
 class FactOut(BaseModel):
@@ -307,3 +309,8 @@ class AuditEventOut(BaseModel):
     entity_key: str | None
     before: dict | None
     after: dict | None
+
+
+class CaptureAuditEventOut(AuditEventOut):
+    """An event of a capture's audit log, with the sentence saying what it changed."""
+    change: str = Field(description="what the event changed, in a line (the trail's sentence)")

@@ -14,6 +14,7 @@ from ...adjudicate.registry import Registry
 from ...errors import NotFound
 from ...extract import kinds
 from ...store.models import Conversation, Host, HumanOverride, Locality, ObservationRow, VerdictRow
+from .captures import entity_findings, findings
 from .paging import page
 from .verdicts import host_verdicts
 
@@ -21,7 +22,7 @@ from .verdicts import host_verdicts
 SEARCHED_KINDS = (kinds.MAC.name, kinds.OUI_VENDOR.name, kinds.HOSTNAME_CLAIM.name)
 #: fact kinds a host row carries
 ROW_KINDS = (kinds.MAC.name, kinds.OUI_VENDOR.name, kinds.HOSTNAME_CLAIM.name)
-MARKS = ("contested", "human", "stale")
+MARKS = ("contested", "human", "stale", "finding")
 #: the fact kinds shown first on a host page, in this order; other kinds follow by name
 FACT_ORDER = tuple(kind.name for kind in (
     kinds.MAC, kinds.OUI_VENDOR, kinds.TTL, kinds.SERVED, kinds.INITIATED, kinds.HOSTNAME_CLAIM,
@@ -52,7 +53,7 @@ class HostFilter:
     text: str = ""
     question: str = ""
     label: str = ""
-    mark: str = ""  # contested | human | stale
+    mark: str = ""  # contested | human | stale (with or without a question) | finding (none)
     sort: str = "ip"
     desc: bool = False
     locality: str = ""  # on-link | local-routed | remote
@@ -67,6 +68,7 @@ class HostRow:
     verdicts: dict[str, Verdict]  # by question, registry order
     locality: str | None = None  # Scan's on-link | local-routed | remote; None before Scan stored it
     locality_reason: str | None = None
+    finding: str | None = None  # the highest severity among the findings naming the host
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +88,11 @@ def _stale_exists(capture_id: str, *conditions):
                           HumanOverride.stale_since.is_not(None), *conditions)
 
 
-def _matching(registry: Registry, capture_id: str, f: HostFilter):
+def _matching(registry: Registry, capture_id: str, f: HostFilter, flagged: dict[str, str]):
     questions = [a.question for a in registry]
     stmt = select(Host.ip).where(Host.capture_id == capture_id)
+    if f.mark == "finding":  # findings are few: their entities are listed, not searched in JSON
+        stmt = stmt.where(Host.ip.in_(sorted(flagged)))
     if f.locality:
         stmt = stmt.where(Host.locality == f.locality)
     text = " ".join(f.text.split())
@@ -103,7 +107,7 @@ def _matching(registry: Registry, capture_id: str, f: HostFilter):
     if f.question in questions:
         which = (lambda v: v.question == f.question,)
         stale = (HumanOverride.question == f.question,)
-    elif f.mark in MARKS:
+    elif f.mark in MARKS and f.mark != "finding":
         which, stale = (lambda v: v.question.in_(questions),), ()
     else:
         return stmt
@@ -147,15 +151,17 @@ def host_page(session: Session, registry: Registry, capture_id: str, f: HostFilt
               limit: int, clamp: bool = False) -> HostPage:
     """The hosts matching `f`, filtered, sorted and cut in the database. With `clamp`, an
     offset past the last host starts the last page instead (a page link gone stale)."""
-    stmt = _matching(registry, capture_id, f)
+    flagged = entity_findings(findings(session, capture_id))
+    stmt = _matching(registry, capture_id, f, flagged)
     total = session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
     if clamp and offset >= total:
         offset = max(0, (total - 1) // limit * limit)
     ips = list(session.scalars(stmt.order_by(*_order(registry, capture_id, f)).limit(limit).offset(offset)))
-    return HostPage(total, offset, host_rows(session, registry, capture_id, ips))
+    return HostPage(total, offset, host_rows(session, registry, capture_id, ips, flagged))
 
 
-def host_rows(session: Session, registry: Registry, capture_id: str, ips: list[str]) -> list[HostRow]:
+def host_rows(session: Session, registry: Registry, capture_id: str, ips: list[str],
+              flagged: dict[str, str] | None = None) -> list[HostRow]:
     if not ips:
         return []
     facts: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -170,7 +176,7 @@ def host_rows(session: Session, registry: Registry, capture_id: str, ips: list[s
         .where(Host.capture_id == capture_id, Host.ip.in_(ips)))}
     return [HostRow(ip, sorted(facts[ip, kinds.MAC.name]), sorted(facts[ip, kinds.OUI_VENDOR.name]),
                     sorted(facts[ip, kinds.HOSTNAME_CLAIM.name]), verdicts.get(ip, {}),
-                    *localities.get(ip, (None, None))) for ip in ips]
+                    *localities.get(ip, (None, None)), (flagged or {}).get(ip)) for ip in ips]
 
 
 # --- one host -------------------------------------------------------------------------------

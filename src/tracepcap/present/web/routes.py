@@ -36,6 +36,7 @@ from ...ingest import find_capture
 from ...settings import Settings
 from ..api.deps import (Analyst, CaptureDep, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer,
                         current_actor)
+from ..read.audit import AuditFilter
 from ..read.captures import UNFINISHED
 from ..read.hosts import MARKS
 from ..read.topology import topology as topology_of
@@ -132,6 +133,27 @@ def capture_page(request: Request, cid: str, settings: SettingsDep, db: DbDep,
                  scripts=("vendor/cytoscape-3.35.0.min.js",))
 
 
+def _audit_query(request: Request) -> tuple[AuditFilter, int]:
+    """The audit page's filter and page from the query string; unusable values are ignored."""
+    p = request.query_params
+    try:
+        page = max(1, int(p.get("page", 1)))
+    except ValueError:
+        page = 1
+    return AuditFilter(p.get("actor", "")[:255], p.get("action", "")[:64], p.get("question", "")[:64]), page
+
+
+@router.get("/captures/{cid}/audit", response_class=HTMLResponse)
+def audit_page(request: Request, cid: str, settings: SettingsDep, db: DbDep,
+               registry: RegistryDep) -> HTMLResponse:
+    f, page = _audit_query(request)
+
+    def content(actor: Actor):
+        with db.session() as s:
+            return "_audit.html", views.audit_context(s, registry, find_capture(s, cid), f, page)
+    return _page(request, settings, "Audit log", f"/ui/captures/{cid}/audit{_query_string(request)}", content)
+
+
 @router.get("/captures/{cid}/hosts/{entity}", response_class=HTMLResponse)
 def host_page(request: Request, cid: str, entity: str, settings: SettingsDep, db: DbDep,
               registry: RegistryDep) -> HTMLResponse:
@@ -201,6 +223,13 @@ def topology(capture: CaptureDep, session: SessionDep, registry: RegistryDep, ac
              colour_by: Annotated[str | None, Query(max_length=64)] = None) -> JSONResponse:
     question = colour_by or next(iter(registry)).question
     return JSONResponse(topology_of(session, registry, capture.id, question))
+
+
+@router.get("/ui/captures/{cid}/audit", response_class=HTMLResponse)
+def audit_partial(request: Request, capture: CaptureDep, session: SessionDep, registry: RegistryDep,
+                  actor: ViewerActor) -> HTMLResponse:
+    f, page = _audit_query(request)
+    return render(request, "_audit.html", views.audit_context(session, registry, capture, f, page))
 
 
 @router.get("/ui/captures/{cid}/hosts/{entity}", response_class=HTMLResponse)

@@ -17,7 +17,8 @@ from ...adjudicate.actor import SYSTEM, Actor
 from ...adjudicate.contract import Adjudicator, Basis, Key, Tier
 from ...adjudicate.registry import Registry
 from ...store.models import Capture, Locality
-from ..read.captures import capture_fields, capture_rows, findings
+from ..read.captures import by_severity, capture_fields, capture_rows, findings, findings_of, findings_overview
+from ..read.audit import AuditFilter, audit_choices, audit_page
 from ..read.hosts import (MARKS, HostFilter, HostRow, fact_groups, host_count, host_locality, host_page, label_counts,
                           neighbours, require_host)
 from ..read.manifest import manifest, problems
@@ -81,7 +82,7 @@ class HostQuery:
     text: str = ""
     question: str = ""
     label: str = ""
-    mark: str = ""  # contested | human | stale
+    mark: str = ""  # contested | human | stale | finding
     locality: str = ""  # on-link | local-routed | remote
     sort: str = "ip"  # ip | mac | locality | a question key
     desc: bool = False
@@ -116,10 +117,11 @@ class Inventory:
 
 def capture_context(session: Session, registry: Registry, capture: Capture, query: HostQuery) -> dict:
     rows = manifest(session, capture.id)
+    found = by_severity(findings(session, capture.id))
     return {"capture": capture_fields(capture),
             "manifest": rows,
             "manifest_problems": problems(rows),
-            "findings": findings(session, capture.id),
+            "findings": found, "findings_overview": findings_overview(found),
             **notices_of(session, capture.id, NOTICES_SHOWN),
             "counts": label_counts(session, registry, capture.id),
             "questions": [question_meta(a) for a in registry],
@@ -139,6 +141,29 @@ def hosts_context(session: Session, registry: Registry, capture: Capture, query:
             "per_page_choices": PER_PAGE_CHOICES, "localities": LOCALITIES}
 
 
+# --- the audit page -------------------------------------------------------------------------
+
+AUDIT_PER_PAGE = 50
+
+
+def audit_context(session: Session, registry: Registry, capture: Capture, f: AuditFilter, page: int) -> dict:
+    """One page of the capture's audit log (newest first) under filter `f`, and the filters'
+    choices (the actors, actions and questions its events carry)."""
+    total, events = audit_page(session, capture.id, f, offset=(max(1, page) - 1) * AUDIT_PER_PAGE,
+                               limit=AUDIT_PER_PAGE)
+    pages = max(1, -(-total // AUDIT_PER_PAGE))
+    if page > pages:  # a page link gone stale: the last page instead
+        return audit_context(session, registry, capture, f, pages)
+    titles = {a.question: a.title for a in registry}
+
+    def params(**changes) -> dict:
+        values = {"actor": f.actor, "action": f.action, "question": f.question, "page": page} | changes
+        return {k: v for k, v in values.items() if v and not (k == "page" and v == 1)}
+    return {"capture": capture_fields(capture), "events": events, "total": total, "page": page, "pages": pages,
+            "filter": f, "choices": audit_choices(session, capture.id), "titles": titles, "params": params,
+            "per_page": AUDIT_PER_PAGE}
+
+
 # --- the host page --------------------------------------------------------------------------
 
 def host_context(session: Session, registry: Registry, capture: Capture, ip: str, viewer: Viewer) -> dict:
@@ -148,7 +173,7 @@ def host_context(session: Session, registry: Registry, capture: Capture, ip: str
     return {"capture": capture_fields(capture), "ip": ip, "facts": fact_groups(session, capture.id, ip),
             "locality": locality, "locality_reason": locality_reason,
             "neighbours": neighbours(session, capture.id, ip), "panels": panels,
-            "findings": [f for f in findings(session, capture.id) if ip in f["entities"]]}
+            "findings": findings_of(findings(session, capture.id), ip)}
 
 
 def headline_context(session: Session, registry: Registry, capture: Capture, ip: str) -> dict:

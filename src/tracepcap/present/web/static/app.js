@@ -314,6 +314,24 @@
     loadTopology();
   }
 
+  // --- downloads (exports): a plain link with auth off; with a token, fetched with it ------
+  document.addEventListener("click", function (evt) {
+    var link = evt.target.closest ? evt.target.closest("a[data-download]") : null;
+    if (!link || document.body.getAttribute("data-auth") !== "oidc") { return; }
+    evt.preventDefault();
+    fetch(link.href, { headers: authHeaders() }).then(function (r) {
+      if (!r.ok) { throw new Error("The server answered " + r.status + "."); }
+      return r.blob();
+    }).then(function (blob) {
+      var a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = link.getAttribute("download") || "";
+      document.body.append(a);
+      a.click();
+      setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+    }).catch(function (err) { showError(link, "The download failed: " + err.message); });
+  });
+
   function init(root) {
     formatTimes(root);
     initUpload(root);
