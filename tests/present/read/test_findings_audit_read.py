@@ -103,3 +103,25 @@ def test_csv_rows_carry_evidence_dismissal_reasons_actors_and_times(db, capture_
     untouched = next(r for r in rows if r["ip"] == GATEWAY and r["question"] == "host-identity")
     assert (untouched["evidence"], untouched["dismissal_reasons"], untouched["actors"], untouched["last_human_at"]) \
         == ("", "", "", "")
+
+
+def test_an_accepted_role_shows_on_the_trail_of_the_answer_that_follows_it(db, capture_id):
+    """Device type defers to a human's Role: the accept is on Device type's panel trail, with
+    what it did there; clearing it too. The Role's own trail is unchanged."""
+    from tracepcap.present.read.trail import panel_trail
+    registry = get_registry()
+    follower = next(adj for adj in registry if adj.defers is not None)
+    role, mine = next(iter(follower.defers.labels.items()))
+    with db.session(write=True) as s:
+        a.set_override(s, registry, Key(follower.defers.question, capture_id, SPOOFER), role, "seen in the CMDB",
+                       actor=person("alice"))
+    with db.session(write=True) as s:
+        a.clear_override(s, registry, Key(follower.defers.question, capture_id, SPOOFER), actor=person("alice"))
+    with db.session() as s:
+        trail = panel_trail(s, registry, Key(follower.question, capture_id, SPOOFER))
+        own = panel_trail(s, registry, Key(follower.defers.question, capture_id, SPOOFER))
+    title = registry.get(follower.defers.question).title
+    assert [(e["action"], e["via"]) for e in trail] == [("override.cleared", title), ("override.set", title)]
+    assert trail[1]["change"] == f"set the answer to “{role}” — seen in the CMDB — this answer follows it: {mine}"
+    assert trail[0]["change"] == f"reverted “{role}” to the machine's answer — this answer no longer follows {title}"
+    assert [(e["action"], e["via"]) for e in own] == [("override.cleared", None), ("override.set", None)]

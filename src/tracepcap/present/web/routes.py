@@ -60,7 +60,7 @@ def _environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(("html",)),
                              trim_blocks=True, lstrip_blocks=True)
     version = str(int(max(p.stat().st_mtime for p in STATIC.rglob("*") if p.is_file())))
-    env.globals.update(who=views.who, static=lambda path: f"/static/{path}?v={version}",
+    env.globals.update(who=views.who, answer_state=views.answer_state, static=lambda path: f"/static/{path}?v={version}",
                        Basis=Basis, UNFINISHED=UNFINISHED)
     env.filters["analyst_text"] = _analyst_text
     return env

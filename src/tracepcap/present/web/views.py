@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate import annotations
 from ...adjudicate.actor import SYSTEM, Actor
-from ...adjudicate.contract import Adjudicator, Basis, Key, Tier
+from ...adjudicate.contract import Adjudicator, Basis, Key, Tier, Verdict
 from ...adjudicate.registry import Registry
 from ...store.models import Capture, Locality
 from ..read.captures import by_severity, capture_fields, capture_rows, findings, findings_of, findings_overview
@@ -23,7 +23,7 @@ from ..read.hosts import (MARKS, HostFilter, HostRow, fact_groups, host_count, h
                           neighbours, require_host)
 from ..read.manifest import manifest, problems
 from ..read.notices import notices_of
-from ..read.trail import describe, event_document, evidence_document
+from ..read.trail import evidence_document, panel_trail
 from ..read.verdicts import host_verdicts, stored_verdict
 
 OTHER = "__other__"  # the "Other…" entry of a label dropdown
@@ -56,6 +56,34 @@ def who(actor: str | None) -> str:
     if not actor or actor == SYSTEM:
         return "unattributed"
     return actor
+
+
+#: how an answer stands, as the table and the panel badge it (`answer_state`)
+ANSWER_STATES = ("none", "contested", "human", "unknown", "suggestion", "analyst", "parent", "machine")
+
+
+def answer_state(verdict: Verdict | None, q: dict) -> str:
+    """How one stored answer stands, for its styling: not adjudicated (none), contested,
+    answered by a human (an override, or the human answer it defers to), unknown, a machine
+    suggestion of a human-assisted question nobody accepted, carried only by analyst evidence
+    (its winning candidate's votes are all analyst evidence), a parent-level answer, or the
+    machine's. Reads the verdict as stored; decides nothing."""
+    if verdict is None:
+        return "none"
+    if verdict.contested:
+        return "contested"
+    if verdict.basis == Basis.HUMAN:
+        return "human"
+    if verdict.primary_label in (None, q["unknown_label"]):
+        return "unknown"
+    if q["tier"] == str(Tier.HUMAN_ASSISTED):
+        return "suggestion"
+    winner = next((c for c in verdict.live if c.label == verdict.primary_label), None)
+    if winner is not None and winner.source == "analyst":
+        return "analyst"
+    if verdict.parent_of:
+        return "parent"
+    return "machine"
 
 
 def question_meta(adj: Adjudicator) -> dict:
@@ -196,7 +224,7 @@ def panel_context(session: Session, registry: Registry, key: Key, viewer: Viewer
             "dismissed": verdict.dismissed_candidates if verdict else (), "choices": choices,
             "evidence": [evidence_document(e) | {"mine": viewer.can_write and e.actor_subject == viewer.subject}
                          for e in annotations.list_evidence(session, registry, key)],
-            "trail": [event_document(e) | {"change": describe(e)} for e in reversed(annotations.trail(session, key))],
+            "trail": panel_trail(session, registry, key),
             "viewer": viewer, "error": error, "form": FormValues(form or {}), "other": OTHER,
             "can_accept": bool(verdict and adj.tier == Tier.HUMAN_ASSISTED and verdict.basis != Basis.HUMAN
                                and verdict.suggestion(adj.unknown_label))}
