@@ -35,7 +35,7 @@ from tracepcap.analysis import adjudicate_capture
 from tracepcap.present.api import create_app
 from tracepcap.settings import Settings
 from tracepcap.store import open_database
-from tracepcap.store.models import Capture, Conversation, Host, ObservationRow, VoteRow
+from tracepcap.store.models import Capture, Conversation, Finding, Host, ObservationRow, VoteRow
 
 CID = "0eb0be4c00000001"  # hex, as capture references are
 LABELS = {"host-identity": ("Router", "DNS Server", "Web Server", "Workstation", "Printer", "Mobile"),
@@ -81,6 +81,12 @@ def build(db, hosts: int, rng: random.Random) -> None:
                                           "dport": 80, "first_time": 0.0, "last_time": 1.0, "first_frame": i,
                                           "packets_fwd": 10, "bytes_fwd": rng.randint(100, 10**6),
                                           "packets_rev": 10, "bytes_rev": rng.randint(100, 10**6), "initiator": a})
+        # findings as a large capture has them: one spoofing conflict, and the CDN names a tenth
+        # of the hosts share by certificate grouped in one line (issue 15)
+        s.add(Finding(capture_id=CID, kind="ip-mac-conflict", severity="high", entities=[ips[1], ips[2]],
+                      summary=f"{ips[1]} was claimed by 2 MACs", frames=[1, 2]))
+        s.add(Finding(capture_id=CID, kind="name-shared", severity="low", entities=ips[::10],
+                      summary="names served by certificate from several hosts each", frames=[3]))
         for table, rows in ((ObservationRow, facts), (VoteRow, votes), (Conversation, conversations)):
             for start in range(0, len(rows), 5000):
                 s.execute(insert(table), rows[start:start + 5000])
@@ -133,6 +139,9 @@ def main() -> None:
             "topology (250 busiest hosts)": f"/ui/captures/{CID}/topology",
             "host page (facts and every panel)": f"/captures/{CID}/hosts/{host}",
             "one panel (after a human action)": f"/ui/captures/{CID}/hosts/{host}/panels/host-identity",
+            "host table: hosts a finding names": f"/ui/captures/{CID}/hosts?mark=finding",
+            "audit page": f"/captures/{CID}/audit",
+            "GET /api/captures/{cid}/audit": f"/api/captures/{CID}/audit",
         }
         results = {}
         with TestClient(app, base_url="http://localhost") as client:  # an allowed host
