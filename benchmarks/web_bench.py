@@ -47,7 +47,7 @@ from tracepcap.settings import Settings
 from tracepcap.store import open_database
 from tracepcap.extract.frame_index import build as build_index, index_path
 from tracepcap.ingest import capture_path
-from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, Host, ObservationRow, VoteRow
+from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, Finding, Host, ObservationRow, VoteRow
 from tracepcap.testing import frames as wire
 
 CID = "0eb0be4c00000001"  # hex, as capture references are
@@ -102,6 +102,12 @@ def build(db, hosts: int, rng: random.Random) -> None:
                                           "dport": 80, "first_time": 0.0, "last_time": 1.0, "first_frame": i,
                                           "packets_fwd": 10, "bytes_fwd": rng.randint(100, 10**6),
                                           "packets_rev": 10, "bytes_rev": rng.randint(100, 10**6), "initiator": a})
+        # findings as a large capture has them: one spoofing conflict, and the CDN names a tenth
+        # of the hosts share by certificate grouped in one line (issue 15)
+        s.add(Finding(capture_id=CID, kind="ip-mac-conflict", severity="high", entities=[ips[1], ips[2]],
+                      summary=f"{ips[1]} was claimed by 2 MACs", frames=[1, 2]))
+        s.add(Finding(capture_id=CID, kind="name-shared", severity="low", entities=ips[::10],
+                      summary="names served by certificate from several hosts each", frames=[3]))
         for table, rows in ((ObservationRow, facts), (VoteRow, votes), (Conversation, conversations)):
             for start in range(0, len(rows), 5000):
                 s.execute(insert(table), rows[start:start + 5000])
@@ -219,6 +225,9 @@ def main() -> None:
             "topology (a remote group opened)": f"/ui/captures/{CID}/topology?open=REMOTE",
             "host page (facts and every panel)": f"/captures/{CID}/hosts/{host}",
             "one panel (after a human action)": f"/ui/captures/{CID}/hosts/{host}/panels/host-identity",
+            "host table: hosts a finding names": f"/ui/captures/{CID}/hosts?mark=finding",
+            "audit page": f"/captures/{CID}/audit",
+            "GET /api/captures/{cid}/audit": f"/api/captures/{CID}/audit",
         }
         results = {}
         with TestClient(app, base_url="http://localhost") as client:  # an allowed host

@@ -15,6 +15,14 @@ suggestion on the second DNS address), then writes PNGs with Debian's chromium:
                                    subnets grouped, the remote hosts aggregated by prefix
     screenshots/topology-open.png  the same after selecting a remote group (opened host by host)
     screenshots/topology-full.png  the same in full screen, filtered to one answer
+    screenshots/audit.png          the capture's audit log (the actions above)
+    screenshots/accepted.png       192.168.1.53's Device type panel after its role was accepted:
+                                   the accept shows on that panel's trail
+    screenshots/findings.png       a synthetic ARP-spoofing capture with 40 CDN names shared by
+                                   certificate: the findings banner and the table's markers
+    screenshots/spoofer.png        the spoofer's host page with the findings naming it
+
+(the last two from `tracepcap.testing.findings`, uploaded beside the capture).
 
     .venv/bin/python scripts/screenshots.py [--out screenshots] [--capture FILE]
 
@@ -41,6 +49,7 @@ from tracepcap.present.api.request_guard import CLIENT_HEADER
 from tracepcap.settings import Settings
 from tracepcap.store import open_database
 from tracepcap.testing import campus
+from tracepcap.testing import findings as finding_shapes
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT.parent / "shared" / "captures" / "dns_demo.pcap"
@@ -71,8 +80,8 @@ def serve(app) -> tuple[str, uvicorn.Server, threading.Thread]:
     return f"http://127.0.0.1:{sock.getsockname()[1]}", server, thread
 
 
-def prepare(api: httpx.Client, capture: Path) -> str:
-    """Upload and analyze the capture; record the human actions the pictures show."""
+def analyzed(api: httpx.Client, capture: Path) -> str:
+    """Upload and analyze the capture; its id."""
     with open(capture, "rb") as f:
         response = api.post("/captures", files={"file": (capture.name, f)})
     response.raise_for_status()
@@ -81,6 +90,12 @@ def prepare(api: httpx.Client, capture: Path) -> str:
         time.sleep(0.1)
     if status == "failed":
         sys.exit(f"the analysis of {capture} failed")
+    return cid
+
+
+def prepare(api: httpx.Client, capture: Path) -> str:
+    """Upload and analyze the capture; record the human actions the pictures show."""
+    cid = analyzed(api, capture)
     key = f"/captures/{cid}/adjudications"
     for method, path, body in (
             ("POST", f"{key}/host-identity/{HOST}/evidence",
@@ -138,17 +153,22 @@ def main() -> int:
         try:
             with httpx.Client(base_url=f"{url}/api", timeout=60, headers={CLIENT_HEADER: "1"}) as api:
                 cid = prepare(api, args.capture)
+                spoofed = analyzed(api, finding_shapes.build(Path(tmp) / "arp-spoofing.pcap", shared_names=40))
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport=VIEWPORT, base_url=url)
                 page.on("pageerror", lambda err: problems.append(f"script error: {err}"))
                 for name, path in (("captures", "/"), ("capture", f"/captures/{cid}"),
-                                   ("frame", f"/captures/{cid}/frames/2"), ("host", f"/captures/{cid}/hosts/{HOST}")):
+                                   ("frame", f"/captures/{cid}/frames/2"),
+                                   ("audit", f"/captures/{cid}/audit"),
+                                   ("findings", f"/captures/{spoofed}"),
+                                   ("spoofer", f"/captures/{spoofed}/hosts/{finding_shapes.SPOOFER[0]}"),
+                                   ("host", f"/captures/{cid}/hosts/{HOST}")):
                     page.goto(path)
                     page.wait_for_load_state("networkidle")
                     page.wait_for_timeout(300)  # the topology's layout
                     page.screenshot(path=args.out / f"{name}.png")
-                    if name != "captures":
+                    if name not in ("captures", "audit", "spoofer"):
                         page.screenshot(path=args.out / f"{name}-full.png", full_page=True)
                     if unlabelled := page.evaluate(UNLABELLED):
                         problems.append(f"{name}: controls without a label: {unlabelled}")
@@ -163,6 +183,9 @@ def main() -> int:
                 page.screenshot(path=args.out / "host-forms.png")
                 if unlabelled := page.evaluate(UNLABELLED):
                     problems.append(f"host forms: controls without a label: {unlabelled}")
+                page.goto(f"/captures/{cid}/hosts/192.168.1.53")  # its role was accepted
+                page.locator("section.panel[data-question='host-identity']").scroll_into_view_if_needed()
+                page.screenshot(path=args.out / "accepted.png")
                 page.goto(f"/captures/{cid}/hosts/{HOST}")
                 for _ in range(60):  # tab through the page to the first "I disagree…"
                     page.keyboard.press("Tab")

@@ -20,3 +20,15 @@ def test_arp_spoofing_shape_is_an_ip_mac_conflict(analyze, tmp_path):
         "kind": "ip-mac-conflict", "severity": "high", "entities": ["mac-00-00-0c-9f-f0-01"],  # the victim's device (issue 11)
         "summary": "10.0.0.1 was claimed by 2 MACs: 00:00:0c:9f:f0:01 (frame 2), 02:de:ad:be:ef:01 (frame 3)",
         "frames": [2, 3]}]
+
+
+def test_names_two_signal_servers_share_by_certificate_are_one_low_line(analyze, captures):
+    # signal.pcap: 34.225.240.173 and 35.169.3.40 both serve certificates for service.signal.org
+    # and textsecure-service.whispersystems.org (frames 59-323): one service, two front ends
+    _, _, doc = analyze(captures / "signal.pcap")
+    assert [f["kind"] for f in doc["findings"]] == ["name-shared"]
+    (shared,) = doc["findings"]
+    assert (shared["severity"], shared["entities"]) == ("low", ["34.225.240.173", "35.169.3.40"])
+    assert shared["summary"] == (
+        "2 names are served by certificate from several hosts each (CDN/anycast name sharing, not a conflict): "
+        "service.signal.org (2 hosts), textsecure-service.whispersystems.org (2 hosts)")

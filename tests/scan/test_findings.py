@@ -57,3 +57,34 @@ def test_cleartext_login_per_server_and_protocol():
          "snmp login to 2001:db8::1:161 in cleartext (with its password) from 10.0.0.7", (3,))]
     only_user = {"10.0.1.11": [fact(CREDENTIAL, "ftp user ftpuser, no password seen to 192.0.2.99:21", 38)]}
     assert found(cleartext_login, only_user)[0][1] == "low"
+
+
+def test_names_held_only_by_certificates_are_one_grouped_low_finding():
+    """A CDN: every name served by certificate from several hosts is one line, not one each;
+    a name also claimed by DHCP stays its own (high) conflict."""
+    from tracepcap.scan.findings import name_shared
+    cert = "tls-certificate"
+    facts = {"198.51.100.1": [fact(HOSTNAME_CLAIM, "pypi.org", 10, source=cert),
+                              fact(HOSTNAME_CLAIM, "files.example", 30, source=cert)],
+             "198.51.100.2": [fact(HOSTNAME_CLAIM, "pypi.org", 20, source=cert)],
+             "198.51.100.3": [fact(HOSTNAME_CLAIM, "pypi.org", 25, source=cert),
+                              fact(HOSTNAME_CLAIM, "files.example", 40, source=cert)],
+             "10.0.0.10": [fact(HOSTNAME_CLAIM, "DC-01", 5, source=cert)],
+             "10.0.0.66": [fact(HOSTNAME_CLAIM, "DC-01", 7, source="dhcp")]}
+    assert found(name_shared, facts) == [
+        ("name-shared", "low", ("198.51.100.1", "198.51.100.2", "198.51.100.3"),
+         "2 names are served by certificate from several hosts each (CDN/anycast name sharing, not a "
+         "conflict): pypi.org (3 hosts), files.example (2 hosts)", (10, 20, 25, 30, 40))]
+    assert [(k, s, e) for k, s, e, _, _ in found(name_conflict, facts)] == [
+        ("name-conflict", "high", ("10.0.0.10", "10.0.0.66"))]
+
+
+def test_the_grouped_summary_names_the_first_ten_and_counts_the_rest():
+    from tracepcap.scan.findings import name_shared
+    facts = {f"198.51.100.{k}": [fact(HOSTNAME_CLAIM, f"cdn{n:03d}.example", n + 1, source="tls-certificate")
+                                 for n in range(12)] for k in (1, 2)}
+    (kind, severity, entities, summary, frames), = found(name_shared, facts)
+    assert summary.startswith("12 names are served by certificate from several hosts each")
+    assert summary.endswith("cdn009.example (2 hosts) and 2 more") and "cdn010" not in summary
+    assert frames == tuple(range(1, 13)) and entities == ("198.51.100.1", "198.51.100.2")
+    assert not found(name_conflict, facts)

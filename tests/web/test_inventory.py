@@ -171,8 +171,8 @@ def test_dns_demo_inventory_shows_the_listed_columns(analyzed):
     page = pages.open(f"/captures/{cid}")
     head = page.locator("#hosts thead th")
     titles = [a.title for a in get_registry()]
-    expect(head).to_have_text([re.compile(rf"^\s*{re.escape(t)} ")
-                               for t in ["IP", "MAC / vendor", "Locality", *titles]])
+    columns = [re.compile(rf"^\s*{re.escape(t)} ") for t in ["IP", "MAC / vendor", "Locality", *titles]]
+    expect(head).to_have_text([columns[0], re.compile(r"^⚑Findings$"), *columns[1:]])  # the findings marker
     row = page.locator("#hosts tbody tr", has=page.get_by_role("link", name=DNS_SERVER, exact=True))
     expect(row).to_contain_text("52:54:00:aa:00:01")
     expect(row).to_contain_text("locally administered")

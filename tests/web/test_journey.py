@@ -113,7 +113,7 @@ def test_upload_analyze_override_evidence_dismiss_revert_trail(web, captures):
     expect(identity.locator(".badge")).to_have_text("DNS Server")
     expect(identity.locator(".badge")).not_to_have_class(re.compile(r"\bbadge-human\b"))
     expect(identity.locator(".override-note")).to_have_count(0)
-    expect(page.locator(".headline li").first).to_have_text(re.compile(r"Device type:\s*DNS Server$"))
+    expect(page.locator(".headline li").first).to_have_text(re.compile(r"Device type:\s*DNS Server\s*100%$"))  # with its confidence
 
     # the trail: the four actions on this (question, host), newest first, who and when
     trail = identity.locator(".trail-item")
@@ -315,7 +315,10 @@ def test_edit_delete_restore_and_accept(analyzed):
     expect(role.locator(".badge")).to_have_class(re.compile(r"\bbadge-human\b"))
     expect(identity.locator(".badge")).to_have_class(re.compile(r"\bbadge-human\b"))
     expect(identity.locator(".note")).to_contain_text("confirmed by system as DNS Resolver")
-    expect(identity.locator(".trail-item")).to_have_count(5)  # the device type's own trail is unchanged
+    # the device type's trail says why it is now a human answer: the accept, on the Role panel
+    expect(identity.locator(".trail-item")).to_have_count(6)
+    expect(identity.locator(".trail-item").first).to_contain_text("on Role")
+    expect(identity.locator(".trail-item").first).to_contain_text("this answer follows it: DNS Server")
 
 
 def _device(ip: str) -> str:

@@ -65,6 +65,12 @@ class Deference:
     question: str
     labels: Mapping[str, str]
 
+    def label_for(self, theirs: str) -> str | None:
+        """This question's answer when a human answers `question` with `theirs`; None when
+        that label defers nothing."""
+        wanted = normalize_label(theirs)
+        return next((mine for label, mine in self.labels.items() if normalize_label(label) == wanted), None)
+
 
 @dataclass(frozen=True, slots=True)
 class Adjudicator:

@@ -188,8 +188,7 @@ def _supported(confidence: int, best: Tally) -> tuple[int, str | None]:
 def _deferred_label(adj: Adjudicator, deferred: HumanOverride | None) -> str | None:
     if adj.defers is None or deferred is None:
         return None
-    wanted = normalize_label(deferred.label)
-    return next((mine for theirs, mine in adj.defers.labels.items() if normalize_label(theirs) == wanted), None)
+    return adj.defers.label_for(deferred.label)
 
 
 def moved(detail: dict | None) -> str:

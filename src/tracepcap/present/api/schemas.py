@@ -171,6 +171,8 @@ class HostOut(BaseModel):
                                  "before localities were stored")
     locality_reason: str | None = Field(description="why, in a sentence")
     verdicts: dict[str, VerdictSummary]
+    finding: str | None = Field(default=None, description="the highest severity (high | medium | low) among "
+                                "the capture's findings naming this host; null when none does")
 
 
 class FactOut(BaseModel):
@@ -351,3 +353,8 @@ class FrameOut(BaseModel):
     hex_truncated: bool
     conversation: FrameConversation | None
     frames: int  #: frames in the capture
+
+
+class CaptureAuditEventOut(AuditEventOut):
+    """An event of a capture's audit log, with the sentence saying what it changed."""
+    change: str = Field(description="what the event changed, in a line (the trail's sentence)")

@@ -79,3 +79,38 @@ def findings(session: Session, capture_id: str) -> list[dict]:
     out = [{"kind": f.kind, "severity": f.severity, "entities": f.entities, "summary": f.summary,
             "frames": f.frames} for f in rows]
     return sorted(out, key=lambda f: (f["kind"], f["entities"], f["summary"]))
+
+
+SEVERITY_ORDER = ("high", "medium", "low")  # what the banner and the marker column show first
+
+
+def by_severity(found: list[dict]) -> list[dict]:
+    """Findings most severe first, then in `findings`' order."""
+    rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
+    return sorted(found, key=lambda f: rank.get(f["severity"], len(rank)))
+
+
+def findings_overview(found: list[dict]) -> dict:
+    """What the capture page's banner says: the count per severity (every severity, most
+    severe first) and the high findings themselves."""
+    counts = {s: 0 for s in SEVERITY_ORDER}
+    for f in found:
+        counts[f["severity"]] = counts.get(f["severity"], 0) + 1
+    return {"total": len(found), "counts": counts, "high": [f for f in found if f["severity"] == "high"]}
+
+
+def entity_findings(found: list[dict]) -> dict[str, str]:
+    """Each entity a finding names -> the highest severity among its findings (victim and
+    spoofer alike: every entity of a finding is named by it)."""
+    rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
+    out: dict[str, str] = {}
+    for f in found:
+        for entity in f["entities"]:
+            if entity not in out or rank.get(f["severity"], 9) < rank.get(out[entity], 9):
+                out[entity] = f["severity"]
+    return out
+
+
+def findings_of(found: list[dict], entity: str) -> list[dict]:
+    """The findings naming `entity`, most severe first."""
+    return by_severity([f for f in found if entity in f["entities"]])

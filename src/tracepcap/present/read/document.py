@@ -125,20 +125,43 @@ def capture_export(session: Session, capture: Capture, registry: Registry) -> di
 
 CSV_COLUMNS = ("capture_id", "ip", "macs", "names", "question", "primary_label", "basis", "confidence",
                "contested", "candidates", "reasons", "override_label", "override_actor",
-               "override_rationale", "dismissed")
+               "override_rationale", "dismissed", "override_at", "evidence", "dismissal_reasons", "actors",
+               "last_human_at")
 
 
 def csv_rows(document: dict) -> Iterator[tuple]:
-    """One row per (host, question) of a capture document; lists joined with " | "."""
+    """One row per (host, question) of a capture export (`capture_export`); lists joined with
+    " | ". Besides the answer: the analyst evidence in force ("label (+weight) by actor at
+    time: reason"), each dismissal with its reason, every actor of a human answer, evidence
+    or dismissal on the row, and the time of the latest of them."""
     cid = document["capture"]["id"]
+    human = _human_by_key(document.get("human", {}))
     for host in document["hosts"]:
         names = sorted({f["value"] for f in host["facts"] if f["kind"] == HOSTNAME_CLAIM.name})
         for question, doc in host["verdicts"].items():
             v = Verdict.from_document(doc)
             live, o = v.live, v.override
+            rows = human.get((question, host["key"]), {})
+            evidence, dismissals, overrides = rows.get("evidence", []), rows.get("dismissals", []), rows.get("overrides", [])
+            actors = sorted({r["actor"] for r in evidence + dismissals + overrides})
+            times = [r.get("updated_at") or r["created_at"] for r in evidence + dismissals + overrides]
             yield (cid, host["ip"], " | ".join(host["macs"]), " | ".join(names), question,
                    v.primary_label or "", str(v.basis), v.confidence, str(v.contested).lower(),
                    " | ".join(f"{c.label} ({c.score})" for c in live),
                    " | ".join(live[0].reasons) if live else "",
                    o.label if o else "", o.actor if o else "", o.rationale if o else "",
-                   " | ".join(v.dismissed))
+                   " | ".join(v.dismissed),
+                   o.at if o else "",
+                   " | ".join(f"{e['label']} ({e['weight']:+d}) by {e['actor']} at {e['updated_at']}: {e['reason']}"
+                              for e in evidence),
+                   " | ".join(f"{d['label']} by {d['actor']} at {d['created_at']}: {d['reason']}" for d in dismissals),
+                   " | ".join(actors), max(times) if times else "")
+
+
+def _human_by_key(human: dict) -> dict[tuple[str, str], dict[str, list[dict]]]:
+    """The export's human rows (overrides, evidence, dismissals) by (question, entity_key)."""
+    out: dict[tuple[str, str], dict[str, list[dict]]] = {}
+    for part in ("overrides", "evidence", "dismissals"):
+        for row in human.get(part, []):
+            out.setdefault((row["question"], row["entity_key"]), {}).setdefault(part, []).append(row)
+    return out

@@ -16,6 +16,7 @@ from ...errors import NotFound
 from ...extract import kinds
 from ...store.entities import members_of, resolve
 from ...store.models import Conversation, Entity, EntityMember, HumanOverride, Locality, ObservationRow, VerdictRow
+from .captures import entity_findings, findings
 from .paging import page
 from .verdicts import host_verdicts
 
@@ -23,7 +24,7 @@ from .verdicts import host_verdicts
 SEARCHED_KINDS = (kinds.MAC.name, kinds.OUI_VENDOR.name, kinds.HOSTNAME_CLAIM.name)
 #: fact kinds a host row carries
 ROW_KINDS = (kinds.MAC.name, kinds.OUI_VENDOR.name, kinds.HOSTNAME_CLAIM.name)
-MARKS = ("contested", "human", "stale")
+MARKS = ("contested", "human", "stale", "finding")
 #: the fact kinds shown first on a host page, in this order; other kinds follow by name
 FACT_ORDER = tuple(kind.name for kind in (
     kinds.MAC, kinds.OUI_VENDOR, kinds.TTL, kinds.SERVED, kinds.INITIATED, kinds.HOSTNAME_CLAIM,
@@ -59,7 +60,7 @@ class HostFilter:
     text: str = ""
     question: str = ""
     label: str = ""
-    mark: str = ""  # contested | human | stale
+    mark: str = ""  # contested | human | stale (with or without a question) | finding (none)
     sort: str = "ip"
     desc: bool = False
     locality: str = ""  # on-link | local-routed | remote
@@ -80,6 +81,7 @@ class HostRow:
     key: str = ""
     addresses: list[str] = field(default_factory=list)
     randomised: bool = False
+    finding: str | None = None  # the highest severity among the findings naming the host
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +101,11 @@ def _stale_exists(capture_id: str, *conditions):
                           HumanOverride.stale_since.is_not(None), *conditions)
 
 
-def _matching(registry: Registry, capture_id: str, f: HostFilter):
+def _matching(registry: Registry, capture_id: str, f: HostFilter, flagged: dict[str, str]):
     questions = [a.question for a in registry]
     stmt = select(Entity.key).where(Entity.capture_id == capture_id)
+    if f.mark == "finding":  # findings are few: their entities are listed, not searched in JSON
+        stmt = stmt.where(Entity.key.in_(sorted(flagged)))
     if f.locality:
         stmt = stmt.where(Entity.locality == f.locality)
     text = " ".join(f.text.split())
@@ -120,7 +124,7 @@ def _matching(registry: Registry, capture_id: str, f: HostFilter):
     if f.question in questions:
         which = (lambda v: v.question == f.question,)
         stale = (HumanOverride.question == f.question,)
-    elif f.mark in MARKS:
+    elif f.mark in MARKS and f.mark != "finding":
         which, stale = (lambda v: v.question.in_(questions),), ()
     else:
         return stmt
@@ -172,7 +176,8 @@ def host_page(session: Session, registry: Registry, capture_id: str, f: HostFilt
               limit: int, clamp: bool = False) -> HostPage:
     """The hosts matching `f`, filtered, sorted and cut in the database. With `clamp`, an
     offset past the last host starts the last page instead (a page link gone stale)."""
-    stmt = _matching(registry, capture_id, f)
+    flagged = entity_findings(findings(session, capture_id))
+    stmt = _matching(registry, capture_id, f, flagged)
     total = session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
     if clamp and offset >= total:
         offset = max(0, (total - 1) // limit * limit)
@@ -181,11 +186,12 @@ def host_page(session: Session, registry: Registry, capture_id: str, f: HostFilt
         first_mac = _first_macs(capture_id)
         stmt = stmt.outerjoin(first_mac, first_mac.c.entity == Entity.key)
     order = _order(registry, capture_id, f, first_mac)
-    ips = list(session.scalars(stmt.order_by(*order).limit(limit).offset(offset)))
-    return HostPage(total, offset, host_rows(session, registry, capture_id, ips))
+    keys = list(session.scalars(stmt.order_by(*order).limit(limit).offset(offset)))
+    return HostPage(total, offset, host_rows(session, registry, capture_id, keys, flagged))
 
 
-def host_rows(session: Session, registry: Registry, capture_id: str, keys: list[str]) -> list[HostRow]:
+def host_rows(session: Session, registry: Registry, capture_id: str, keys: list[str],
+              flagged: dict[str, str] | None = None) -> list[HostRow]:
     """The rows of the given entity keys, in that order: MACs, vendors and names of all the
     entity's addresses and MACs."""
     if not keys:
@@ -207,7 +213,8 @@ def host_rows(session: Session, registry: Registry, capture_id: str, keys: list[
         out.append(HostRow(e.ip if e else key, sorted(facts[key, kinds.MAC.name]),
                            sorted(facts[key, kinds.OUI_VENDOR.name]), sorted(facts[key, kinds.HOSTNAME_CLAIM.name]),
                            verdicts.get(key, {}), e.locality if e else None, e.locality_reason if e else None,
-                           key, list(e.addresses) if e else [key], bool(e.randomised) if e else False))
+                           key, list(e.addresses) if e else [key], bool(e.randomised) if e else False,
+                           (flagged or {}).get(key)))
     return out
 
 

@@ -3,8 +3,16 @@ one shape here, and the one sentence saying what an audit event changed."""
 
 from __future__ import annotations
 
+from sqlalchemy.orm import Session
+
+from ...adjudicate import annotations
+from ...adjudicate.contract import Key
+from ...adjudicate.registry import Registry
 from ...adjudicate.runner import moved
 from ...store.models import AuditEvent, ManualEvidence
+
+#: the actions on a question's human answer that a question deferring to it follows
+ANSWER_ACTIONS = ("override.set", "override.cleared", "override.stale")
 
 
 def evidence_document(e: ManualEvidence) -> dict:
@@ -53,3 +61,34 @@ def describe(event: AuditEvent) -> str:
     if action == "access.denied":
         return f"refused {after.get('method', '')} (needs the {after.get('required_role', '?')} role)"
     return action
+
+
+def panel_trail(session: Session, registry: Registry, key: Key) -> list[dict]:
+    """A panel's trail, newest first: the key's own audit events, and — for a question that
+    defers to another (Device type follows an accepted Node role) — the events that set or
+    cleared that question's human answer on the entity, each with `via` (that question's title)
+    and a sentence saying what it did to this answer. So an answer a human gave through
+    another panel never shows here as a human answer with an empty trail."""
+    entries = [(e, event_document(e) | {"change": describe(e), "via": None})
+               for e in annotations.trail(session, key)]
+    defers = registry.get(key.question).defers
+    if defers is not None and defers.question in {a.question for a in registry}:
+        title = registry.get(defers.question).title
+        for e in annotations.trail(session, Key(defers.question, key.capture_id, key.entity_key)):
+            if e.action in ANSWER_ACTIONS:
+                entries.append((e, event_document(e) | {"change": f"{describe(e)} — {_effect(e, defers, title)}",
+                                                         "via": title}))
+    entries.sort(key=lambda pair: (pair[0].at, pair[0].id), reverse=True)
+    return [doc for _, doc in entries]
+
+
+def _effect(event: AuditEvent, defers, title: str) -> str:
+    if event.action == "override.cleared":
+        mine = defers.label_for((event.before or {}).get("label", ""))
+        return f"this answer no longer follows {title}" if mine else f"{title} decided nothing here"
+    mine = defers.label_for((event.after or {}).get("label", ""))
+    if mine is None:
+        return f"{title}'s answer names no answer here, so it decides nothing"
+    if event.action == "override.stale":
+        return f"this answer ({mine}) follows it and is stale with it"
+    return f"this answer follows it: {mine}"

@@ -36,6 +36,7 @@ from ...ingest import find_capture
 from ...settings import Settings
 from ..api.deps import (Analyst, CaptureDep, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer,
                         current_actor)
+from ..read.audit import AuditFilter
 from ..read.captures import UNFINISHED
 from ..read.frames import frame_spec, wireshark_filter
 from ..read.hosts import MARKS
@@ -60,7 +61,7 @@ def _environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(("html",)),
                              trim_blocks=True, lstrip_blocks=True)
     version = str(int(max(p.stat().st_mtime for p in STATIC.rglob("*") if p.is_file())))
-    env.globals.update(who=views.who, static=lambda path: f"/static/{path}?v={version}",
+    env.globals.update(who=views.who, answer_state=views.answer_state, static=lambda path: f"/static/{path}?v={version}",
                        Basis=Basis, UNFINISHED=UNFINISHED)
     env.globals.update(frame_spec=frame_spec, wireshark_filter=wireshark_filter)
     env.filters["analyst_text"] = _analyst_text
@@ -141,6 +142,27 @@ def capture_page(request: Request, cid: str, settings: SettingsDep, db: DbDep,
             return "_capture.html", views.capture_context(s, registry, capture, query)
     return _page(request, settings, "Capture", f"/ui/captures/{cid}{_query_string(request)}", content,
                  scripts=("vendor/cytoscape-3.35.0.min.js",))
+
+
+def _audit_query(request: Request) -> tuple[AuditFilter, int]:
+    """The audit page's filter and page from the query string; unusable values are ignored."""
+    p = request.query_params
+    try:
+        page = max(1, int(p.get("page", 1)))
+    except ValueError:
+        page = 1
+    return AuditFilter(p.get("actor", "")[:255], p.get("action", "")[:64], p.get("question", "")[:64]), page
+
+
+@router.get("/captures/{cid}/audit", response_class=HTMLResponse)
+def audit_page(request: Request, cid: str, settings: SettingsDep, db: DbDep,
+               registry: RegistryDep) -> HTMLResponse:
+    f, page = _audit_query(request)
+
+    def content(actor: Actor):
+        with db.session() as s:
+            return "_audit.html", views.audit_context(s, registry, find_capture(s, cid), f, page)
+    return _page(request, settings, "Audit log", f"/ui/captures/{cid}/audit{_query_string(request)}", content)
 
 
 @router.get("/captures/{cid}/hosts/{entity}", response_class=HTMLResponse)
@@ -240,6 +262,13 @@ def topology(capture: CaptureDep, session: SessionDep, registry: RegistryDep, ac
 def frame_partial(request: Request, capture: CaptureDep, n: int, session: SessionDep, settings: SettingsDep,
                   actor: ViewerActor) -> HTMLResponse:
     return render(request, "_frame.html", views.frame_context(session, settings, capture, n))
+
+
+@router.get("/ui/captures/{cid}/audit", response_class=HTMLResponse)
+def audit_partial(request: Request, capture: CaptureDep, session: SessionDep, registry: RegistryDep,
+                  actor: ViewerActor) -> HTMLResponse:
+    f, page = _audit_query(request)
+    return render(request, "_audit.html", views.audit_context(session, registry, capture, f, page))
 
 
 @router.get("/ui/captures/{cid}/hosts/{entity}", response_class=HTMLResponse)

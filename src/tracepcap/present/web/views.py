@@ -14,17 +14,19 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate import annotations
 from ...adjudicate.actor import SYSTEM, Actor
-from ...adjudicate.contract import Adjudicator, Basis, Key, Tier
+from ...adjudicate.contract import Adjudicator, Basis, Key, Tier, Verdict
 from ...adjudicate.registry import Registry
 from ...settings import Settings
 from ...store.models import Capture, Locality
-from ..read.captures import capture_fields, capture_rows, capture_total, findings
+from ..read.audit import AuditFilter, audit_choices, audit_page
+from ..read.captures import (by_severity, capture_fields, capture_rows, capture_total, findings, findings_of,
+                             findings_overview)
 from ..read.frames import capture_index, frame_detail
 from ..read.hosts import (MARKS, HostFilter, HostRow, fact_groups, host_count, host_locality, host_page, label_counts,
                           host_entity, neighbours, require_host)
 from ..read.manifest import manifest, problems
 from ..read.notices import notices_of
-from ..read.trail import describe, event_document, evidence_document
+from ..read.trail import evidence_document, panel_trail
 from ..read.verdicts import host_verdicts, stored_verdict
 
 OTHER = "__other__"  # the "Other…" entry of a label dropdown
@@ -57,6 +59,34 @@ def who(actor: str | None) -> str:
     if not actor or actor == SYSTEM:
         return "unattributed"
     return actor
+
+
+#: how an answer stands, as the table and the panel badge it (`answer_state`)
+ANSWER_STATES = ("none", "contested", "human", "unknown", "suggestion", "analyst", "parent", "machine")
+
+
+def answer_state(verdict: Verdict | None, q: dict) -> str:
+    """How one stored answer stands, for its styling: not adjudicated (none), contested,
+    answered by a human (an override, or the human answer it defers to), unknown, a machine
+    suggestion of a human-assisted question nobody accepted, carried only by analyst evidence
+    (its winning candidate's votes are all analyst evidence), a parent-level answer, or the
+    machine's. Reads the verdict as stored; decides nothing."""
+    if verdict is None:
+        return "none"
+    if verdict.contested:
+        return "contested"
+    if verdict.basis == Basis.HUMAN:
+        return "human"
+    if verdict.primary_label in (None, q["unknown_label"]):
+        return "unknown"
+    if q["tier"] == str(Tier.HUMAN_ASSISTED):
+        return "suggestion"
+    winner = next((c for c in verdict.live if c.label == verdict.primary_label), None)
+    if winner is not None and winner.source == "analyst":
+        return "analyst"
+    if verdict.parent_of:
+        return "parent"
+    return "machine"
 
 
 def question_meta(adj: Adjudicator) -> dict:
@@ -93,7 +123,7 @@ class HostQuery:
     text: str = ""
     question: str = ""
     label: str = ""
-    mark: str = ""  # contested | human | stale
+    mark: str = ""  # contested | human | stale | finding
     locality: str = ""  # on-link | local-routed | remote
     sort: str = "ip"  # ip | mac | locality | a question key
     desc: bool = False
@@ -128,10 +158,11 @@ class Inventory:
 
 def capture_context(session: Session, registry: Registry, capture: Capture, query: HostQuery) -> dict:
     rows = manifest(session, capture.id)
+    found = by_severity(findings(session, capture.id))
     return {"capture": capture_fields(capture),
             "manifest": rows,
             "manifest_problems": problems(rows),
-            "findings": findings(session, capture.id),
+            "findings": found, "findings_overview": findings_overview(found),
             **notices_of(session, capture.id, NOTICES_SHOWN),
             "counts": label_counts(session, registry, capture.id),
             "questions": [question_meta(a) for a in registry],
@@ -151,6 +182,29 @@ def hosts_context(session: Session, registry: Registry, capture: Capture, query:
             "per_page_choices": PER_PAGE_CHOICES, "localities": LOCALITIES}
 
 
+# --- the audit page -------------------------------------------------------------------------
+
+AUDIT_PER_PAGE = 50
+
+
+def audit_context(session: Session, registry: Registry, capture: Capture, f: AuditFilter, page: int) -> dict:
+    """One page of the capture's audit log (newest first) under filter `f`, and the filters'
+    choices (the actors, actions and questions its events carry)."""
+    total, events = audit_page(session, capture.id, f, offset=(max(1, page) - 1) * AUDIT_PER_PAGE,
+                               limit=AUDIT_PER_PAGE)
+    pages = max(1, -(-total // AUDIT_PER_PAGE))
+    if page > pages:  # a page link gone stale: the last page instead
+        return audit_context(session, registry, capture, f, pages)
+    titles = {a.question: a.title for a in registry}
+
+    def params(**changes) -> dict:
+        values = {"actor": f.actor, "action": f.action, "question": f.question, "page": page} | changes
+        return {k: v for k, v in values.items() if v and not (k == "page" and v == 1)}
+    return {"capture": capture_fields(capture), "events": events, "total": total, "page": page, "pages": pages,
+            "filter": f, "choices": audit_choices(session, capture.id), "titles": titles, "params": params,
+            "per_page": AUDIT_PER_PAGE}
+
+
 # --- the host page --------------------------------------------------------------------------
 
 def host_context(session: Session, registry: Registry, capture: Capture, ip: str, viewer: Viewer) -> dict:
@@ -164,7 +218,7 @@ def host_context(session: Session, registry: Registry, capture: Capture, ip: str
             "facts": fact_groups(session, capture.id, ip),
             "locality": locality, "locality_reason": locality_reason,
             "neighbours": neighbours(session, capture.id, ip), "panels": panels,
-            "findings": [f for f in findings(session, capture.id) if ip in f["entities"]]}
+            "findings": findings_of(findings(session, capture.id), ip)}
 
 
 def headline_context(session: Session, registry: Registry, capture: Capture, ip: str) -> dict:
@@ -187,7 +241,7 @@ def panel_context(session: Session, registry: Registry, key: Key, viewer: Viewer
             "dismissed": verdict.dismissed_candidates if verdict else (), "choices": choices,
             "evidence": [evidence_document(e) | {"mine": viewer.can_write and e.actor_subject == viewer.subject}
                          for e in annotations.list_evidence(session, registry, key)],
-            "trail": [event_document(e) | {"change": describe(e)} for e in reversed(annotations.trail(session, key))],
+            "trail": panel_trail(session, registry, key),
             "viewer": viewer, "error": error, "form": FormValues(form or {}), "other": OTHER,
             "can_accept": bool(verdict and adj.tier == Tier.HUMAN_ASSISTED and verdict.basis != Basis.HUMAN
                                and verdict.suggestion(adj.unknown_label))}

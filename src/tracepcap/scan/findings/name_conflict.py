@@ -1,6 +1,8 @@
 """name-conflict: two hosts claim one name for themselves. A claim that contradicts a
 certificate the other host served is high severity (impersonation shape); two hosts merely
-saying the same name (DHCP, NBNS, mDNS...) is low (a renamed or re-addressed machine)."""
+saying the same name (DHCP, NBNS, mDNS...) is low (a renamed or re-addressed machine).
+Names every claimant holds by certificate alone are no conflict: `name_shared` groups them
+(CDN/anycast servers share certificates)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from ..names import CERTIFICATE_SOURCES, SELF_SOURCES, same_name, specificity
 from . import Finding
 
 
-def find(context: CaptureContext) -> Iterator[Finding]:
+def claimed_twice(context: CaptureContext) -> Iterator[tuple[str, list[tuple[str, Fact]]]]:
+    """(name, [(entity, claim)]) for each name two or more devices claim for themselves."""
     hosts = context.host_set
     for claims in context.claims_by_name.values():
         own = [(entity, fact) for entity, fact in claims
@@ -22,8 +25,19 @@ def find(context: CaptureContext) -> Iterator[Finding]:
             group = [(e, f) for e, f in own if same_name(f.value, name)]
             # one device's IPv4 and IPv6 addresses (one MAC) naming it alike is no conflict
             if len({_device(context, e) for e, _ in group}) >= 2:
-                yield _conflict(name, group)
+                yield name, group
                 break
+
+
+def only_certificates(group: list[tuple[str, Fact]]) -> bool:
+    """Every claimant holds the name by a certificate it served, and by nothing else."""
+    return all(fact.source in CERTIFICATE_SOURCES for _, fact in group)
+
+
+def find(context: CaptureContext) -> Iterator[Finding]:
+    for name, group in claimed_twice(context):
+        if not only_certificates(group):
+            yield _conflict(name, group)
 
 
 def _device(context: CaptureContext, entity: str) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from pydantic import AfterValidator
 
 from ....store.models import Locality
 from ....text import SEARCH
+from ...read.captures import entity_findings, findings
 from ...read.hosts import HostFilter, conversation_page, host_facts as facts_of, host_page, host_rows, require_host
 from ..deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ..schemas import ConversationOut, FactOut, HostOut
@@ -22,10 +23,12 @@ def list_hosts(capture: CaptureDep, session: SessionDep, registry: RegistryDep, 
                                               f"verdict's label (at most {SEARCH.max_chars} characters)"),
                             AfterValidator(SEARCH.validator)] = None,
                locality: Annotated[Locality | None, Query(description="only hosts Scan placed there")] = None,
+               finding: Annotated[bool, Query(description="only hosts a finding names")] = False,
                ) -> list[HostOut]:
     """Hosts in address order with their MACs, names, locality and verdict summaries;
     `X-Total-Count` holds the number of matching hosts."""
-    found = host_page(session, registry, capture.id, HostFilter(text=q or "", locality=locality or ""),
+    found = host_page(session, registry, capture.id, HostFilter(text=q or "", locality=locality or "",
+                                                                          mark="finding" if finding else ""),
                       offset=page.offset, limit=page.limit)
     page.total(found.total)
     return [HostOut.model_validate(row) for row in found.rows]
@@ -34,9 +37,11 @@ def list_hosts(capture: CaptureDep, session: SessionDep, registry: RegistryDep, 
 @router.get("/hosts/{ip}", response_model=HostOut)
 def one_host(capture: CaptureDep, ip: str, session: SessionDep, registry: RegistryDep) -> HostOut:
     """One host or device, named by its key, any of its addresses or any of its MACs: its key,
-    addresses, MACs, names, locality with its reason, and verdict summaries."""
+    addresses, MACs, names, locality with its reason, the severest finding naming it, and
+    verdict summaries."""
     key = require_host(session, capture.id, ip)
-    return HostOut.model_validate(host_rows(session, registry, capture.id, [key])[0])
+    flagged = entity_findings(findings(session, capture.id))
+    return HostOut.model_validate(host_rows(session, registry, capture.id, [key], flagged)[0])
 
 
 @router.get("/hosts/{ip}/facts", response_model=list[FactOut])

@@ -570,7 +570,8 @@
     setTimeout(function () { button.textContent = label; button.classList.remove("copied"); }, 4000);
   });
 
-  // With auth on, a link navigation carries no token: fetch the file and save it instead.
+  // Downloads (witness frames, exports): with auth on, a link navigation carries no token,
+  // so the file is fetched with it and saved instead.
   document.addEventListener("click", function (evt) {
     var link = evt.target.closest("a[data-download]");
     if (!link || document.body.getAttribute("data-auth") !== "oidc") { return; }
@@ -583,7 +584,7 @@
       return r.blob().then(function (blob) {
         var save = document.createElement("a");
         save.href = URL.createObjectURL(blob);
-        save.download = named ? named[1] : "frames.pcapng";
+        save.download = link.getAttribute("download") || (named ? named[1] : "frames.pcapng");
         document.body.appendChild(save);
         save.click();
         setTimeout(function () { URL.revokeObjectURL(save.href); save.remove(); }, 1000);

@@ -1,0 +1,48 @@
+"""A capture's audit log as the audit page and `GET /api/captures/{cid}/audit` read it:
+newest first, filtered by actor, action and question, one page at a time, each event in the
+trail's one shape with the sentence saying what it changed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ...store.models import AuditEvent
+from .paging import page
+from .trail import describe, event_document
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFilter:
+    """Which events: each field empty for any, else equal (the actor by the name shown)."""
+
+    actor: str = ""
+    action: str = ""
+    question: str = ""
+
+
+def audit_page(session: Session, capture_id: str, f: AuditFilter, *, offset: int,
+               limit: int) -> tuple[int, list[dict]]:
+    """(events matching, this page of them newest first) as `event_document` plus the actor's
+    subject and `change`, the sentence saying what the event changed."""
+    stmt = select(AuditEvent).where(AuditEvent.capture_id == capture_id)
+    if f.actor:
+        stmt = stmt.where(AuditEvent.actor == f.actor)
+    if f.action:
+        stmt = stmt.where(AuditEvent.action == f.action)
+    if f.question:
+        stmt = stmt.where(AuditEvent.question == f.question)
+    total, rows = page(session, stmt, (AuditEvent.at.desc(), AuditEvent.id.desc()), offset, limit)
+    return total, [event_document(e) | {"actor_subject": e.actor_subject, "change": describe(e)}
+                   for (e,) in rows]
+
+
+def audit_choices(session: Session, capture_id: str) -> dict[str, list[str]]:
+    """The actors, actions and questions the capture's events carry (the page's filters)."""
+    def distinct(column) -> list[str]:
+        return sorted(v for v in session.scalars(select(column).where(AuditEvent.capture_id == capture_id)
+                                                 .distinct()) if v)
+    return {"actors": distinct(AuditEvent.actor), "actions": distinct(AuditEvent.action),
+            "questions": distinct(AuditEvent.question)}

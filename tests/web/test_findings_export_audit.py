@@ -1,0 +1,147 @@
+"""Findings first, honest state, exports and the audit page in the browser: the findings banner
+leads to the spoofer's page, the table marks and filters hosts a finding names, the export
+buttons download, the audit page filters, confidence shows as a bar, an unaccepted role is a
+suggestion, and accepting a role shows on the Device type panel's trail."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+from playwright.sync_api import expect
+from web_helpers import DNS_SERVER, OTHER_HOST, panel
+
+from tracepcap.testing import findings as shapes
+
+SPOOFER_MAC = shapes.SPOOFER[1]
+
+
+def _key_of(client, cid: str, address: str) -> str:
+    """The entity key of the host holding `address` (a device key or the address itself)."""
+    hosts = client.get(f"/captures/{cid}/hosts", params={"q": address, "limit": 100}).json()
+    host = next(h for h in hosts if address in h.get("addresses", [h["ip"]]))
+    return host.get("key", host["ip"])
+
+
+def test_the_findings_banner_leads_to_the_spoofers_page(web, tmp_path):
+    api, pages = web
+    with api.client() as client:
+        cid = api.analyzed(client, shapes.build(tmp_path / "spoof.pcap", shared_names=40))
+        spoofer = _key_of(client, cid, shapes.SPOOFER[0])
+        gateway = _key_of(client, cid, shapes.GATEWAY[0])
+    page = pages.open(f"/captures/{cid}")
+    banner = page.locator("#findings-banner")
+    expect(banner.locator("h2")).to_have_text("3 findings")  # 40 CDN names are one grouped low line
+    expect(banner.locator("[data-severity='high']")).to_have_text("1 high")
+    expect(banner.locator("[data-severity='low']")).to_have_text("1 low")
+    high = banner.locator(".banner-high-list li")
+    expect(high).to_have_count(1)
+    expect(high).to_contain_text("ip-mac-conflict")
+    expect(page.locator("section[aria-labelledby='findings-title'] .finding")).to_have_count(3)
+    expect(page.locator("section[aria-labelledby='findings-title']")).to_contain_text(
+        "40 names are served by certificate from several hosts each (CDN/anycast name sharing")
+
+    # the marker column, and the filter to the hosts a finding names
+    row = page.locator("#hosts tbody tr", has=page.get_by_role("link", name=spoofer, exact=True))
+    expect(row.locator("a.flag")).to_have_attribute("data-finding", "high")
+    page.locator(".filter-marks").get_by_role("link", name="⚑ findings").click()
+    expect(page.locator("#hosts-summary")).to_contain_text("of 82")  # gateway, spoofer, 80 CDN servers
+    expect(page.locator("#hosts tbody tr a.flag")).to_have_count(50)
+    expect(page).to_have_url(re.compile(r"mark=finding"))
+
+    # the banner links the spoofer: its page lists the findings that name it
+    page = pages.open(f"/captures/{cid}")
+    page.locator("#findings-banner").get_by_role("link", name=spoofer, exact=True).click()
+    expect(page).to_have_url(re.compile(rf"/captures/{cid}/hosts/{re.escape(spoofer)}$"))
+    findings = page.locator("#host-findings")
+    expect(findings.locator(".finding")).to_have_count(2)
+    expect(findings.locator(".finding").first).to_contain_text("high ip-mac-conflict")
+    expect(findings.locator(".finding").first).to_contain_text(f"{SPOOFER_MAC} (frames")
+    # and from there to the victim, whose page lists the same conflict
+    findings.locator(".finding").first.get_by_role("link", name=gateway, exact=True).click()
+    expect(page.locator("#host-findings .finding").first).to_contain_text("ip-mac-conflict")
+
+
+def test_export_buttons_download_json_and_csv(analyzed):
+    api, pages, cid = analyzed
+    with api.client() as client:
+        client.post(f"/captures/{cid}/adjudications/os-family/{OTHER_HOST}/dismissals",
+                    json={"label": "Windows", "reason": "=no SMB at all"}).raise_for_status()
+    page = pages.open(f"/captures/{cid}")
+    with page.expect_download() as got:
+        page.get_by_role("link", name="Export CSV").click()
+    download = got.value
+    assert download.suggested_filename == f"tracepcap-{cid}.csv"
+    rows = list(csv.DictReader(io.StringIO(open(download.path(), encoding="utf-8").read())))
+    row = next(r for r in rows if r["ip"] == OTHER_HOST and r["question"] == "os-family")
+    assert row["dismissal_reasons"].startswith("Windows by system at ") and row["actors"] == "system"
+    with page.expect_download() as got:
+        page.get_by_role("link", name="Export JSON").click()
+    download = got.value
+    assert download.suggested_filename == f"tracepcap-{cid}.json"
+    document = json.loads(open(download.path(), encoding="utf-8").read())
+    assert document["capture"]["id"] == cid and document["human"]["dismissals"][0]["reason"] == "=no SMB at all"
+
+
+def test_the_audit_page_filters_by_actor_action_and_question(analyzed):
+    api, pages, cid = analyzed
+    entity = f"/captures/{cid}/adjudications"
+    with api.client() as client:
+        for method, path, body in (
+                ("PUT", f"{entity}/host-identity/{DNS_SERVER}/override", {"label": "Router", "rationale": "diagram"}),
+                ("POST", f"{entity}/os-family/{DNS_SERVER}/evidence", {"label": "Linux", "weight": 30, "reason": "dnsmasq"}),
+                ("POST", f"{entity}/host-identity/{OTHER_HOST}/dismissals", {"label": "Printer", "reason": "a laptop"}),
+                ("DELETE", f"{entity}/host-identity/{DNS_SERVER}/override", None)):
+            client.request(method, path, json=body).raise_for_status()
+    page = pages.open(f"/captures/{cid}")
+    page.get_by_role("link", name="Audit log").click()
+    expect(page.locator("h1")).to_have_text("Audit log")
+    events = page.locator("tr.audit-event")
+    expect(events).to_have_count(4)
+    expect(events.first).to_contain_text("reverted “Router” to the machine's answer")  # newest first
+    expect(page.locator("#audit-summary")).to_have_text("4 events")
+
+    page.get_by_label("Question").select_option(label="Device type")
+    page.get_by_role("button", name="Filter").click()
+    expect(events).to_have_count(3)
+    expect(page.locator("#audit-summary")).to_have_text("3 events matching")
+    page.get_by_label("Action").select_option("dismissal.added")
+    page.get_by_role("button", name="Filter").click()
+    expect(events).to_have_count(1)
+    expect(events.first).to_contain_text("dismissed “Printer”: a laptop")
+    expect(events.first.get_by_role("link", name=OTHER_HOST)).to_have_attribute(
+        "href", f"/captures/{cid}/hosts/{OTHER_HOST}")
+    expect(page).to_have_url(re.compile(r"action=dismissal.added"))
+    page.get_by_role("link", name="clear ✕").click()
+    expect(events).to_have_count(4)
+    page.get_by_label("Actor").select_option(label="unattributed")
+    page.get_by_role("button", name="Filter").click()
+    expect(events).to_have_count(4)
+
+
+def test_confidence_suggestions_and_an_accepted_role_on_the_device_type_trail(analyzed):
+    _api, pages, cid = analyzed
+    page = pages.open(f"/captures/{cid}")
+    row = page.locator("#hosts tbody tr", has=page.get_by_role("link", name=DNS_SERVER, exact=True))
+    cells = row.locator("td")
+    # Device type: the machine's answer with its confidence as a bar read out as a percentage
+    identity = cells.filter(has_text="DNS Server")
+    expect(identity.locator("meter.conf-bar")).to_have_attribute("aria-label", re.compile(r"^\d+% confidence$"))
+    # Role: a machine suggestion nobody accepted is styled and labelled as one
+    expect(row.locator(".answer-suggestion")).to_have_text("DNS Resolver")
+    expect(row.locator(".pill-suggestion")).to_have_text("suggested")
+
+    page = pages.open(f"/captures/{cid}/hosts/{DNS_SERVER}")
+    role = panel(page, "node-role")
+    expect(role.locator(".badge-line .pill-suggestion")).to_have_text("suggestion · not accepted")
+    role.get_by_role("button", name="Accept “DNS Resolver”").click()
+    expect(role.locator(".badge-line .pill-human")).to_have_text("human")
+    identity = panel(page, "host-identity")  # refreshed by the accept: it follows the role
+    expect(identity.locator(".badge-line .pill-human")).to_have_text("human")
+    trail = identity.locator(".trail-item")
+    expect(trail).to_have_count(1)
+    expect(trail.first).to_contain_text("on Role")
+    expect(trail.first).to_contain_text("set the answer to “DNS Resolver” — accepted suggestion — "
+                                        "this answer follows it: DNS Server")
