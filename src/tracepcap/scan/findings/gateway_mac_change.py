@@ -4,7 +4,8 @@ real gateway went quiet). The gateway is an address owning a MAC that carries tr
 beyond the site (context.router_macs). Each MAC it spoke from, or was bound to by ARP/ND, is
 listed with the first and last frames; it is a change (medium) when the MACs' spans do not
 overlap: the second began after the first was last heard. Overlapping spans are two devices
-claiming one address at once: that is ip-mac-conflict's, not this. The finding links the
+claiming one address at once, and a later MAC that another address owns is a device speaking as
+the gateway (ARP spoofing): both are ip-mac-conflict's, not this. The finding links the
 gateway's entity and the device of each later MAC."""
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def find(context: CaptureContext) -> Iterator[Finding]:
         order = sorted(spans.items(), key=lambda p: (p[1][0], p[0]))
         if any(later[0] <= earlier[1] for (_, earlier), (_, later) in zip(order, order[1:])):
             continue  # spoken from at once: ip-mac-conflict reports it
+        if any(set(context.mac_owners.get(mac, ())) - {ip} for mac, _ in order[1:]):
+            continue  # a later MAC is another device's own: a spoofer, which ip-mac-conflict names
         parts = [f"{mac} (frames {first}-{last})" if first != last else f"{mac} (frame {first})"
                  for mac, (first, last) in order]
         devices = [context.entity_of.get(mac_key(mac)) for mac, _ in order[1:]]
