@@ -43,6 +43,8 @@ class Annotations:
 
 def analyst_vote(e: ManualEvidence) -> Vote:
     reason = f"[analyst-provided by {e.actor}] {e.reason} ({e.weight:+d})"
+    if e.carried_from:
+        reason += f" [{e.carry_note}]"
     return Vote(e.label, e.weight, reason, Grade.ANALYST, (), ANALYST_SIGNAL, e.actor)
 
 
@@ -65,7 +67,8 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     dismissed_candidates = []
     for d in sorted(notes.dismissals, key=lambda d: d.label_key):
         tally = board.remove(d.label) or Tally(d.label)
-        info = Dismissed(d.actor, d.reason, d.created_at.isoformat())
+        info = Dismissed(d.actor, f"{d.reason} [{d.carry_note}]" if d.carried_from else d.reason,
+                         d.created_at.isoformat())
         dismissed_candidates.append(_candidate(tally, info) if tally.votes else
                                     Candidate(d.label, "machine", 0, (), (), info))
     ranking = board.ranking()
@@ -97,10 +100,16 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
         o = notes.override
         override = Override(o.label, o.rationale, o.actor, o.updated_at.isoformat())
         primary, basis, confidence, contested = o.label, Basis.HUMAN, 100, False
+        if o.carried_from:
+            remarks.append(o.carry_note)
         if o.stale_since is not None:
             stale_since = o.stale_since.isoformat()
-            remarks.append(f"stale: the facts beneath this answer moved since {o.actor} gave it "
-                           f"({moved(o.stale_detail)})")
+            if o.stale_capture:  # a carried answer (adjudicate/networks): where it went stale, and what moved
+                remarks.append(f"stale since {(o.stale_detail or {}).get('since_name', o.stale_capture)}: "
+                               f"{moved(o.stale_detail)}")
+            else:
+                remarks.append(f"stale: the facts beneath this answer moved since {o.actor} gave it "
+                               f"({moved(o.stale_detail)})")
     elif deferred is not None:
         d = notes.deferred
         primary, basis, confidence, contested = deferred, Basis.HUMAN, 100, False
@@ -183,6 +192,8 @@ def moved(detail: dict | None) -> str:
     """What moved beneath a stale human answer, in words."""
     if not detail:
         return "facts changed"
+    if detail.get("changes"):  # a carried answer's changes, each with its facts and frames
+        return "; ".join(c["text"] for c in detail["changes"])
     parts = [f"{kind} {value} gone" for kind, value in detail.get("gone", [])]
     parts += [f"{kind} {value} new" for kind, value in detail.get("new", [])]
     return ", ".join(parts) or "facts changed"

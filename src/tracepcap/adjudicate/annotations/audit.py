@@ -28,6 +28,16 @@ class AuditAction(StrEnum):
     CAPTURE_DELETED = "capture.deleted"
     ACCESS_DENIED = "access.denied"
     OVERRIDE_STALE = "override.stale"
+    # networks over time (adjudicate/networks)
+    NETWORK_CREATED = "network.created"
+    NETWORK_CAPTURE_ADDED = "network.capture-added"
+    NETWORK_CAPTURE_REMOVED = "network.capture-removed"
+    OVERRIDE_CARRIED = "override.carried"
+    EVIDENCE_CARRIED = "evidence.carried"
+    DISMISSAL_CARRIED = "dismissal.carried"
+    CARRY_WITHDRAWN = "carry.withdrawn"
+    OVERRIDE_REAFFIRMED = "override.reaffirmed"
+    CHANGE_REVIEWED = "change.reviewed"
 
 REFUSAL_WINDOW = timedelta(minutes=1)  # at most one access.denied event per actor, method and route in it
 
