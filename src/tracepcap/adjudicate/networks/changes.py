@@ -201,10 +201,10 @@ def recompute(session: Session, network_id: str, captures: list[Capture], stale:
     Returns how many pairs were computed."""
     pairs = list(zip(captures, captures[1:]))
     wanted = {(a.id, b.id) for a, b in pairs}
-    stored = set(session.execute(select(NetworkChange.previous_id, NetworkChange.capture_id).where(
-        NetworkChange.network_id == network_id).distinct()).all())
+    stored = {(prev, cur) for prev, cur in session.execute(select(
+        NetworkChange.previous_id, NetworkChange.capture_id).where(NetworkChange.network_id == network_id).distinct())}
     # a pair with no events is remembered by none, so it is recomputed: cheap, and never wrong
-    for prev, cur in stored:
+    for prev, cur in list(stored):
         if (prev, cur) not in wanted or prev in stale or cur in stale:
             session.execute(delete(NetworkChange).where(NetworkChange.network_id == network_id,
                                                         NetworkChange.previous_id == prev,

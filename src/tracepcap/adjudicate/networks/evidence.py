@@ -18,6 +18,7 @@ from ..contract import Basis, Verdict
 
 #: REPORTED facts that say who a device is; a new one under a carried answer may contradict it
 REPORTED_IDENTITY = (HOSTNAME_CLAIM, OS_VERSION, DEVICE_MODEL)
+UNKNOWN = {"unknown", ""}
 KINDS = (MAC, SERVED, IP_MAC_BINDING, DHCP_CLIENT_ID) + REPORTED_IDENTITY
 
 
@@ -83,6 +84,8 @@ def load(session: Session, capture_id: str, entities: set[str] | None = None) ->
         if kind == IP_MAC_BINDING.name:
             if (device := macs_wanted.get(value)) is not None:
                 device.addresses.setdefault(entity, frame)
+            if entity in out and out[entity].on_link:  # an on-link address's ARP/ND/DHCP binding is its MAC
+                out[entity].macs[value] = min(frame, out[entity].macs.get(value, frame))
             continue
         if entity not in out:
             continue
@@ -144,7 +147,7 @@ def differences(question: str, label: str, baseline: EntityEvidence, now: Entity
     if c := _set_change("served", baseline.served, now.served, "services served"):
         out.append(c)
     was, is_ = baseline.machine.get(question), now.machine.get(question)
-    if was and is_ and was != is_:
+    if was and is_ and was != is_ and not {was.lower(), is_.lower()} & UNKNOWN:
         out.append({"kind": "machine-answer", "text": f"the machine's own {question} answer moved: {was} → {is_}",
                     "gone": [was], "new": [is_], "frames": []})
     contradicting = []
