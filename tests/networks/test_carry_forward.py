@@ -230,3 +230,11 @@ def test_a_capture_without_a_network_is_untouched(office):
     lone = office.add(None, 0, Week(BASE))
     v = override(office, lone, "host-identity", GW, "Router")
     assert v.notes == () and v.primary_label == "Router"
+
+
+def test_search_finds_a_mac_on_its_own_device_not_on_routed_addresses(office):
+    w0 = office.add(None, 0, Week(BASE))
+    with office.db.session() as s:
+        hits = read.search(s, ROUTER[1].upper())
+    assert [(h["entity_key"], h["capture_id"]) for h in hits] == [(GW, w0)]
+    assert {f["matched"] for f in hits[0]["matched"]} == {"mac"}

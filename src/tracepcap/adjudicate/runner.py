@@ -304,11 +304,47 @@ def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
     return verdict
 
 
+def rerun_many(session: Session, registry: Registry, keys: set[Key]) -> None:
+    """Re-adjudicate many keys (and the questions deferring to theirs) with one read of votes
+    and annotations per (capture, question), as `rerun` does for one (adjudicate/networks
+    re-adjudicates every key whose carried answers changed)."""
+    groups: dict[tuple[str, str], set[str]] = {}
+    for key in keys:
+        if key.question not in registry:
+            continue
+        for adj in registry:
+            if adj.question == key.question or (adj.defers is not None and adj.defers.question == key.question):
+                groups.setdefault((key.capture_id, adj.question), set()).add(key.entity_key)
+    now = datetime.now(UTC)
+    for (capture_id, question), entities in sorted(groups.items()):
+        adj = registry.get(question)
+        wanted = sorted(entities)
+        votes: dict[str, list] = defaultdict(list)
+        for entity, label, weight, reason, grade, frames, signal in session.execute(select(
+                VoteRow.entity_key, VoteRow.label, VoteRow.weight, VoteRow.reason, VoteRow.grade, VoteRow.frames,
+                VoteRow.signal).where(VoteRow.capture_id == capture_id, VoteRow.question == question,
+                                      VoteRow.entity_key.in_(wanted)).order_by(VoteRow.id)):
+            votes[entity].append(Vote(label, weight, reason, grade, tuple(frames), signal))
+        notes = _annotations(session, adj, capture_id)
+        existing = {r.entity_key: r for r in session.scalars(select(VerdictRow).where(
+            VerdictRow.capture_id == capture_id, VerdictRow.question == question, VerdictRow.entity_key.in_(wanted)))}
+        for entity in wanted:
+            verdict = decide(adj, Key(question, capture_id, entity), votes.get(entity, []), notes[entity])
+            _check_reasons(verdict)
+            row = _row(verdict, now)
+            if entity in existing:
+                for name, value in row.items():
+                    setattr(existing[entity], name, value)
+            else:
+                session.add(VerdictRow(**row))
+    session.flush()
+
+
 def stored_verdict(session: Session, key: Key) -> Verdict | None:
     """The verdict as the runner last stored it (None before the first adjudication)."""
     row = session.get(VerdictRow, (key.capture_id, key.question, key.entity_key))
     return Verdict.from_document(row.document) if row is not None else None
 
 
-__all__ = ["MissingReasons", "adjudicate_held", "decide", "rerun", "stored_verdict"]
+__all__ = ["MissingReasons", "adjudicate_held", "decide", "rerun", "rerun_many", "stored_verdict"]
 

@@ -20,7 +20,7 @@ from ..annotations.locking import take_turn
 from ..annotations.staleness import identity_facts
 from ..contract import Key, Verdict
 from ..registry import Registry
-from ..runner import rerun, stored_verdict
+from ..runner import rerun, rerun_many, stored_verdict
 from . import carry, changes
 from .membership import (attach, create_network, detach, find_network, list_networks, network_of,
                          ordered_captures)
@@ -33,9 +33,7 @@ def refresh(session: Session, registry: Registry, network_id: str, *, reanalysed
     changed. `left`: captures that just left the network (their copies go)."""
     captures = ordered_captures(session, network_id)
     touched = carry.apply(session, captures, list(left))
-    for key in sorted(touched, key=lambda k: (k.capture_id, k.question, k.entity_key)):
-        if key.question in registry:
-            rerun(session, registry, key)
+    rerun_many(session, registry, touched)
     changes.recompute(session, network_id, captures, set(reanalysed))
     return touched
 

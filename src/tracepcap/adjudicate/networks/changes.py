@@ -100,11 +100,13 @@ def snapshot(session: Session, capture: Capture) -> Snapshot:
             human.append((entity, question))
         elif primary and primary.lower() not in UNKNOWN:
             snap.answers[(entity, question)] = primary
-    for entity, question in human:
-        row = session.get(VerdictRow, (cid, question, entity))
-        label = machine_answer(row.primary_label, row.basis, row.document)
-        if label and label.lower() not in UNKNOWN:
-            snap.answers[(entity, question)] = label
+    if human:  # the machine's own answer under a human one: in the documents, read in one query
+        for entity, question, primary, basis, document in session.execute(select(
+                VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis,
+                VerdictRow.document).where(VerdictRow.capture_id == cid, VerdictRow.basis == Basis.HUMAN)):
+            label = machine_answer(primary, basis, document)
+            if label and label.lower() not in UNKNOWN:
+                snap.answers[(entity, question)] = label
     remote = select(Host.ip).where(Host.capture_id == cid, Host.locality == Locality.REMOTE)
     top = session.execute(select(Conversation.dst, func.count(func.distinct(Conversation.src)).label("n"),
                                  func.min(Conversation.first_frame)).where(

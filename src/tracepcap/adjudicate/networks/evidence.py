@@ -119,10 +119,14 @@ def load(session: Session, capture_id: str, entities: set[str] | None = None) ->
             human.append((entity, question))
         elif primary is not None:
             out[entity].machine[question] = primary
-    for entity, question in human:
-        row = session.get(VerdictRow, (capture_id, question, entity))
-        if (label := machine_answer(row.primary_label, row.basis, row.document)) is not None:
-            out[entity].machine[question] = label
+    if human:  # a human answered: the machine's own answer is in the document, read in one query
+        wanted = sorted({e for e, _ in human})
+        for entity, question, primary, basis, document in session.execute(select(
+                VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis,
+                VerdictRow.document).where(VerdictRow.capture_id == capture_id, VerdictRow.basis == Basis.HUMAN,
+                                           VerdictRow.entity_key.in_(wanted))):
+            if entity in out and (label := machine_answer(primary, basis, document)) is not None:
+                out[entity].machine[question] = label
     return out
 
 

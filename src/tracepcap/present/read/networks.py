@@ -40,14 +40,17 @@ def network_detail(session: Session, network: Network) -> dict:
         "capture_list": [capture_brief(c, i) for i, c in enumerate(captures)]}
 
 
-def change_documents(session: Session, network_id: str, capture_id: str | None = None) -> list[dict]:
+def change_documents(session: Session, network_id: str, capture_id: str | None = None, *,
+                     severities: tuple[str, ...] | None = None, captures: list[Capture] | None = None) -> list[dict]:
     """The changes, in capture order, then severity, kind and entity; each with its review."""
-    order = {c.id: i for i, c in enumerate(ordered_captures(session, network_id))}
+    order = {c.id: i for i, c in enumerate(captures if captures is not None else ordered_captures(session, network_id))}
     names = dict(session.execute(select(Capture.id, Capture.name).where(Capture.id.in_(list(order)))).all()) if order else {}
     reviews = {r.signature: r for r in session.scalars(select(ChangeReview).where(ChangeReview.network_id == network_id))}
     stmt = select(NetworkChange).where(NetworkChange.network_id == network_id)
     if capture_id is not None:
         stmt = stmt.where(NetworkChange.capture_id == capture_id)
+    if severities is not None:
+        stmt = stmt.where(NetworkChange.severity.in_(severities))
     rows = sorted(session.scalars(stmt), key=lambda c: (order.get(c.capture_id, 1 << 30),
                                                         SEVERITY_ORDER.get(c.severity, 3), c.kind,
                                                         c.entity_key or "", c.id))
@@ -62,34 +65,48 @@ def change_documents(session: Session, network_id: str, capture_id: str | None =
     return out
 
 
-def _devices(session: Session, ids: list[str]) -> dict[str, list[int]]:
-    """entity -> the positions of the captures it is in (non-remote entities: the site's devices)."""
-    position = {cid: i for i, cid in enumerate(ids)}
-    seen: dict[str, list[int]] = defaultdict(list)
-    if not ids:
-        return seen
-    for cid, ip in session.execute(select(Host.capture_id, Host.ip).where(
-            Host.capture_id.in_(ids), or_(Host.locality.is_(None), Host.locality != Locality.REMOTE))):
-        seen[ip].append(position[cid])
-    return seen
+NON_REMOTE = or_(Host.locality.is_(None), Host.locality != Locality.REMOTE)
 
 
 def _address_order(entity: str):
+    """Numeric address order (IPv4 by its four numbers without parsing objects), then the rest."""
+    parts = entity.split(".")
+    if len(parts) == 4 and all(p.isdigit() for p in parts):
+        return (0, 4, tuple(int(p) for p in parts), entity)
     import ipaddress
     try:
         a = ipaddress.ip_address(entity)
-        return (0, a.version, int(a), entity)
+        return (0, a.version, (int(a),), entity)
     except ValueError:
-        return (1, 0, 0, entity)
+        return (1, 0, (), entity)
 
 
-def presence(session: Session, network: Network, offset: int = 0, limit: int = 100) -> dict:
-    """The grid of one page of devices (address order) x every capture."""
+def devices_of(session: Session, network: Network) -> tuple[list[Capture], list[str]]:
+    """(the captures in order, the network's devices - its non-remote entities - in address
+    order): what the grid and the inventory share, read once per page with one GROUP BY."""
     captures = ordered_captures(session, network.id)
     ids = [c.id for c in captures]
-    seen = _devices(session, ids)
-    devices = sorted(seen, key=_address_order)
+    devices = session.scalars(select(Host.ip).where(Host.capture_id.in_(ids), NON_REMOTE).group_by(Host.ip)).all() if ids else []
+    return captures, sorted(devices, key=_address_order)
+
+
+def _seen(session: Session, ids: list[str], entities: list[str]) -> dict[str, list[int]]:
+    """entity -> the positions of the captures it is in, for one page of entities."""
+    position = {cid: i for i, cid in enumerate(ids)}
+    seen: dict[str, list[int]] = defaultdict(list)
+    if ids and entities:
+        for cid, ip in session.execute(select(Host.capture_id, Host.ip).where(
+                Host.capture_id.in_(ids), Host.ip.in_(entities))):
+            seen[ip].append(position[cid])
+    return seen
+
+
+def presence(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> dict:
+    """The grid of one page of devices (address order) x every capture."""
+    captures, devices = shared or devices_of(session, network)
+    ids = [c.id for c in captures]
     page = devices[offset:offset + limit]
+    seen = _seen(session, ids, page)
     changed: dict[str, set[int]] = defaultdict(set)
     position = {cid: i for i, cid in enumerate(ids)}
     if page:
@@ -106,14 +123,13 @@ def presence(session: Session, network: Network, offset: int = 0, limit: int = 1
             "offset": offset, "rows": rows}
 
 
-def inventory(session: Session, network: Network, offset: int = 0, limit: int = 100) -> dict:
+def inventory(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> dict:
     """One page of the network's devices: first and last seen, the answers in the last capture
     holding each, and whether each answer is a human's own, carried (from where) or stale."""
-    captures = ordered_captures(session, network.id)
+    captures, devices = shared or devices_of(session, network)
     ids = [c.id for c in captures]
-    seen = _devices(session, ids)
-    devices = sorted(seen, key=_address_order)
     page = devices[offset:offset + limit]
+    seen = _seen(session, ids, page)
     last_of = {e: ids[max(seen[e])] for e in page}
     by_capture: dict[str, list[str]] = defaultdict(list)
     for e, cid in last_of.items():
@@ -173,8 +189,19 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
             func.lower(VerdictRow.primary_label).contains(low, autoescape=True),
             VerdictRow.capture_id.in_(visible)).limit(limit * 4)):
         hits[(cid, entity)].append({"matched": "answer", "question": question, "value": label})
+    # a MAC names its own device, not the routed addresses a router's frames carry
+    mac_hits = [k for k, facts in hits.items() if any(f.get("kind") == MAC.name for f in facts)]
+    if mac_hits:
+        routed = {(cid, ip) for cid, ip in session.execute(select(Host.capture_id, Host.ip).where(
+            Host.capture_id.in_(sorted({cid for cid, _ in mac_hits})), Host.ip.in_(sorted({e for _, e in mac_hits})),
+            Host.locality.in_((Locality.REMOTE, Locality.LOCAL_ROUTED))))}
+        for k in mac_hits:
+            if k in routed:
+                hits[k] = [f for f in hits[k] if f.get("kind") != MAC.name]
+                if not hits[k]:
+                    del hits[k]
     names = dict(session.execute(select(Capture.id, Capture.name).where(
-        Capture.id.in_({cid for cid, _ in hits}))).all()) if hits else {}
+        Capture.id.in_(sorted({cid for cid, _ in hits})))).all()) if hits else {}
     out = []
     for (cid, entity), facts in sorted(hits.items(), key=lambda kv: (kv[0][1], names.get(kv[0][0], ""), kv[0][0])):
         seen, unique = set(), []
@@ -185,3 +212,10 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
                 unique.append(f)
         out.append({"entity_key": entity, "capture_id": cid, "capture_name": names.get(cid), "matched": unique})
     return out[:limit]
+
+
+def change_counts(session: Session, network_id: str) -> dict[tuple[str, str], int]:
+    """(capture, severity) -> how many changes."""
+    return {(cid, sev): n for cid, sev, n in session.execute(select(
+        NetworkChange.capture_id, NetworkChange.severity, func.count()).where(
+        NetworkChange.network_id == network_id).group_by(NetworkChange.capture_id, NetworkChange.severity))}

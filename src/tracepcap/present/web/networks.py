@@ -29,16 +29,21 @@ GRID_PAGE = 100
 
 
 def network_context(session, network, grid_offset: int = 0, inventory_offset: int = 0) -> dict:
-    detail = read.network_detail(session, network)
-    changes = read.change_documents(session, network.id)
+    """The page: captures, the timeline (high and medium changes listed; the low ones, devices
+    coming and going, counted and loaded when opened), one page of the grid and inventory."""
+    shared = read.devices_of(session, network)
+    captures = shared[0]
+    detail = read.network_fields(network, len(captures)) | {
+        "capture_list": [read.capture_brief(c, i) for i, c in enumerate(captures)]}
+    changes = read.change_documents(session, network.id, severities=("high", "medium"), captures=captures)
+    counts = read.change_counts(session, network.id)
     timeline = []
     for c in detail["capture_list"][1:]:
-        events = [e for e in changes if e["capture_id"] == c["id"]]
-        timeline.append({"capture": c, "events": [e for e in events if e["severity"] != "low"],
-                         "low": [e for e in events if e["severity"] == "low"]})
+        timeline.append({"capture": c, "events": [e for e in changes if e["capture_id"] == c["id"]],
+                         "low": counts.get((c["id"], "low"), 0)})
     return {"network": detail, "timeline": timeline,
-            "grid": read.presence(session, network, grid_offset, GRID_PAGE),
-            "inventory": read.inventory(session, network, inventory_offset, GRID_PAGE), "page_size": GRID_PAGE}
+            "grid": read.presence(session, network, grid_offset, GRID_PAGE, shared),
+            "inventory": read.inventory(session, network, inventory_offset, GRID_PAGE, shared), "page_size": GRID_PAGE}
 
 
 def _offset(request: Request, name: str) -> int:
@@ -77,6 +82,15 @@ def network_partial(request: Request, nid: str, session: SessionDep, actor: View
     context = network_context(session, networks.find_network(session, nid), _offset(request, "grid"),
                               _offset(request, "devices"))
     return render(request, "_network.html", context | {"viewer": views.Viewer.of(actor)})
+
+
+@router.get("/ui/networks/{nid}/changes/{cid}/low", response_class=HTMLResponse)
+def low_changes(request: Request, nid: str, cid: str, session: SessionDep, actor: ViewerActor) -> HTMLResponse:
+    """The low-severity changes into one capture (devices appearing and disappearing)."""
+    network = networks.find_network(session, nid)
+    events = read.change_documents(session, network.id, find_capture(session, cid).id, severities=("low",))
+    return render(request, "_network_changes.html", {"events": events, "network": {"id": network.id},
+                                                      "viewer": views.Viewer.of(actor)})
 
 
 @router.post("/ui/networks", response_class=HTMLResponse)
