@@ -117,15 +117,12 @@ def plan(session: Session, captures: list[Capture]) -> dict[tuple, Copy]:
     entities = {r.entity_key for rows in natives.values() for r in rows}
     presence = ev.group_hosts(session, ids, entities)
     matcher = _Matcher(session, presence)
-    cache: dict[tuple[str, str], ev.EntityEvidence] = {}
-    wanted = {o.entity_key for o in natives["override"]} | entities
+    # the evidence of every origin entity in every capture, read at once (a few queries in all)
+    cache: dict[tuple[str, str], ev.EntityEvidence] = ev.load_many(session, ids, entities) if entities else {}
 
     def evidence(capture_id: str, entity: str) -> ev.EntityEvidence:
-        if (capture_id, entity) not in cache:
-            batch = ev.load(session, capture_id, wanted | {entity})
-            for e, found in batch.items():
-                cache[(capture_id, e)] = found
-            cache.setdefault((capture_id, entity), ev.EntityEvidence(entity))
+        if (capture_id, entity) not in cache:  # an entity the matcher found: read alone
+            cache[(capture_id, entity)] = ev.load(session, capture_id, {entity}).get(entity, ev.EntityEvidence(entity))
         return cache[(capture_id, entity)]
 
     out: dict[tuple, Copy] = {}
@@ -210,7 +207,7 @@ def apply(session: Session, captures: list[Capture], extra: list[str] = ()) -> s
         if slot not in desired:
             touched.add(Key(row.question, row.capture_id, row.entity_key))
             record(session, AuditAction.CARRY_WITHDRAWN, SYSTEM_ACTOR,
-                   key=Key(row.question, row.capture_id, row.entity_key),
+                   key=Key(row.question, row.capture_id, row.entity_key), flush=False,
                    before={"kind": slot[0], "label": row.label, "author": row.actor, "from_capture": row.carried_from})
             session.delete(row)
     session.flush()
@@ -220,7 +217,8 @@ def apply(session: Session, captures: list[Capture], extra: list[str] = ()) -> s
         row = existing.get(slot)
         if row is None:
             session.add(MODELS[copy.kind](**fields))
-            record(session, CARRIED_ACTION[copy.kind], SYSTEM_ACTOR, key=key, after=_described(copy.kind, fields))
+            record(session, CARRIED_ACTION[copy.kind], SYSTEM_ACTOR, key=key, after=_described(copy.kind, fields),
+                   flush=False)
             touched.add(key)
             if copy.stale_capture == copy.capture_id:
                 _record_stale(session, key, fields)
@@ -241,7 +239,7 @@ def apply(session: Session, captures: list[Capture], extra: list[str] = ()) -> s
 
 
 def _record_stale(session: Session, key: Key, fields: dict) -> None:
-    record(session, AuditAction.OVERRIDE_STALE, SYSTEM_ACTOR, key=key,
+    record(session, AuditAction.OVERRIDE_STALE, SYSTEM_ACTOR, key=key, flush=False,
            before={"label": fields["label"], "baseline": fields["stale_detail"]["baseline"]},
            after={"label": fields["label"], **fields["stale_detail"]})
 

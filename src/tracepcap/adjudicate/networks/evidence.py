@@ -60,36 +60,39 @@ def machine_answer(primary: str | None, basis: str, document: dict | None) -> st
 
 def load(session: Session, capture_id: str, entities: set[str] | None = None) -> dict[str, EntityEvidence]:
     """The evidence of `entities` (every host when None) in one capture."""
-    out: dict[str, EntityEvidence] = {}
+    return {e: found for (_, e), found in load_many(session, [capture_id], entities).items()}
 
-    def get(entity: str) -> EntityEvidence:
-        if entity not in out:
-            out[entity] = EntityEvidence(entity)
-        return out[entity]
+
+def load_many(session: Session, capture_ids: list[str], entities: set[str] | None = None
+              ) -> dict[tuple[str, str], EntityEvidence]:
+    """The evidence of `entities` (every host when None) in each of the captures, keyed by
+    (capture, entity): four queries whatever the number of captures."""
+    out: dict[tuple[str, str], EntityEvidence] = {}
+    wanted = sorted(entities) if entities is not None else None
 
     def limited(stmt, column):
-        return stmt if entities is None else stmt.where(column.in_(sorted(entities)))
+        return stmt if wanted is None else stmt.where(column.in_(wanted))
 
-    for ip, locality in session.execute(limited(select(Host.ip, Host.locality).where(
-            Host.capture_id == capture_id), Host.ip)):
-        e = get(ip)
-        e.present, e.on_link = True, locality == Locality.ON_LINK or ip.startswith("mac-")
-    macs_wanted = {m: e for e in list(out.values()) if (m := _mac_of_key(e.entity))}
-    stmt = select(ObservationRow.entity, ObservationRow.kind, ObservationRow.value, ObservationRow.source,
-                  func.min(ObservationRow.first_frame)).where(
-        ObservationRow.capture_id == capture_id, ObservationRow.kind.in_([k.name for k in KINDS])).group_by(
-        ObservationRow.entity, ObservationRow.kind, ObservationRow.value, ObservationRow.source)
-    rows = session.execute(limited(stmt, ObservationRow.entity))
-    for entity, kind, value, source, frame in rows:
+    for cid, ip, locality in session.execute(limited(select(Host.capture_id, Host.ip, Host.locality).where(
+            Host.capture_id.in_(capture_ids)), Host.ip)):
+        out[(cid, ip)] = EntityEvidence(ip, present=True,
+                                        on_link=locality == Locality.ON_LINK or ip.startswith("mac-"))
+    macs_wanted = {(cid, m): e for (cid, _), e in out.items() if (m := _mac_of_key(e.entity))}
+    stmt = select(ObservationRow.capture_id, ObservationRow.entity, ObservationRow.kind, ObservationRow.value,
+                  ObservationRow.source, func.min(ObservationRow.first_frame)).where(
+        ObservationRow.capture_id.in_(capture_ids), ObservationRow.kind.in_([k.name for k in KINDS])).group_by(
+        ObservationRow.capture_id, ObservationRow.entity, ObservationRow.kind, ObservationRow.value,
+        ObservationRow.source)
+    for cid, entity, kind, value, source, frame in session.execute(limited(stmt, ObservationRow.entity)):
+        e = out.get((cid, entity))
         if kind == IP_MAC_BINDING.name:
-            if (device := macs_wanted.get(value)) is not None:
+            if (device := macs_wanted.get((cid, value))) is not None:
                 device.addresses.setdefault(entity, frame)
-            if entity in out and out[entity].on_link:  # an on-link address's ARP/ND/DHCP binding is its MAC
-                out[entity].macs[value] = min(frame, out[entity].macs.get(value, frame))
+            if e is not None and e.on_link:  # an on-link address's ARP/ND/DHCP binding is its MAC
+                e.macs[value] = min(frame, e.macs.get(value, frame))
             continue
-        if entity not in out:
+        if e is None:
             continue
-        e = out[entity]
         if kind == MAC.name:
             if e.on_link:
                 e.macs[value] = min(frame, e.macs.get(value, frame))
@@ -101,32 +104,35 @@ def load(session: Session, capture_id: str, entities: set[str] | None = None) ->
             if kind == HOSTNAME_CLAIM.name and source == "dhcp":
                 e.dhcp_names.add(value.lower())
             e.reported[(kind, value)] = min(frame, e.reported.get((kind, value), frame))
-    if entities is not None and macs_wanted:  # bindings name the address as entity: read them by MAC
-        for entity, value, frame in session.execute(select(
-                ObservationRow.entity, ObservationRow.value, func.min(ObservationRow.first_frame)).where(
-                ObservationRow.capture_id == capture_id, ObservationRow.kind == IP_MAC_BINDING.name,
-                ObservationRow.value.in_(sorted(macs_wanted))).group_by(ObservationRow.entity, ObservationRow.value)):
-            macs_wanted[value].addresses.setdefault(entity, frame)
+    if wanted is not None and macs_wanted:  # bindings name the address as entity: read them by MAC
+        for cid, entity, value, frame in session.execute(select(
+                ObservationRow.capture_id, ObservationRow.entity, ObservationRow.value,
+                func.min(ObservationRow.first_frame)).where(
+                ObservationRow.capture_id.in_(capture_ids), ObservationRow.kind == IP_MAC_BINDING.name,
+                ObservationRow.value.in_(sorted({m for _, m in macs_wanted}))).group_by(
+                ObservationRow.capture_id, ObservationRow.entity, ObservationRow.value)):
+            if (device := macs_wanted.get((cid, value))) is not None:
+                device.addresses.setdefault(entity, frame)
     for device in macs_wanted.values():
         device.macs.setdefault(_mac_of_key(device.entity), 0)
-    vstmt = select(VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis).where(
-        VerdictRow.capture_id == capture_id)
-    human: list[tuple[str, str]] = []
-    for entity, question, primary, basis in session.execute(limited(vstmt, VerdictRow.entity_key)):
-        if entity not in out:
+    human: set[tuple[str, str]] = set()
+    for cid, entity, question, primary, basis in session.execute(limited(select(
+            VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
+            VerdictRow.basis).where(VerdictRow.capture_id.in_(capture_ids)), VerdictRow.entity_key)):
+        if (cid, entity) not in out:
             continue
         if basis == Basis.HUMAN:
-            human.append((entity, question))
+            human.add((cid, entity))
         elif primary is not None:
-            out[entity].machine[question] = primary
+            out[(cid, entity)].machine[question] = primary
     if human:  # a human answered: the machine's own answer is in the document, read in one query
-        wanted = sorted({e for e, _ in human})
-        for entity, question, primary, basis, document in session.execute(select(
-                VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis,
-                VerdictRow.document).where(VerdictRow.capture_id == capture_id, VerdictRow.basis == Basis.HUMAN,
-                                           VerdictRow.entity_key.in_(wanted))):
-            if entity in out and (label := machine_answer(primary, basis, document)) is not None:
-                out[entity].machine[question] = label
+        for cid, entity, question, primary, basis, document in session.execute(select(
+                VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
+                VerdictRow.basis, VerdictRow.document).where(
+                VerdictRow.capture_id.in_(sorted({c for c, _ in human})), VerdictRow.basis == Basis.HUMAN,
+                VerdictRow.entity_key.in_(sorted({e for _, e in human})))):
+            if (cid, entity) in out and (label := machine_answer(primary, basis, document)) is not None:
+                out[(cid, entity)].machine[question] = label
     return out
 
 

@@ -81,17 +81,20 @@ def _address_order(entity: str):
         return (1, 0, (), entity)
 
 
-def devices_of(session: Session, network: Network) -> tuple[list[Capture], list[str]]:
+def devices_of(session: Session, network: Network) -> list:
     """(the captures in order, the network's devices - its non-remote entities - in address
     order): what the grid and the inventory share, read once per page with one GROUP BY."""
     captures = ordered_captures(session, network.id)
     ids = [c.id for c in captures]
     devices = session.scalars(select(Host.ip).where(Host.capture_id.in_(ids), NON_REMOTE).group_by(Host.ip)).all() if ids else []
-    return captures, sorted(devices, key=_address_order)
+    return [captures, sorted(devices, key=_address_order)]
 
 
-def _seen(session: Session, ids: list[str], entities: list[str]) -> dict[str, list[int]]:
-    """entity -> the positions of the captures it is in, for one page of entities."""
+def _seen(session: Session, ids: list[str], entities: list[str], shared=None) -> dict[str, list[int]]:
+    """entity -> the positions of the captures it is in, for one page of entities (read once
+    when the grid and the inventory show the same page)."""
+    if shared is not None and len(shared) > 2 and shared[2][0] == entities:
+        return shared[2][1]
     position = {cid: i for i, cid in enumerate(ids)}
     seen: dict[str, list[int]] = defaultdict(list)
     if ids and entities:
@@ -103,10 +106,12 @@ def _seen(session: Session, ids: list[str], entities: list[str]) -> dict[str, li
 
 def presence(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> dict:
     """The grid of one page of devices (address order) x every capture."""
-    captures, devices = shared or devices_of(session, network)
+    captures, devices = shared[:2] if shared else devices_of(session, network)
     ids = [c.id for c in captures]
     page = devices[offset:offset + limit]
-    seen = _seen(session, ids, page)
+    seen = _seen(session, ids, page, shared)
+    if shared is not None:
+        shared.append((page, seen))
     changed: dict[str, set[int]] = defaultdict(set)
     position = {cid: i for i, cid in enumerate(ids)}
     if page:
@@ -126,10 +131,10 @@ def presence(session: Session, network: Network, offset: int = 0, limit: int = 1
 def inventory(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> dict:
     """One page of the network's devices: first and last seen, the answers in the last capture
     holding each, and whether each answer is a human's own, carried (from where) or stale."""
-    captures, devices = shared or devices_of(session, network)
+    captures, devices = shared[:2] if shared else devices_of(session, network)
     ids = [c.id for c in captures]
     page = devices[offset:offset + limit]
-    seen = _seen(session, ids, page)
+    seen = _seen(session, ids, page, shared)
     last_of = {e: ids[max(seen[e])] for e in page}
     by_capture: dict[str, list[str]] = defaultdict(list)
     for e, cid in last_of.items():
