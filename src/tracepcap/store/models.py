@@ -337,6 +337,8 @@ class NetworkCapture(Base):
     network_id: Mapped[str] = mapped_column(ForeignKey("network.id", ondelete="CASCADE"))
     attached_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     attached_by: Mapped[str] = mapped_column(String(255))
+    #: the capture before it whose changes into this one are stored (NULL: not computed)
+    changes_from: Mapped[str | None] = mapped_column(String(16))
 
 
 class CarryMark(Base):

@@ -14,8 +14,8 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from ...extract.kinds import CREDENTIAL, IP_MAC_BINDING, MAC, SERVED, TUNNEL_ENDPOINT
-from ...store.models import (Capture, ChangeReview, Conversation, Finding, Host, Locality, NetworkChange,
-                             ObservationRow, VerdictRow)
+from ...store.models import (Capture, ChangeReview, Conversation, Finding, Host, Locality, NetworkCapture,
+                             NetworkChange, ObservationRow, VerdictRow)
 from ..actor import Actor
 from ..annotations.audit import AuditAction, record, utc_now
 from ..contract import Basis
@@ -203,15 +203,20 @@ def recompute(session: Session, network_id: str, captures: list[Capture], stale:
     Returns how many pairs were computed."""
     pairs = list(zip(captures, captures[1:]))
     wanted = {(a.id, b.id) for a, b in pairs}
+    members = {m.capture_id: m for m in session.scalars(select(NetworkCapture).where(
+        NetworkCapture.network_id == network_id))}
     stored = {(prev, cur) for prev, cur in session.execute(select(
         NetworkChange.previous_id, NetworkChange.capture_id).where(NetworkChange.network_id == network_id).distinct())}
-    # a pair with no events is remembered by none, so it is recomputed: cheap, and never wrong
+    # a pair with no events is remembered by its later capture's `changes_from`
+    stored |= {(m.changes_from, cid) for cid, m in members.items() if m.changes_from}
     for prev, cur in list(stored):
         if (prev, cur) not in wanted or prev in stale or cur in stale:
             session.execute(delete(NetworkChange).where(NetworkChange.network_id == network_id,
                                                         NetworkChange.previous_id == prev,
                                                         NetworkChange.capture_id == cur))
             stored.discard((prev, cur))
+            if cur in members and members[cur].changes_from == prev:
+                members[cur].changes_from = None
     snaps: dict[str, Snapshot] = {}
 
     def snap(c: Capture) -> Snapshot:
@@ -224,6 +229,7 @@ def recompute(session: Session, network_id: str, captures: list[Capture], stale:
             continue
         events = diff(snap(a), snap(b))
         session.add_all(NetworkChange(network_id=network_id, capture_id=b.id, previous_id=a.id, **e) for e in events)
+        members[b.id].changes_from = a.id
         computed += 1
     session.flush()
     return computed

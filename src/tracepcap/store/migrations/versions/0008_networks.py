@@ -34,6 +34,7 @@ def upgrade() -> None:
         sa.Column('network_id', sa.String(length=16), nullable=False),
         sa.Column('attached_at', sa.DateTime(timezone=True), nullable=False),
         sa.Column('attached_by', sa.String(length=255), nullable=False),
+        sa.Column('changes_from', sa.String(length=16), nullable=True),
         sa.ForeignKeyConstraint(['capture_id'], ['capture.id'], ondelete='CASCADE'),
         sa.ForeignKeyConstraint(['network_id'], ['network.id'], ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('capture_id'),
