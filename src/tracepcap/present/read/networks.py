@@ -11,6 +11,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from ...adjudicate.networks import list_networks, ordered_captures
+from ...adjudicate.networks.changes import ChangeKind
 from ...extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC
 from ...store.models import (Capture, ChangeReview, Host, HumanOverride, Locality, Network, NetworkChange,
                              ObservationRow, VerdictRow)
@@ -117,7 +118,7 @@ def presence(session: Session, network: Network, offset: int = 0, limit: int = 1
     if page:
         for entity, cid in session.execute(select(NetworkChange.entity_key, NetworkChange.capture_id).where(
                 NetworkChange.network_id == network.id, NetworkChange.entity_key.in_(page),
-                NetworkChange.kind != "device-appeared")):
+                NetworkChange.kind != ChangeKind.APPEARED)):
             changed[entity].add(position.get(cid, -1))
     rows = []
     for entity in page:

@@ -333,7 +333,5 @@ def undismiss(request: Request, key: KeyDep, db: DbDep, registry: RegistryDep, a
 def mount_web(app: FastAPI) -> None:
     """Serve the web UI from `app` (built by the API's `create_app`): pages, partials and
     the static files (ours and the vendored htmx and cytoscape.js)."""
-    from .networks import router as networks_router  # it imports this module's helpers
     app.include_router(router)
-    app.include_router(networks_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
