@@ -42,27 +42,35 @@ def network_detail(session: Session, network: Network) -> dict:
 
 
 def change_documents(session: Session, network_id: str, capture_id: str | None = None, *,
-                     severities: tuple[str, ...] | None = None, captures: list[Capture] | None = None) -> list[dict]:
-    """The changes, in capture order, then severity, kind and entity; each with its review."""
+                     severities: tuple[str, ...] | None = None, captures: list[Capture] | None = None,
+                     detail: bool = True) -> list[dict]:
+    """The changes, in capture order, then severity, kind and entity; each with its review.
+    `detail=False` (the web page) leaves each change's detail out."""
     order = {c.id: i for i, c in enumerate(captures if captures is not None else ordered_captures(session, network_id))}
     names = dict(session.execute(select(Capture.id, Capture.name).where(Capture.id.in_(list(order)))).all()) if order else {}
-    reviews = {r.signature: r for r in session.scalars(select(ChangeReview).where(ChangeReview.network_id == network_id))}
-    stmt = select(NetworkChange).where(NetworkChange.network_id == network_id)
+    reviews = {sig: (actor, at) for sig, actor, at in session.execute(select(
+        ChangeReview.signature, ChangeReview.actor, ChangeReview.at).where(ChangeReview.network_id == network_id))}
+    columns = [NetworkChange.id, NetworkChange.capture_id, NetworkChange.previous_id, NetworkChange.kind,
+               NetworkChange.severity, NetworkChange.entity_key, NetworkChange.summary, NetworkChange.frames,
+               NetworkChange.signature] + ([NetworkChange.detail] if detail else [])
+    stmt = select(*columns).where(NetworkChange.network_id == network_id)
     if capture_id is not None:
         stmt = stmt.where(NetworkChange.capture_id == capture_id)
     if severities is not None:
         stmt = stmt.where(NetworkChange.severity.in_(severities))
-    rows = sorted(session.scalars(stmt), key=lambda c: (order.get(c.capture_id, 1 << 30),
+    rows = sorted(session.execute(stmt), key=lambda c: (order.get(c.capture_id, 1 << 30),
                                                         SEVERITY_ORDER.get(c.severity, 3), c.kind,
                                                         c.entity_key or "", c.id))
     out = []
     for c in rows:
-        review = reviews.get(c.signature)
-        out.append({"id": c.id, "capture_id": c.capture_id, "capture_name": names.get(c.capture_id),
-                    "previous_id": c.previous_id, "previous_name": names.get(c.previous_id), "kind": c.kind,
-                    "severity": c.severity, "entity_key": c.entity_key, "summary": c.summary, "detail": c.detail,
-                    "frames": c.frames, "reviewed": review is not None,
-                    "reviewed_by": review.actor if review else None, "reviewed_at": review.at if review else None})
+        actor, at = reviews.get(c.signature, (None, None))
+        doc = {"id": c.id, "capture_id": c.capture_id, "capture_name": names.get(c.capture_id),
+               "previous_id": c.previous_id, "previous_name": names.get(c.previous_id), "kind": c.kind,
+               "severity": c.severity, "entity_key": c.entity_key, "summary": c.summary,
+               "frames": c.frames, "reviewed": actor is not None, "reviewed_by": actor, "reviewed_at": at}
+        if detail:
+            doc["detail"] = c.detail
+        out.append(doc)
     return out
 
 
@@ -82,13 +90,28 @@ def _address_order(entity: str):
         return (1, 0, (), entity)
 
 
+#: the device lists of the last few networks read, keyed by their captures as analysed: a
+#: capture's hosts change only when it is (re-)analysed, joins, leaves or is deleted, and each
+#: of those changes the key
+_DEVICES: dict[tuple, list[str]] = {}
+_DEVICES_KEPT = 8
+
+
 def devices_of(session: Session, network: Network) -> list:
     """(the captures in order, the network's devices - its non-remote entities - in address
-    order): what the grid and the inventory share, read once per page with one GROUP BY."""
+    order): what the grid and the inventory share, read once per page with one GROUP BY (or
+    from the cache while no capture of the network changed)."""
     captures = ordered_captures(session, network.id)
     ids = [c.id for c in captures]
-    devices = session.scalars(select(Host.ip).where(Host.capture_id.in_(ids), NON_REMOTE).group_by(Host.ip)).all() if ids else []
-    return [captures, sorted(devices, key=_address_order)]
+    key = (str(session.get_bind().url), network.id, tuple((c.id, str(c.analyzed_at), c.status) for c in captures))
+    devices = _DEVICES.get(key)
+    if devices is None:
+        found = session.scalars(select(Host.ip).where(Host.capture_id.in_(ids), NON_REMOTE).group_by(Host.ip)).all() if ids else []
+        devices = sorted(found, key=_address_order)
+        if len(_DEVICES) >= _DEVICES_KEPT:
+            _DEVICES.pop(next(iter(_DEVICES)))
+        _DEVICES[key] = devices
+    return [captures, devices]
 
 
 def _seen(session: Session, ids: list[str], entities: list[str], shared=None) -> dict[str, list[int]]:

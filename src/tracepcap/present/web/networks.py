@@ -35,7 +35,8 @@ def network_context(session, network, grid_offset: int = 0, inventory_offset: in
     captures = shared[0]
     detail = read.network_fields(network, len(captures)) | {
         "capture_list": [read.capture_brief(c, i) for i, c in enumerate(captures)]}
-    changes = read.change_documents(session, network.id, severities=("high", "medium"), captures=captures)
+    changes = read.change_documents(session, network.id, severities=("high", "medium"), captures=captures,
+                                    detail=False)
     counts = read.change_counts(session, network.id)
     timeline = []
     for c in detail["capture_list"][1:]:
