@@ -22,6 +22,7 @@ from collections.abc import Callable
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
+from .adjudicate import networks
 from .adjudicate.annotations import carry_to_entities, mark_stale
 from .adjudicate.registry import Registry, get_registry
 from .adjudicate.runner import adjudicate_held, machine_answer
@@ -91,6 +92,8 @@ def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, repo
             return DELETED
         swap(s, capture, stage)
         failures = _adjudicate(s, registry, capture_id)
+        if (network_id := networks.network_of(s, capture_id)) is not None:
+            networks.refresh(s, registry, network_id, reanalysed={capture_id})  # carry into it, its changes
         rows = [("scan", "partial", report.votes, "; ".join(f"{k}: {v}" for k, v in report.failures.items()))]
         rows += [(f"adjudicate:{q}", "failed", 0, err) for q, err in failures.items()]
         s.execute(insert(ManifestEntry), [

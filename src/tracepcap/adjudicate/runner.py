@@ -46,6 +46,8 @@ class Annotations:
 
 def analyst_vote(e: ManualEvidence) -> Vote:
     reason = f"[analyst-provided by {e.actor}] {e.reason} ({e.weight:+d})"
+    if e.carried_from:
+        reason += f" [{e.carry_note}]"
     return Vote(e.label, e.weight, reason, Grade.ANALYST, (), ANALYST_SIGNAL, e.actor)
 
 
@@ -68,7 +70,8 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     dismissed_candidates = []
     for d in sorted(notes.dismissals, key=lambda d: d.label_key):
         tally = board.remove(d.label) or Tally(d.label)
-        info = Dismissed(d.actor, d.reason, d.created_at.isoformat())
+        info = Dismissed(d.actor, f"{d.reason} [{d.carry_note}]" if d.carried_from else d.reason,
+                         d.created_at.isoformat())
         dismissed_candidates.append(_candidate(tally, info) if tally.votes else
                                     Candidate(d.label, "machine", 0, (), (), info))
     ranking = board.ranking()
@@ -100,10 +103,16 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
         o = notes.override
         override = Override(o.label, o.rationale, o.actor, o.updated_at.isoformat())
         primary, basis, confidence, contested = o.label, Basis.HUMAN, 100, False
+        if o.carried_from:
+            remarks.append(o.carry_note)
         if o.stale_since is not None:
             stale_since = o.stale_since.isoformat()
-            remarks.append(f"stale: the facts beneath this answer moved since {o.actor} gave it "
-                           f"({moved(o.stale_detail)})")
+            if o.stale_capture:  # a carried answer (adjudicate/networks): where it went stale, and what moved
+                remarks.append(f"stale since {(o.stale_detail or {}).get('since_name', o.stale_capture)}: "
+                               f"{moved(o.stale_detail)}")
+            else:
+                remarks.append(f"stale: the facts beneath this answer moved since {o.actor} gave it "
+                               f"({moved(o.stale_detail)})")
     elif deferred is not None:
         d = notes.deferred
         primary, basis, confidence, contested = deferred, Basis.HUMAN, 100, False
@@ -195,6 +204,8 @@ def moved(detail: dict | None) -> str:
     """What moved beneath a stale human answer, in words."""
     if not detail:
         return "facts changed"
+    if detail.get("changes"):  # a carried answer's changes, each with its facts and frames
+        return "; ".join(c["text"] for c in detail["changes"])
     parts = [f"{kind} {value} gone" for kind, value in detail.get("gone", [])]
     parts += [f"{kind} {value} new" for kind, value in detail.get("new", [])]
     return ", ".join(parts) or "facts changed"
@@ -321,6 +332,42 @@ def machine_answer(registry: Registry) -> Callable[[str, str, list[Vote]], Answe
     return answer
 
 
+def rerun_many(session: Session, registry: Registry, keys: set[Key]) -> None:
+    """Re-adjudicate many keys (and the questions deferring to theirs) with one read of votes
+    and annotations per (capture, question), as `rerun` does for one (adjudicate/networks
+    re-adjudicates every key whose carried answers changed)."""
+    groups: dict[tuple[str, str], set[str]] = {}
+    for key in keys:
+        if key.question not in registry:
+            continue
+        for adj in registry:
+            if adj.question == key.question or (adj.defers is not None and adj.defers.question == key.question):
+                groups.setdefault((key.capture_id, adj.question), set()).add(key.entity_key)
+    now = datetime.now(UTC)
+    for (capture_id, question), entities in sorted(groups.items()):
+        adj = registry.get(question)
+        wanted = sorted(entities)
+        votes: dict[str, list] = defaultdict(list)
+        for entity, label, weight, reason, grade, frames, signal in session.execute(select(
+                VoteRow.entity_key, VoteRow.label, VoteRow.weight, VoteRow.reason, VoteRow.grade, VoteRow.frames,
+                VoteRow.signal).where(VoteRow.capture_id == capture_id, VoteRow.question == question,
+                                      VoteRow.entity_key.in_(wanted)).order_by(VoteRow.id)):
+            votes[entity].append(Vote(label, weight, reason, grade, tuple(frames), signal))
+        notes = _annotations(session, adj, capture_id)
+        existing = {r.entity_key: r for r in session.scalars(select(VerdictRow).where(
+            VerdictRow.capture_id == capture_id, VerdictRow.question == question, VerdictRow.entity_key.in_(wanted)))}
+        for entity in wanted:
+            verdict = decide(adj, Key(question, capture_id, entity), votes.get(entity, []), notes[entity])
+            _check_reasons(verdict)
+            row = _row(verdict, now)
+            if entity in existing:
+                for name, value in row.items():
+                    setattr(existing[entity], name, value)
+            else:
+                session.add(VerdictRow(**row))
+    session.flush()
+
+
 def stored_verdict(session: Session, key: Key) -> Verdict | None:
     """The verdict as the runner last stored it (None before the first adjudication). The
     entity may be named by any of its addresses or MACs (store/entities.resolve)."""
@@ -330,5 +377,6 @@ def stored_verdict(session: Session, key: Key) -> Verdict | None:
     return Verdict.from_document(row.document) if row is not None else None
 
 
-__all__ = ["MissingReasons", "adjudicate_held", "decide", "machine_answer", "rerun", "stored_verdict"]
+__all__ = ["MissingReasons", "adjudicate_held", "decide", "machine_answer", "rerun", "rerun_many",
+           "stored_verdict"]
 

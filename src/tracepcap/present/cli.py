@@ -12,7 +12,7 @@ import sys
 from enum import IntEnum
 from pathlib import Path
 
-from ..adjudicate import annotations
+from ..adjudicate import annotations, networks
 from ..adjudicate.actor import SYSTEM_ACTOR
 from ..adjudicate.contract import Key
 from ..adjudicate.registry import get_registry
@@ -23,6 +23,7 @@ from ..settings import Settings
 from ..store import open_database
 from ..store.models import CaptureStatus
 from .read.hosts import require_host
+from .read.networks import change_documents, inventory, network_detail, network_fields, networks as read_networks
 from .read.trail import describe, event_document, evidence_document
 from .read.verdicts import require_verdict
 from .report import verdict_headline, verdict_lines, write_capture
@@ -82,6 +83,8 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
             capture, _created = store_file(s, settings.capture_dir, path, uploaded_by=SYSTEM_ACTOR.name,
                                            max_bytes=settings.max_capture_bytes)
             capture_id = capture.id
+            if args.network:  # joined before the analysis, which carries answers into it at its end
+                networks.attach(s, networks.find_network(s, args.network), capture_id, actor=SYSTEM_ACTOR)
         status = analyze(db, settings, capture_id, raise_failure=True)
         if status == DELETED:
             raise NotFound(f"capture {capture_id} was deleted while it was analyzed")
@@ -188,6 +191,104 @@ def cmd_explain(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
+def _with_session(args: argparse.Namespace, work):
+    settings = _settings(args)
+    db = open_database(settings.database_url)
+    try:
+        with db.session(write=True) as s:
+            return work(s)
+    finally:
+        db.dispose()
+
+
+def cmd_network_create(args: argparse.Namespace) -> ExitCode:
+    network = _with_session(args, lambda s: network_fields(networks.create_network(s, args.name, actor=SYSTEM_ACTOR)))
+    print(json.dumps(network, default=str, indent=2) if args.json else f"network {network['id']}  {network['name']}")
+    return ExitCode.OK
+
+
+def cmd_network_list(args: argparse.Namespace) -> ExitCode:
+    rows = _with_session(args, read_networks)
+    if args.json:
+        print(json.dumps(rows, default=str, indent=2))
+    for n in [] if args.json else rows:
+        print(f"{n['id']}  {n['name']}  {n['captures']} captures")
+    return ExitCode.OK
+
+
+def cmd_network_add(args: argparse.Namespace) -> ExitCode:
+    def work(s):
+        network = networks.find_network(s, args.name)
+        networks.add_capture(s, get_registry(), network, find_capture(s, args.capture).id, actor=SYSTEM_ACTOR)
+        return network_detail(s, network)
+    _print_network(_with_session(args, work), args.json)
+    return ExitCode.OK
+
+
+def cmd_network_remove(args: argparse.Namespace) -> ExitCode:
+    def work(s):
+        network = networks.find_network(s, args.name)
+        networks.remove_capture(s, get_registry(), network, find_capture(s, args.capture).id, actor=SYSTEM_ACTOR)
+        return network_detail(s, network)
+    _print_network(_with_session(args, work), args.json)
+    return ExitCode.OK
+
+
+def _print_network(detail: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(detail, default=str, indent=2))
+        return
+    print(f"network {detail['id']}  {detail['name']}  {detail['captures']} captures")
+    for c in detail["capture_list"]:
+        print(f"  {c['position'] + 1}. {c['id']}  {c['name']}  {c['status']}")
+
+
+def cmd_network_show(args: argparse.Namespace) -> ExitCode:
+    def work(s):
+        network = networks.find_network(s, args.name)
+        return network_detail(s, network) | {"inventory": inventory(s, network, 0, args.limit)}
+    detail = _with_session(args, work)
+    if args.json:
+        print(json.dumps(detail, default=str, indent=2))
+        return ExitCode.OK
+    _print_network(detail, False)
+    print(f"devices: {detail['inventory']['total']}")
+    for row in detail["inventory"]["rows"]:
+        print(f"  {row['entity_key']}  first seen {row['first_seen']}  last seen {row['last_seen']}")
+        for question, a in row["answers"].items():
+            if a["state"] == "machine":
+                continue
+            extra = f" ({a['note']})" if a.get("note") else ""
+            stale = f"  STALE since {a['stale_since']}: {a['moved']}" if a["state"] == "stale" else ""
+            print(f"    {question}: {a['label']}  [{a['state']}, by {a.get('author')}]{extra}{stale}")
+    return ExitCode.OK
+
+
+def cmd_network_changes(args: argparse.Namespace) -> ExitCode:
+    def work(s):
+        network = networks.find_network(s, args.name)
+        return network_detail(s, network), change_documents(s, network.id)
+    detail, events = _with_session(args, work)
+    if args.json:
+        print(json.dumps(events, default=str, indent=2))
+        return ExitCode.OK
+    current = None
+    for e in events:
+        if e["capture_id"] != current:
+            current = e["capture_id"]
+            print(f"{e['previous_name']} -> {e['capture_name']}")
+        frames = f"  frames {', '.join(map(str, e['frames'][:8]))}" if e["frames"] else ""
+        reviewed = f"  (reviewed by {e['reviewed_by']})" if e["reviewed"] else ""
+        print(f"  [{e['severity']}] {e['kind']}: {e['summary']}{frames}{reviewed}")
+    if not events:
+        print(f"no changes between the {detail['captures']} captures of {detail['name']}")
+    return ExitCode.OK
+
+
+def cmd_reaffirm(args: argparse.Namespace) -> ExitCode:
+    return _annotate(args, lambda s, r, k, actor: networks.reaffirm(s, r, k, actor=actor))
+
+
 WILDCARD_ADDRESSES = ("0.0.0.0", "::", "")  # every interface: no name to allow; see TRACEPCAP_ALLOWED_HOSTS
 
 
@@ -231,7 +332,33 @@ def build_parser() -> argparse.ArgumentParser:
                    help="processes to shard the walk over (default: the machine's cores; 1: one walk)")
     p.add_argument("--scheduler", metavar="URL",
                    help="a Dask scheduler (tcp://host:8786): its workers walk the shards")
+    p.add_argument("--network", help="put the capture into this network (see `tracepcap network create`)")
     p.set_defaults(run=cmd_analyze)
+
+    network = sub.add_parser("network", help="networks: series of captures of one site").add_subparsers(
+        dest="network_command", required=True)
+
+    def network_parser(name: str, help: str, run, *, capture: bool = False):
+        p = network.add_parser(name, help=help)
+        if name != "list":
+            p.add_argument("name", help="network name (or id)")
+        if capture:
+            p.add_argument("capture", help="capture id, unique id prefix, or sha256")
+        p.add_argument("--db", help="SQLAlchemy database URL")
+        p.add_argument("--json", action="store_true", help="print JSON")
+        p.set_defaults(run=run)
+        return p
+    network_parser("create", "create a network", cmd_network_create)
+    network_parser("list", "list the networks", cmd_network_list)
+    network_parser("add", "attach an analysed capture to a network", cmd_network_add, capture=True)
+    network_parser("remove", "take a capture out of its network", cmd_network_remove, capture=True)
+    network_parser("show", "the network's captures and inventory, with carried and stale answers",
+                   cmd_network_show).add_argument("--limit", type=int, default=100, help="devices shown (default 100)")
+    network_parser("changes", "the changes between consecutive captures", cmd_network_changes)
+
+    p = sub.add_parser("reaffirm", help="say a stale (or carried) human answer still holds here")
+    _key_arguments(p)
+    p.set_defaults(run=cmd_reaffirm)
 
     p = sub.add_parser("override", help="set (or --clear) a human's final answer")
     _key_arguments(p, label="optional")

@@ -216,6 +216,13 @@ class HumanOverride(Base):
     #: set by re-analysis when those facts moved; cleared when a human answers again
     stale_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     stale_detail: Mapped[dict | None] = mapped_column(JSON)
+    #: set on a copy carried forward through a network (adjudicate/networks): the origin
+    #: capture, the origin row's id and how the entity was matched; NULL on a human's own row
+    carried_from: Mapped[str | None] = mapped_column(String(16))
+    carried_id: Mapped[int | None] = mapped_column(Integer)
+    carry_note: Mapped[str | None] = mapped_column(Text)
+    #: a carried answer's first capture where the evidence beneath it moved
+    stale_capture: Mapped[str | None] = mapped_column(String(16))
 
 
 class ManualEvidence(Base):
@@ -236,6 +243,11 @@ class ManualEvidence(Base):
     actor_subject: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: set on a copy carried forward through a network (adjudicate/networks): the origin
+    #: capture, the origin row's id and how the entity was matched; NULL on a human's own row
+    carried_from: Mapped[str | None] = mapped_column(String(16))
+    carried_id: Mapped[int | None] = mapped_column(Integer)
+    carry_note: Mapped[str | None] = mapped_column(Text)
 
 
 class Dismissal(Base):
@@ -253,6 +265,11 @@ class Dismissal(Base):
     reason: Mapped[str] = mapped_column(Text)
     actor: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: set on a copy carried forward through a network (adjudicate/networks): the origin
+    #: capture, the origin row's id and how the entity was matched; NULL on a human's own row
+    carried_from: Mapped[str | None] = mapped_column(String(16))
+    carried_id: Mapped[int | None] = mapped_column(Integer)
+    carry_note: Mapped[str | None] = mapped_column(Text)
 
 
 class AuditEvent(Base):
@@ -329,3 +346,79 @@ class NoticeCount(Base):
     capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), primary_key=True)
     kind: Mapped[str] = mapped_column(String(64), primary_key=True)
     count: Mapped[int] = mapped_column(BigInteger)
+
+
+class Network(Base):
+    """A named series of captures of one site (adjudicate/networks)."""
+
+    __tablename__ = "network"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)  # random hex
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_by: Mapped[str] = mapped_column(String(255))
+
+
+class NetworkCapture(Base):
+    """A capture's place in its one network; order is the capture's first packet time, ties by
+    upload time."""
+
+    __tablename__ = "network_capture"
+    __table_args__ = (Index("ix_network_capture_network", "network_id"),)
+
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), primary_key=True)
+    network_id: Mapped[str] = mapped_column(ForeignKey("network.id", ondelete="CASCADE"))
+    attached_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    attached_by: Mapped[str] = mapped_column(String(255))
+    #: the capture before it whose changes into this one are stored (NULL: not computed)
+    changes_from: Mapped[str | None] = mapped_column(String(16))
+
+
+class CarryMark(Base):
+    """A human's decision on a carried answer in one capture: `reaffirmed` (the evidence there
+    is the new baseline; the stale mark goes) or `cleared` (the answer stops being carried from
+    this capture on). `kind` names the origin's table; `origin_id` its row."""
+
+    __tablename__ = "carry_mark"
+    __table_args__ = (UniqueConstraint("capture_id", "kind", "origin_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))  # override | evidence | dismissal
+    origin_id: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(16))  # reaffirmed | cleared
+    actor: Mapped[str] = mapped_column(String(255))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class NetworkChange(Base):
+    """A typed change between two consecutive captures of a network (adjudicate/networks/changes)."""
+
+    __tablename__ = "network_change"
+    __table_args__ = (Index("ix_network_change_network", "network_id", "capture_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    network_id: Mapped[str] = mapped_column(ForeignKey("network.id", ondelete="CASCADE"))
+    capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))  # the later
+    previous_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))  # the earlier
+    kind: Mapped[str] = mapped_column(String(32))
+    severity: Mapped[str] = mapped_column(String(16))  # low | medium | high
+    entity_key: Mapped[str | None] = mapped_column(String(64))
+    summary: Mapped[str] = mapped_column(Text)
+    detail: Mapped[dict] = mapped_column(JSON)
+    frames: Mapped[list] = mapped_column(JSON)
+    #: stable across recomputation: what a review is recorded against
+    signature: Mapped[str] = mapped_column(String(255))
+
+
+class ChangeReview(Base):
+    """A human marked a change reviewed (by its signature, so a recomputation keeps it)."""
+
+    __tablename__ = "change_review"
+    __table_args__ = (UniqueConstraint("network_id", "signature"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    network_id: Mapped[str] = mapped_column(ForeignKey("network.id", ondelete="CASCADE"))
+    signature: Mapped[str] = mapped_column(String(255))
+    actor: Mapped[str] = mapped_column(String(255))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

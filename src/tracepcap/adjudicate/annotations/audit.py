@@ -30,6 +30,16 @@ class AuditAction(StrEnum):
     ACCESS_DENIED = "access.denied"
     OVERRIDE_STALE = "override.stale"
     ANNOTATION_MOVED = "annotation.moved"  # re-analysis: an address's or MAC's annotation now its device's
+    # networks over time (adjudicate/networks)
+    NETWORK_CREATED = "network.created"
+    NETWORK_CAPTURE_ADDED = "network.capture-added"
+    NETWORK_CAPTURE_REMOVED = "network.capture-removed"
+    OVERRIDE_CARRIED = "override.carried"
+    EVIDENCE_CARRIED = "evidence.carried"
+    DISMISSAL_CARRIED = "dismissal.carried"
+    CARRY_WITHDRAWN = "carry.withdrawn"
+    OVERRIDE_REAFFIRMED = "override.reaffirmed"
+    CHANGE_REVIEWED = "change.reviewed"
 
 REFUSAL_WINDOW = timedelta(minutes=1)  # at most one access.denied event per actor, method and route in it
 
@@ -39,14 +49,17 @@ def utc_now() -> datetime:
 
 
 def record(session: Session, action: AuditAction, actor: Actor, *, key: Key | None = None,
-           capture_id: str | None = None, before: dict | None = None, after: dict | None = None) -> AuditEvent:
-    """Append one audit event. The only writer of audit_event."""
+           capture_id: str | None = None, before: dict | None = None, after: dict | None = None,
+           flush: bool = True) -> AuditEvent:
+    """Append one audit event. The only writer of audit_event. `flush=False` leaves the
+    insert to the session's next flush (many events written together)."""
     event = AuditEvent(at=utc_now(), actor=actor.name, actor_subject=actor.subject, action=str(action),
                        question=key.question if key else None,
                        capture_id=key.capture_id if key else capture_id,
                        entity_key=key.entity_key if key else None, before=before, after=after)
     session.add(event)
-    session.flush()
+    if flush:
+        session.flush()
     return event
 
 

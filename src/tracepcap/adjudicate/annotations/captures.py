@@ -18,7 +18,8 @@ from ..actor import Actor
 from .audit import AuditAction, record
 
 
-def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, actor: Actor) -> None:
+def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, actor: Actor,
+                   registry=None) -> None:
     """Delete a capture and every row derived from it (the database cascades), recording
     `capture.deleted`; the audit log, which has no foreign key, keeps that and every earlier
     event. The stored file goes once the deletion is committed, unless another capture still
@@ -30,11 +31,16 @@ def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, acto
         "name": capture.name, "sha256": capture.sha256, "size": capture.size, "format": capture.format,
         "status": capture.status, "uploaded_by": capture.uploaded_by,
         "uploaded_at": capture.uploaded_at.isoformat()})
+    from .. import networks  # networks builds on annotations: imported when used
+    registry = registry or _registry()
+    network_id = networks.rehome_before_delete(session, registry, capture.id)
     shared = session.scalar(select(func.count()).select_from(Capture).where(
         Capture.sha256 == capture.sha256, Capture.id != capture.id))
     drop_stages(session, capture.id)
     session.delete(capture)
     session.flush()
+    if network_id is not None:
+        networks.refresh(session, registry, network_id)
     if not shared:
         stored = capture_path(capture_dir, capture.sha256)
         beside = [stored.with_name(stored.name + suffix)  # extract/frame_index.py
@@ -44,3 +50,8 @@ def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, acto
             for path in (stored, *beside):
                 path.unlink(missing_ok=True)
         event.listen(session, "after_commit", remove, once=True)
+
+
+def _registry():
+    from ..registry import get_registry
+    return get_registry()

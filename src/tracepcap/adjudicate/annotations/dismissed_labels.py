@@ -15,6 +15,7 @@ from ..runner import rerun
 from . import validation
 from .naming import canonical
 from .audit import AuditAction, record, utc_now
+from .carrying import carry_on, stop_if_carried
 from .keyed import of_key
 from .locking import take_turn
 
@@ -33,7 +34,7 @@ def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: 
     session.flush()
     record(session, AuditAction.DISMISSAL_ADDED, actor, key=key,
            after={"label": label, "reason": reason, "actor": actor.name})
-    return rerun(session, registry, key)
+    return carry_on(session, registry, key, rerun(session, registry, key))
 
 
 @canonical(True)
@@ -43,10 +44,11 @@ def undismiss(session: Session, registry: Registry, key: Key, label: str, *, act
     if existing is None:
         raise NotFound(f"label {label!r} is not dismissed on {key.question} for {key.entity_key}")
     before = {"label": existing.label, "reason": existing.reason, "actor": existing.actor}
+    stop_if_carried(session, existing, actor=actor)
     session.delete(existing)
     session.flush()
     record(session, AuditAction.DISMISSAL_REMOVED, actor, key=key, before=before, after=None)
-    return rerun(session, registry, key)
+    return carry_on(session, registry, key, rerun(session, registry, key))
 
 
 def dismissals(session: Session, key: Key) -> list[Dismissal]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from ...errors import NotAuthor, NotFound
+from ...errors import InvalidAnnotation, NotAuthor, NotFound
 from ...store.models import MAX_INTEGER, ManualEvidence
 from ..actor import Actor
 from ..contract import Key, Verdict
@@ -13,6 +13,7 @@ from ..registry import Registry
 from ..runner import rerun
 from . import validation
 from .audit import AuditAction, record, utc_now
+from .carrying import carry_on, stop_if_carried
 from .keyed import of_key
 from .locking import take_turn
 from .naming import canonical
@@ -42,7 +43,7 @@ def add_evidence(session: Session, registry: Registry, key: Key, label: str, wei
     session.add(evidence)
     session.flush()
     record(session, AuditAction.EVIDENCE_ADDED, actor, key=key, after=_evidence_dict(evidence))
-    return evidence, rerun(session, registry, key)
+    return evidence, carry_on(session, registry, key, rerun(session, registry, key))
 
 
 def _own_evidence(session: Session, key: Key, evidence_id: int, actor: Actor) -> ManualEvidence:
@@ -63,6 +64,9 @@ def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: i
                   reason: str | None = None) -> tuple[ManualEvidence, Verdict]:
     take_turn(session, registry, key)
     evidence = _own_evidence(session, key, evidence_id, actor)
+    if evidence.carried_from:
+        raise InvalidAnnotation(f"evidence {evidence_id} is carried from capture {evidence.carried_from}: edit it "
+                                "there (or delete it here to stop carrying it)")
     before = _evidence_dict(evidence)
     if label is not None:
         evidence.label = validation.label(label)
@@ -73,7 +77,7 @@ def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: i
     evidence.updated_at = utc_now()
     session.flush()
     record(session, AuditAction.EVIDENCE_EDITED, actor, key=key, before=before, after=_evidence_dict(evidence))
-    return evidence, rerun(session, registry, key)
+    return evidence, carry_on(session, registry, key, rerun(session, registry, key))
 
 
 @canonical(True)
@@ -81,7 +85,8 @@ def delete_evidence(session: Session, registry: Registry, key: Key, evidence_id:
     take_turn(session, registry, key)
     evidence = _own_evidence(session, key, evidence_id, actor)
     before = _evidence_dict(evidence)
+    stop_if_carried(session, evidence, actor=actor)
     session.delete(evidence)
     session.flush()
     record(session, AuditAction.EVIDENCE_DELETED, actor, key=key, before=before, after=None)
-    return rerun(session, registry, key)
+    return carry_on(session, registry, key, rerun(session, registry, key))

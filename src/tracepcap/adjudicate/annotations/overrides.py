@@ -14,6 +14,7 @@ from ..runner import rerun, stored_verdict
 from . import validation
 from .naming import canonical
 from .audit import AuditAction, record, utc_now
+from .carrying import carry_on, stop_if_carried
 from .keyed import of_key
 from .locking import take_turn
 from .staleness import identity_facts
@@ -50,9 +51,11 @@ def set_override(session: Session, registry: Registry, key: Key, label: str, rat
     else:
         existing.label, existing.rationale, existing.actor, existing.updated_at = label, rationale, actor.name, now
     existing.facts_snapshot, existing.stale_since, existing.stale_detail = snapshot, None, None
+    # a human answering where an answer was carried makes it this capture's own from now on
+    existing.carried_from = existing.carried_id = existing.carry_note = existing.stale_capture = None
     session.flush()
     record(session, AuditAction.OVERRIDE_SET, actor, key=key, before=before, after=_override_dict(existing))
-    return rerun(session, registry, key)
+    return carry_on(session, registry, key, rerun(session, registry, key))
 
 
 @canonical(True)
@@ -62,10 +65,11 @@ def clear_override(session: Session, registry: Registry, key: Key, *, actor: Act
     if existing is None:
         raise NotFound(f"no override on {key.question} for {key.entity_key} in capture {key.capture_id}")
     before = _override_dict(existing)
+    stop_if_carried(session, existing, actor=actor)
     session.delete(existing)
     session.flush()
     record(session, AuditAction.OVERRIDE_CLEARED, actor, key=key, before=before, after=None)
-    return rerun(session, registry, key)
+    return carry_on(session, registry, key, rerun(session, registry, key))
 
 
 @canonical(True)

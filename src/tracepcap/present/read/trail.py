@@ -58,6 +58,15 @@ def describe(event: AuditEvent) -> str:
         return f"restored {_quoted(before)} to the race"
     if action == "override.stale":
         return f"the facts beneath {_quoted(after)} moved: {moved(after)}"
+    if action in ("override.carried", "evidence.carried", "dismissal.carried"):
+        return (f"carried {_quoted(after)} from capture {after.get('from_capture')}, given by "
+                f"{after.get('author')} at {after.get('at')}")
+    if action == "carry.withdrawn":
+        return f"no longer carries {_quoted(before)} from capture {before.get('from_capture')}"
+    if action == "override.reaffirmed":
+        return f"re-affirmed {_quoted(after)}" + (" (it was stale)" if before.get("stale_since") else "")
+    if action == "change.reviewed":
+        return f"marked reviewed: {after.get('summary')}"
     if action == "access.denied":
         return f"refused {after.get('method', '')} (needs the {after.get('required_role', '?')} role)"
     return action

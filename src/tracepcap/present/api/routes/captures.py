@@ -12,7 +12,8 @@ from ....text import SEARCH
 from ...read.captures import capture_fields, capture_total, findings, list_captures as captures
 from ...read.manifest import manifest
 from ...read.notices import notice_counts
-from ..deps import Admin, ActorDep, Analyst, CaptureDep, DbDep, PageDep, SessionDep, SettingsDep, Viewer, WorkerDep
+from ..deps import (Admin, ActorDep, Analyst, CaptureDep, DbDep, PageDep, RegistryDep, SessionDep, SettingsDep,
+                    Viewer, WorkerDep)
 from ..schemas import CaptureCreated, CaptureDetail, CaptureOut
 from ..upload import FIELD, receive_capture, upload_slot
 
@@ -62,10 +63,10 @@ def read_capture(capture: CaptureDep, session: SessionDep) -> dict:
 
 @router.delete("/{cid}", status_code=status.HTTP_204_NO_CONTENT, dependencies=[Admin])
 def delete_capture(capture: CaptureDep, session: SessionDep, settings: SettingsDep, actor: ActorDep,
-                   worker: WorkerDep) -> Response:
+                   worker: WorkerDep, registry: RegistryDep) -> Response:
     """Delete the capture, everything derived from it and its stored file; the audit log keeps
     the deletion and every earlier human action. A capture waiting for analysis leaves the
     queue; one being analyzed has its analysis stopped (this is how a runaway one is ended)."""
     worker.cancel(capture.id)
-    annotations.delete_capture(session, settings.capture_dir, capture.id, actor=actor)
+    annotations.delete_capture(session, settings.capture_dir, capture.id, actor=actor, registry=registry)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,250 @@
+"""Networks over time, read for the API, the web page and the CLI: the network with its
+ordered captures, the change timeline (with who reviewed what), the presence grid (device x
+capture: present / absent / changed), the network inventory (first and last seen, current
+answers with their carried / stale state) and the search across every capture."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
+
+from ...adjudicate.networks import list_networks, ordered_captures
+from ...adjudicate.networks.changes import ChangeKind
+from ...extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC
+from ...store.models import (Capture, ChangeReview, Host, HumanOverride, Locality, Network, NetworkChange,
+                             ObservationRow, VerdictRow)
+from ...store.staging import STAGING
+
+SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
+PRESENT, ABSENT, CHANGED = "present", "absent", "changed"
+
+
+def capture_brief(c: Capture, position: int) -> dict:
+    return {"id": c.id, "name": c.name, "position": position, "first_time": c.first_time, "status": c.status,
+            "uploaded_at": c.uploaded_at}
+
+
+def network_fields(n: Network, captures: int | None = None) -> dict:
+    out = {"id": n.id, "name": n.name, "created_at": n.created_at, "created_by": n.created_by}
+    return out if captures is None else out | {"captures": captures}
+
+
+def networks(session: Session) -> list[dict]:
+    return [network_fields(n, count) for n, count in list_networks(session)]
+
+
+def network_detail(session: Session, network: Network) -> dict:
+    captures = ordered_captures(session, network.id)
+    return network_fields(network, len(captures)) | {
+        "capture_list": [capture_brief(c, i) for i, c in enumerate(captures)]}
+
+
+def change_documents(session: Session, network_id: str, capture_id: str | None = None, *,
+                     severities: tuple[str, ...] | None = None, captures: list[Capture] | None = None,
+                     detail: bool = True) -> list[dict]:
+    """The changes, in capture order, then severity, kind and entity; each with its review.
+    `detail=False` (the web page) leaves each change's detail out."""
+    order = {c.id: i for i, c in enumerate(captures if captures is not None else ordered_captures(session, network_id))}
+    names = dict(session.execute(select(Capture.id, Capture.name).where(Capture.id.in_(list(order)))).all()) if order else {}
+    reviews = {sig: (actor, at) for sig, actor, at in session.execute(select(
+        ChangeReview.signature, ChangeReview.actor, ChangeReview.at).where(ChangeReview.network_id == network_id))}
+    columns = [NetworkChange.id, NetworkChange.capture_id, NetworkChange.previous_id, NetworkChange.kind,
+               NetworkChange.severity, NetworkChange.entity_key, NetworkChange.summary, NetworkChange.frames,
+               NetworkChange.signature] + ([NetworkChange.detail] if detail else [])
+    stmt = select(*columns).where(NetworkChange.network_id == network_id)
+    if capture_id is not None:
+        stmt = stmt.where(NetworkChange.capture_id == capture_id)
+    if severities is not None:
+        stmt = stmt.where(NetworkChange.severity.in_(severities))
+    rows = sorted(session.execute(stmt), key=lambda c: (order.get(c.capture_id, 1 << 30),
+                                                        SEVERITY_ORDER.get(c.severity, 3), c.kind,
+                                                        c.entity_key or "", c.id))
+    out = []
+    for c in rows:
+        actor, at = reviews.get(c.signature, (None, None))
+        doc = {"id": c.id, "capture_id": c.capture_id, "capture_name": names.get(c.capture_id),
+               "previous_id": c.previous_id, "previous_name": names.get(c.previous_id), "kind": c.kind,
+               "severity": c.severity, "entity_key": c.entity_key, "summary": c.summary,
+               "frames": c.frames, "reviewed": actor is not None, "reviewed_by": actor, "reviewed_at": at}
+        if detail:
+            doc["detail"] = c.detail
+        out.append(doc)
+    return out
+
+
+NON_REMOTE = or_(Host.locality.is_(None), Host.locality != Locality.REMOTE)
+
+
+def _address_order(entity: str):
+    """Numeric address order (IPv4 by its four numbers without parsing objects), then the rest."""
+    parts = entity.split(".")
+    if len(parts) == 4 and all(p.isdigit() for p in parts):
+        return (0, 4, tuple(int(p) for p in parts), entity)
+    import ipaddress
+    try:
+        a = ipaddress.ip_address(entity)
+        return (0, a.version, (int(a),), entity)
+    except ValueError:
+        return (1, 0, (), entity)
+
+
+#: the device lists of the last few networks read, keyed by their captures as analysed: a
+#: capture's hosts change only when it is (re-)analysed, joins, leaves or is deleted, and each
+#: of those changes the key
+_DEVICES: dict[tuple, list[str]] = {}
+_DEVICES_KEPT = 8
+
+
+def devices_of(session: Session, network: Network) -> list:
+    """(the captures in order, the network's devices - its non-remote entities - in address
+    order): what the grid and the inventory share, read once per page with one GROUP BY (or
+    from the cache while no capture of the network changed)."""
+    captures = ordered_captures(session, network.id)
+    ids = [c.id for c in captures]
+    key = (str(session.get_bind().url), network.id, tuple((c.id, str(c.analyzed_at), c.status) for c in captures))
+    devices = _DEVICES.get(key)
+    if devices is None:
+        found = session.scalars(select(Host.ip).where(Host.capture_id.in_(ids), NON_REMOTE).group_by(Host.ip)).all() if ids else []
+        devices = sorted(found, key=_address_order)
+        if len(_DEVICES) >= _DEVICES_KEPT:
+            _DEVICES.pop(next(iter(_DEVICES)))
+        _DEVICES[key] = devices
+    return [captures, devices]
+
+
+def _seen(session: Session, ids: list[str], entities: list[str], shared=None) -> dict[str, list[int]]:
+    """entity -> the positions of the captures it is in, for one page of entities (read once
+    when the grid and the inventory show the same page)."""
+    if shared is not None and len(shared) > 2 and shared[2][0] == entities:
+        return shared[2][1]
+    position = {cid: i for i, cid in enumerate(ids)}
+    seen: dict[str, list[int]] = defaultdict(list)
+    if ids and entities:
+        for cid, ip in session.execute(select(Host.capture_id, Host.ip).where(
+                Host.capture_id.in_(ids), Host.ip.in_(entities))):
+            seen[ip].append(position[cid])
+    return seen
+
+
+def presence(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> dict:
+    """The grid of one page of devices (address order) x every capture."""
+    captures, devices = shared[:2] if shared else devices_of(session, network)
+    ids = [c.id for c in captures]
+    page = devices[offset:offset + limit]
+    seen = _seen(session, ids, page, shared)
+    if shared is not None:
+        shared.append((page, seen))
+    changed: dict[str, set[int]] = defaultdict(set)
+    position = {cid: i for i, cid in enumerate(ids)}
+    if page:
+        for entity, cid in session.execute(select(NetworkChange.entity_key, NetworkChange.capture_id).where(
+                NetworkChange.network_id == network.id, NetworkChange.entity_key.in_(page),
+                NetworkChange.kind != ChangeKind.APPEARED)):
+            changed[entity].add(position.get(cid, -1))
+    rows = []
+    for entity in page:
+        here = set(seen[entity])
+        rows.append({"entity_key": entity, "cells": [
+            (CHANGED if i in changed[entity] else PRESENT) if i in here else ABSENT for i in range(len(ids))]})
+    return {"captures": [capture_brief(c, i) for i, c in enumerate(captures)], "total": len(devices),
+            "offset": offset, "rows": rows}
+
+
+def inventory(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> dict:
+    """One page of the network's devices: first and last seen, the answers in the last capture
+    holding each, and whether each answer is a human's own, carried (from where) or stale."""
+    captures, devices = shared[:2] if shared else devices_of(session, network)
+    ids = [c.id for c in captures]
+    page = devices[offset:offset + limit]
+    seen = _seen(session, ids, page, shared)
+    last_of = {e: ids[max(seen[e])] for e in page}
+    by_capture: dict[str, list[str]] = defaultdict(list)
+    for e, cid in last_of.items():
+        by_capture[cid].append(e)
+    answers: dict[str, dict[str, dict]] = defaultdict(dict)
+    for cid, entities in by_capture.items():
+        for entity, question, label, basis, confidence in session.execute(select(
+                VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis,
+                VerdictRow.confidence).where(VerdictRow.capture_id == cid, VerdictRow.entity_key.in_(entities))):
+            answers[entity][question] = {"label": label, "basis": basis, "confidence": confidence, "state": "machine"}
+        for o in session.scalars(select(HumanOverride).where(HumanOverride.capture_id == cid,
+                                                             HumanOverride.entity_key.in_(entities))):
+            a = answers[o.entity_key].setdefault(o.question, {"label": o.label, "basis": "HUMAN", "confidence": 100})
+            a |= {"state": "stale" if o.stale_since else ("carried" if o.carried_from else "human"),
+                  "author": o.actor, "carried_from": o.carried_from, "note": o.carry_note,
+                  "stale": (o.stale_detail or {}).get("changes") if o.stale_since else None,
+                  "stale_since": (o.stale_detail or {}).get("since_name") if o.stale_since else None,
+                  "moved": _moved(o) if o.stale_since else None}
+    names = {c.id: c.name for c in captures}
+    rows = [{"entity_key": e, "first_seen": names[ids[min(seen[e])]], "first_seen_id": ids[min(seen[e])],
+             "last_seen": names[last_of[e]], "last_seen_id": last_of[e], "captures": len(set(seen[e])),
+             "answers": dict(sorted(answers[e].items()))} for e in page]
+    return {"total": len(devices), "offset": offset, "rows": rows}
+
+
+def _moved(o: HumanOverride) -> str:
+    from ...adjudicate.runner import moved
+    return moved(o.stale_detail)
+
+
+def search(session: Session, q: str, limit: int = 200) -> list[dict]:
+    """Entities of every capture matching `q` (case-insensitive): an address (exact), a MAC
+    (exact, either spelling), a hostname someone claimed or an answer's label (contained).
+    Each hit: the entity, its capture and the facts that matched, with their first frames."""
+    q = " ".join(q.split())
+    if not q:
+        return []
+    low = q.lower()
+    mac = low.replace("-", ":")
+    hits: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    visible = select(Capture.id).where(Capture.status != STAGING)
+    for cid, ip in session.execute(select(Host.capture_id, Host.ip).where(
+            func.lower(Host.ip).in_([low, "mac-" + mac.replace(":", "-")]), Host.capture_id.in_(visible)).limit(limit)):
+        hits[(cid, ip)].append({"matched": "address" if not ip.startswith("mac-") else "mac", "value": ip})
+    for cid, entity, kind, value, frame in session.execute(select(
+            ObservationRow.capture_id, ObservationRow.entity, ObservationRow.kind, ObservationRow.value,
+            ObservationRow.first_frame).where(
+            or_((ObservationRow.kind == MAC.name) & (func.lower(ObservationRow.value) == mac),
+                (ObservationRow.kind == IP_MAC_BINDING.name) & (func.lower(ObservationRow.value) == mac),
+                (ObservationRow.kind == HOSTNAME_CLAIM.name) & func.lower(ObservationRow.value).contains(low,
+                                                                                                     autoescape=True)),
+            ObservationRow.capture_id.in_(visible)).limit(limit * 4)):
+        what = {MAC.name: "mac", IP_MAC_BINDING.name: "mac", HOSTNAME_CLAIM.name: "hostname"}[kind]
+        hits[(cid, entity)].append({"matched": what, "kind": kind, "value": value, "frame": frame})
+    for cid, entity, question, label in session.execute(select(
+            VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label).where(
+            func.lower(VerdictRow.primary_label).contains(low, autoescape=True),
+            VerdictRow.capture_id.in_(visible)).limit(limit * 4)):
+        hits[(cid, entity)].append({"matched": "answer", "question": question, "value": label})
+    # a MAC names its own device, not the routed addresses a router's frames carry
+    mac_hits = [k for k, facts in hits.items() if any(f.get("kind") == MAC.name for f in facts)]
+    if mac_hits:
+        routed = {(cid, ip) for cid, ip in session.execute(select(Host.capture_id, Host.ip).where(
+            Host.capture_id.in_(sorted({cid for cid, _ in mac_hits})), Host.ip.in_(sorted({e for _, e in mac_hits})),
+            Host.locality.in_((Locality.REMOTE, Locality.LOCAL_ROUTED))))}
+        for k in mac_hits:
+            if k in routed:
+                hits[k] = [f for f in hits[k] if f.get("kind") != MAC.name]
+                if not hits[k]:
+                    del hits[k]
+    names = dict(session.execute(select(Capture.id, Capture.name).where(
+        Capture.id.in_(sorted({cid for cid, _ in hits})))).all()) if hits else {}
+    out = []
+    for (cid, entity), facts in sorted(hits.items(), key=lambda kv: (kv[0][1], names.get(kv[0][0], ""), kv[0][0])):
+        seen, unique = set(), []
+        for f in facts:
+            k = tuple(sorted((a, str(b)) for a, b in f.items()))
+            if k not in seen:
+                seen.add(k)
+                unique.append(f)
+        out.append({"entity_key": entity, "capture_id": cid, "capture_name": names.get(cid), "matched": unique})
+    return out[:limit]
+
+
+def change_counts(session: Session, network_id: str) -> dict[tuple[str, str], int]:
+    """(capture, severity) -> how many changes."""
+    return {(cid, sev): n for cid, sev, n in session.execute(select(
+        NetworkChange.capture_id, NetworkChange.severity, func.count()).where(
+        NetworkChange.network_id == network_id).group_by(NetworkChange.capture_id, NetworkChange.severity))}

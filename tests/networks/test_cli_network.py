@@ -1,0 +1,41 @@
+"""`tracepcap network ...`, `analyze --network` and `reaffirm` on synthetic office weeks."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from support.office_weeks import BASE, Week, write_week
+
+KIOSK = "10.9.0.10"
+
+
+def test_network_commands(cli, tmp_path):
+    code, out, _ = cli("network", "create", "hq")
+    assert code == 0 and "hq" in out
+    moved = [replace(d, mac="00:11:22:00:00:99") if d.ip == KIOSK else d for d in BASE]
+    w0 = write_week(tmp_path / "w0.pcap", 0, Week(BASE))
+    w1 = write_week(tmp_path / "w1.pcap", 1, Week(moved))
+    code, out, err = cli("analyze", w0, "--network", "hq", "--json")
+    assert code == 0, err
+    first = json.loads(out)["capture"]["id"]
+    code, _, err = cli("override", first, "host-identity", KIOSK, "Kiosk", "--rationale", "seen on site")
+    assert code == 0, err
+    code, out, err = cli("analyze", w1, "--network", "hq", "--json")
+    second = json.loads(out)["capture"]["id"]
+    code, out, _ = cli("network", "show", "hq")
+    assert code == 0 and "2 captures" in out
+    assert "host-identity: Kiosk  [stale" in out and "00:11:22:00:00:99 new (frame" in out
+    code, out, _ = cli("network", "changes", "hq", "--json")
+    events = json.loads(out)
+    assert any(e["kind"] == "address-moved" and e["entity_key"] == KIOSK and e["capture_id"] == second for e in events)
+    code, out, _ = cli("network", "changes", "hq")
+    assert "w0.pcap -> w1.pcap" in out and "[high] address-moved" in out
+    code, out, err = cli("reaffirm", second, "host-identity", KIOSK)
+    assert code == 0, err
+    code, out, _ = cli("network", "show", "hq", "--json")
+    row = next(r for r in json.loads(out)["inventory"]["rows"] if r["entity_key"] == KIOSK)
+    assert row["answers"]["host-identity"]["state"] == "carried"
+    assert cli("network", "changes", "nowhere")[0] == 2
+    code, out, _ = cli("network", "list")
+    assert "hq  2 captures" in out
