@@ -184,6 +184,9 @@ class VerdictRow(Base):
     """The current verdict per (question, capture, entity); `document` is the whole Verdict."""
 
     __tablename__ = "verdict"
+    # the capture page counts answers per label: this index covers that grouping, so the count
+    # never reads the rows' documents (1.4 s at 5,000 hosts without it)
+    __table_args__ = (Index("ix_verdict_counts", "capture_id", "question", "primary_label", "contested", "basis"),)
 
     capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), primary_key=True)
     question: Mapped[str] = mapped_column(String(64), primary_key=True)
