@@ -3,6 +3,8 @@ frame by `GET /api/captures/{cid}/notices`, paged and filtered by kind (issue 12
 
 from __future__ import annotations
 
+import re
+
 import httpx
 from notice_traffic import DC, PC, odd_lan
 
@@ -34,4 +36,5 @@ def test_the_capture_page_lists_the_notices(api, client, tmp_path):
     section = page.text[page.text.index('id="notices-title"'):page.text.index('id="manifest-title"')]
     assert "Notices <span class=\"n\">3</span>" in section
     assert "<code>kerberos-truncated</code> <span class=\"n\">2</span>" in section
-    assert f"frame 3</span> from {DC}: <span class=\"small\">dns-name: malformed" in section
+    assert re.search(rf'frame\s*<a class="frame-link" href="/captures/{cid}/frames/3"[^>]*>3</a>\s*</span> from {re.escape(DC)}: '
+                     r'<span class="small">dns-name: malformed', section), section
