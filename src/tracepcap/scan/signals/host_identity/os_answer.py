@@ -4,7 +4,8 @@ answer, a declared cross-question input (`INPUTS`), cited in the reason.
 iOS (iPadOS is iOS here) and Android run on phones and tablets: Mobile. macOS, Windows and
 ChromeOS run on computers people sit at: Workstation (Windows only when it answers no
 service: a Windows host answering services is a server as often as a desktop). Linux is a desktop client only when the host answers no service; a Linux server, NAS
-or appliance answers something. An Apple answer (macOS or iOS, not told apart) is a client
+or appliance answers something; and never when its DHCP vendor class names an ARM build
+(`…:armv7l:BCM2835`): a single-board computer or an appliance as often as a desktop. An Apple answer (macOS or iOS, not told apart) is a client
 device of either kind. A network OS is a Router when it serves DHCP or DNS to the segment,
 otherwise a network device of a kind its services or LLDP must tell.
 An OS answer that rests only on facts host-identity's own signals read (the initial TTL,
@@ -20,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ....extract.facts import Grade
+from ....extract.kinds import DHCP_VENDOR_CLASS
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -37,10 +39,15 @@ ROUTER_SERVICES = ("udp/67", "udp/53", "tcp/53")
 # (ttl_class, oui_vendor, name_cues, device_model): an OS answer they alone carry is no
 # new evidence of the device type
 OWN_EVIDENCE = {"ttl", "oui_vendor", "name_cues", "device_model"}
+ARM_BUILDS = (":armv", ":aarch64", ":arm64")  # dhcpcd's vendor class ends "…:<machine>:<board>"
 
 
 def _vote(label: str, weight: int, why: str) -> Vote:
     return Vote(label, weight, f"{why} (+{weight})", Grade.INFERRED, ())
+
+
+def _arm_board(host: HostFacts) -> bool:
+    return any(arm in value.lower() for value in host.values(DHCP_VENDOR_CLASS) for arm in ARM_BUILDS)
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
@@ -53,7 +60,7 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     if answer.label in CLIENT_OS:
         label, why = CLIENT_OS[answer.label]
         yield _vote(label, weight, f"{answer.cite()}: {answer.label} {why}")
-    elif answer.label == "Linux" and not host.served():
+    elif answer.label == "Linux" and not host.served() and not _arm_board(host):
         yield _vote("Workstation", PARENT_WEIGHT, f"{answer.cite()}, and it answers no service: "
                     "a desktop Linux client")
     elif answer.label == "Apple":
