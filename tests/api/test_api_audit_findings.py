@@ -7,7 +7,7 @@ import csv
 import io
 
 import pytest
-from api_helpers import DNS_SERVER, WORKSTATION, assert_error
+from api_helpers import DNS_DEVICE, DNS_SERVER, WORKSTATION, assert_error
 
 from tracepcap.testing import findings as shapes
 
@@ -30,7 +30,7 @@ def test_the_audit_log_newest_first_filtered_and_paged(client, acted):
     events = response.json()
     assert [e["action"] for e in events] == ["dismissal.added", "evidence.added", "override.set"]
     assert events[2]["change"] == "set the answer to “Router” — diagram"
-    assert {e["actor"] for e in events} == {"system"} and events[0]["entity_key"] == DNS_SERVER
+    assert {e["actor"] for e in events} == {"system"} and events[0]["entity_key"] == DNS_DEVICE  # the device owning the address
     by_question = client.get(f"/captures/{acted}/audit", params={"question": "host-identity"})
     assert by_question.headers["x-total-count"] == "2"
     by_action = client.get(f"/captures/{acted}/audit", params={"action": "evidence.added", "actor": "system"})

@@ -44,7 +44,10 @@ def test_the_findings_banner_leads_to_the_spoofers_page(web, tmp_path):
         "40 names are served by certificate from several hosts each (CDN/anycast name sharing")
 
     # the marker column, and the filter to the hosts a finding names
-    row = page.locator("#hosts tbody tr", has=page.get_by_role("link", name=spoofer, exact=True))
+    # the spoofer's row is headed by its address and links its device's page
+    row = page.locator("#hosts tbody tr", has=page.get_by_role("rowheader", name=shapes.SPOOFER[0], exact=True))
+    expect(row.get_by_role("link", name=shapes.SPOOFER[0], exact=True)).to_have_attribute(
+        "href", f"/captures/{cid}/hosts/{spoofer}")
     expect(row.locator("a.flag")).to_have_attribute("data-finding", "high")
     page.locator(".filter-marks").get_by_role("link", name="⚑ findings").click()
     expect(page.locator("#hosts-summary")).to_contain_text("of 82")  # gateway, spoofer, 80 CDN servers
@@ -111,8 +114,9 @@ def test_the_audit_page_filters_by_actor_action_and_question(analyzed):
     page.get_by_role("button", name="Filter").click()
     expect(events).to_have_count(1)
     expect(events.first).to_contain_text("dismissed “Printer”: a laptop")
-    expect(events.first.get_by_role("link", name=OTHER_HOST)).to_have_attribute(
-        "href", f"/captures/{cid}/hosts/{OTHER_HOST}")
+    other = "mac-52-54-00-bb-00-20"  # the device holding OTHER_HOST: the audit log carries entity keys (issue 11)
+    expect(events.first.get_by_role("link", name=other, exact=True)).to_have_attribute(
+        "href", f"/captures/{cid}/hosts/{other}")
     expect(page).to_have_url(re.compile(r"action=dismissal.added"))
     page.get_by_role("link", name="clear ✕").click()
     expect(events).to_have_count(4)
