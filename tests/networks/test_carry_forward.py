@@ -238,5 +238,5 @@ def test_search_finds_a_mac_on_its_own_device_not_on_routed_addresses(office):
     w0 = office.add(None, 0, Week(BASE))
     with office.db.session() as s:
         hits = read.search(s, ROUTER[1].upper())
-    assert [(h["entity_key"], h["capture_id"]) for h in hits] == [(GW, w0)]
+    assert [(h["ip"], h["capture_id"]) for h in hits] == [(GW, w0)]
     assert {f["matched"] for f in hits[0]["matched"]} == {"mac"}

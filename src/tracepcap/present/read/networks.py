@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from ...adjudicate.networks import list_networks, ordered_captures
 from ...adjudicate.networks.changes import ChangeKind
 from ...extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC
-from ...store.models import (Capture, ChangeReview, EntityMember, Host, HumanOverride, Locality, Network, NetworkChange,
+from ...store.models import (Capture, ChangeReview, Entity, EntityMember, Host, HumanOverride, Locality, Network, NetworkChange,
                              ObservationRow, VerdictRow)
 from ...store.staging import STAGING
 
@@ -241,8 +241,10 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
                 hits[k] = [f for f in hits[k] if f.get("kind") != MAC.name]
                 if not hits[k]:
                     del hits[k]
+    hits = _by_entity(session, hits)
     names = dict(session.execute(select(Capture.id, Capture.name).where(
         Capture.id.in_(sorted({cid for cid, _ in hits})))).all()) if hits else {}
+    primary = _primary_addresses(session, hits)
     out = []
     for (cid, entity), facts in sorted(hits.items(), key=lambda kv: (kv[0][1], names.get(kv[0][0], ""), kv[0][0])):
         seen, unique = set(), []
@@ -251,8 +253,34 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
             if k not in seen:
                 seen.add(k)
                 unique.append(f)
-        out.append({"entity_key": entity, "capture_id": cid, "capture_name": names.get(cid), "matched": unique})
+        out.append({"entity_key": entity, "ip": primary.get((cid, entity), entity), "capture_id": cid,
+                    "capture_name": names.get(cid), "matched": unique})
     return out[:limit]
+
+
+def _by_entity(session: Session, hits: dict[tuple[str, str], list[dict]]) -> dict[tuple[str, str], list[dict]]:
+    """Facts are held per address or MAC: gather each hit onto its entity's key (issue 11)."""
+    if not hits:
+        return hits
+    key_of: dict[tuple[str, str], str] = {}
+    for cid, member, key in session.execute(select(
+            EntityMember.capture_id, EntityMember.member, EntityMember.entity_key).where(
+            EntityMember.capture_id.in_(sorted({c for c, _ in hits})),
+            EntityMember.member.in_(sorted({e for _, e in hits})))):
+        key_of[(cid, member)] = key
+    out: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for (cid, name), facts in hits.items():
+        out[(cid, key_of.get((cid, name), name))].extend(facts)
+    return out
+
+
+def _primary_addresses(session: Session, hits) -> dict[tuple[str, str], str]:
+    """(capture, entity key) -> the entity's primary address (None for a MAC-only device)."""
+    if not hits:
+        return {}
+    return {(cid, key): ip for cid, key, ip in session.execute(select(Entity.capture_id, Entity.key, Entity.ip).where(
+        Entity.capture_id.in_(sorted({c for c, _ in hits})), Entity.key.in_(sorted({e for _, e in hits}))))
+        if ip is not None}
 
 
 def change_counts(session: Session, network_id: str) -> dict[tuple[str, str], int]:
