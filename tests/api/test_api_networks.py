@@ -62,11 +62,11 @@ def test_a_network_over_the_api(api, client, tmp_path):
             "override.reaffirmed", "change.reviewed"} <= actions
 
     hits = client.get("/search", params={"q": "00:11:22:00:00:99"}).json()
-    assert [(h["entity_key"], h["capture_id"]) for h in hits] == [(kiosk, w1)]
+    assert [(h["ip"], h["capture_id"]) for h in hits] == [(kiosk, w1)]  # one hit per entity, by its address
     assert hits[0]["matched"][0]["matched"] == "mac" and hits[0]["matched"][0]["frame"]
-    by_address = {(h["entity_key"], h["capture_id"]) for h in client.get("/search", params={"q": gw}).json()}
+    by_address = {(h["ip"], h["capture_id"]) for h in client.get("/search", params={"q": gw}).json()}
     assert by_address == {(gw, w0), (gw, w1)}
     by_name = client.get("/search", params={"q": "ALICE-laptop"}).json()
-    assert {h["entity_key"] for h in by_name} == {"10.9.0.30"}
+    assert {h["ip"] for h in by_name} == {"10.9.0.30"} and len({h["entity_key"] for h in by_name}) == 1
     by_answer = client.get("/search", params={"q": "kiosk"}).json()
-    assert {(h["entity_key"], h["matched"][0]["matched"]) for h in by_answer} == {(kiosk, "answer")}
+    assert {(h["ip"], h["matched"][0]["matched"]) for h in by_answer} == {(kiosk, "answer")}

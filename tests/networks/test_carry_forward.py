@@ -17,6 +17,7 @@ from tracepcap.adjudicate.actor import SYSTEM_ACTOR
 from tracepcap.adjudicate.contract import Basis, Key
 from tracepcap.adjudicate.runner import stored_verdict
 from tracepcap.present.read import networks as read
+from tracepcap.store.entities import resolve
 from tracepcap.store.models import AuditEvent, HumanOverride
 
 ALICE, BOB = person("alice"), person("bob")
@@ -31,8 +32,8 @@ def verdict(office, capture, question, entity):
 def audit(office, capture, entity=None):
     with office.db.session() as s:
         stmt = select(AuditEvent).where(AuditEvent.capture_id == capture)
-        if entity:
-            stmt = stmt.where(AuditEvent.entity_key == entity)
+        if entity:  # any name of the entity (an address): its key in that capture
+            stmt = stmt.where(AuditEvent.entity_key == (resolve(s, capture, entity) or entity))
         return [(e.action, e.actor, e.after, e.before) for e in s.scalars(stmt.order_by(AuditEvent.id))]
 
 
@@ -57,7 +58,8 @@ def test_an_override_and_an_accepted_role_are_carried_with_author_time_and_origi
         assert not role.stale_since
         assert ("override.carried", "system") in [(a, b) for a, b, *_ in audit(office, later, GW)]
     with office.db.session() as s:
-        rows = s.scalars(select(HumanOverride).where(HumanOverride.entity_key == GW)).all()
+        rows = s.scalars(select(HumanOverride).where(
+            HumanOverride.entity_key.in_({resolve(s, c, GW) for c in (w0, w1, w2)}))).all()
         by_capture = {o.capture_id: o for o in rows}
     assert by_capture[w0].carried_from is None and by_capture[w1].carried_from == w0
     assert by_capture[w1].created_at == by_capture[w0].created_at  # the time it was given, kept
@@ -236,5 +238,5 @@ def test_search_finds_a_mac_on_its_own_device_not_on_routed_addresses(office):
     w0 = office.add(None, 0, Week(BASE))
     with office.db.session() as s:
         hits = read.search(s, ROUTER[1].upper())
-    assert [(h["entity_key"], h["capture_id"]) for h in hits] == [(GW, w0)]
+    assert [(h["ip"], h["capture_id"]) for h in hits] == [(GW, w0)]
     assert {f["matched"] for f in hits[0]["matched"]} == {"mac"}

@@ -131,6 +131,9 @@ def test_a_later_week_where_the_gateway_changed_mac_makes_the_carried_answer_sta
         assert gw.primary_label == "Router" and gw.basis == Basis.HUMAN and gw.stale_since
         note = next(n for n in gw.notes if n.startswith("stale since week5-gateway-mac.pcap"))
         assert f"{new_mac} new (frame" in note and f"{GATEWAY_MAC} gone" in note
+        # a new MAC is a new device key: the answer followed the gateway's address, and says so
+        assert any(n.startswith("carried from") and f"matched by the same primary address {GATEWAY}" in n
+                   for n in gw.notes)
         with db.session() as s:
             events = read.change_documents(s, network_id, w5)
         assert any(e["kind"] == "address-moved" and e["entity_key"] == GATEWAY and new_mac in e["summary"]

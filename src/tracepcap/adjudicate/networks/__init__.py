@@ -17,6 +17,7 @@ from ..actor import Actor
 from ..annotations.audit import AuditAction, record, utc_now
 from ..annotations.keyed import of_key
 from ..annotations.locking import take_turn
+from ..annotations.naming import canonical
 from ..annotations.staleness import identity_facts
 from ..contract import Key, Verdict
 from ..registry import Registry
@@ -86,6 +87,7 @@ def rehome_before_delete(session: Session, registry: Registry, capture_id: str) 
     return network_id
 
 
+@canonical(True)
 def reaffirm(session: Session, registry: Registry, key: Key, *, actor: Actor) -> Verdict:
     """A human says the answer still holds here: the stale mark goes and the evidence here
     becomes the baseline (later captures are checked against it)."""

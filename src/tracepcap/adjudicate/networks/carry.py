@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ...extract.kinds import HOSTNAME_CLAIM
-from ...store.models import Capture, CarryMark, Dismissal, HumanOverride, ManualEvidence, ObservationRow
+from ...store.models import Capture, CarryMark, Entity, EntityMember, Dismissal, HumanOverride, ManualEvidence, ObservationRow
 from ..actor import SYSTEM_ACTOR
 from ..contract import Key
 from ..annotations.audit import AuditAction, record
@@ -70,17 +70,41 @@ class _Matcher:
         """hostname -> entities, in one capture."""
         if capture_id not in self._names:
             names: dict[str, set[str]] = {}
+            keys = dict(self.session.execute(select(EntityMember.member, EntityMember.entity_key).where(
+                EntityMember.capture_id == capture_id)).all())
             for entity, value in self.session.execute(select(ObservationRow.entity, ObservationRow.value).where(
                     ObservationRow.capture_id == capture_id, ObservationRow.kind == HOSTNAME_CLAIM.name,
                     ObservationRow.source == "dhcp")):
-                names.setdefault(value.lower(), set()).add(entity)
+                names.setdefault(value.lower(), set()).add(keys.get(entity, entity))
             self._names[capture_id] = names
         return self._names[capture_id]
+
+    def _by_primary_address(self, capture_id: str, entity: str, seen: ev.EntityEvidence | None
+                            ) -> tuple[str, str] | None:
+        """A device (keyed by its MAC) whose key is absent here, and whose MAC is not randomised:
+        the one entity here holding its primary address as its own primary address. The device
+        changed MAC (a replaced router, a swapped NIC), so the carried answer follows the address
+        and the MAC change makes it stale."""
+        if not entity.startswith("mac-") or seen is None or any(_locally_administered(m) for m in seen.macs):
+            return None
+        address = next(iter(seen.addresses), None)  # primary first (Entity.addresses' order)
+        if address is None:
+            return None
+        found = self.session.scalars(select(Entity.key).where(Entity.capture_id == capture_id,
+                                                              Entity.ip == address)).all()
+        if len(found) != 1:
+            return None
+        (target,) = found
+        self.presence.setdefault(capture_id, set()).add(target)
+        return target, (f"the same primary address {address} (the device's MAC key {entity} is absent here, "
+                        f"so it is matched by its address; a MAC change makes the answer stale)")
 
     def match(self, capture_id: str, entity: str, seen: ev.EntityEvidence | None) -> tuple[str, str] | None:
         if entity in self.presence.get(capture_id, ()):
             how = "the same MAC" if entity.startswith("mac-") else "the same key"
             return entity, how
+        if (by_address := self._by_primary_address(capture_id, entity, seen)) is not None:
+            return by_address
         if seen is None or not seen.dhcp_names or not any(_locally_administered(m) for m in seen.macs):
             return None
         names = self._dhcp_identities(capture_id)

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from ...extract.kinds import (DEVICE_MODEL, DHCP_CLIENT_ID, HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OS_VERSION,
                               SERVED)
-from ...store.models import Host, Locality, ObservationRow, VerdictRow
+from ...store.models import Entity, EntityMember, Locality, ObservationRow, VerdictRow
 from ..contract import Basis, Verdict
 
 #: REPORTED facts that say who a device is; a new one under a carried answer may contradict it
@@ -65,36 +65,47 @@ def load(session: Session, capture_id: str, entities: set[str] | None = None) ->
 
 def load_many(session: Session, capture_ids: list[str], entities: set[str] | None = None
               ) -> dict[tuple[str, str], EntityEvidence]:
-    """The evidence of `entities` (every host when None) in each of the captures, keyed by
-    (capture, entity): four queries whatever the number of captures."""
+    """The evidence of `entities` (every entity when None) in each of the captures, keyed by
+    (capture, entity key): a handful of queries whatever the number of captures. An entity's
+    facts are held per address or MAC (its `entity_member` names) and gathered onto its key."""
     out: dict[tuple[str, str], EntityEvidence] = {}
     wanted = sorted(entities) if entities is not None else None
 
     def limited(stmt, column):
         return stmt if wanted is None else stmt.where(column.in_(wanted))
 
-    for cid, ip, locality in session.execute(limited(select(Host.capture_id, Host.ip, Host.locality).where(
-            Host.capture_id.in_(capture_ids)), Host.ip)):
-        out[(cid, ip)] = EntityEvidence(ip, present=True,
-                                        on_link=locality == Locality.ON_LINK or ip.startswith("mac-"))
-    macs_wanted = {(cid, m): e for (cid, _), e in out.items() if (m := _mac_of_key(e.entity))}
+    owned: dict[tuple[str, str], set[str]] = {}
+    for cid, key, locality, addresses, macs in session.execute(limited(select(
+            Entity.capture_id, Entity.key, Entity.locality, Entity.addresses, Entity.macs).where(
+            Entity.capture_id.in_(capture_ids)), Entity.key)):
+        e = EntityEvidence(key, present=True, on_link=locality == Locality.ON_LINK or key.startswith("mac-"))
+        if key.startswith("mac-"):
+            e.addresses = {a: 0 for a in addresses or ()}
+        owned[(cid, key)] = set(macs or ())
+        out[(cid, key)] = e
+    # member name (address or MAC key) -> its entity's evidence
+    by_member: dict[tuple[str, str], EntityEvidence] = {(cid, key): e for (cid, key), e in out.items()}
+    for cid, member, key in session.execute(limited(select(
+            EntityMember.capture_id, EntityMember.member, EntityMember.entity_key).where(
+            EntityMember.capture_id.in_(capture_ids)), EntityMember.entity_key)):
+        if (e := out.get((cid, key))) is not None:
+            by_member[(cid, member)] = e
+    members = sorted({m for _, m in by_member})
     stmt = select(ObservationRow.capture_id, ObservationRow.entity, ObservationRow.kind, ObservationRow.value,
                   ObservationRow.source, func.min(ObservationRow.first_frame)).where(
         ObservationRow.capture_id.in_(capture_ids), ObservationRow.kind.in_([k.name for k in KINDS])).group_by(
         ObservationRow.capture_id, ObservationRow.entity, ObservationRow.kind, ObservationRow.value,
         ObservationRow.source)
-    for cid, entity, kind, value, source, frame in session.execute(limited(stmt, ObservationRow.entity)):
-        e = out.get((cid, entity))
-        if kind == IP_MAC_BINDING.name:
-            if (device := macs_wanted.get((cid, value))) is not None:
-                device.addresses.setdefault(entity, frame)
-            if e is not None and e.on_link:  # an on-link address's ARP/ND/DHCP binding is its MAC
-                e.macs[value] = min(frame, e.macs.get(value, frame))
-            continue
+    if wanted is not None:
+        stmt = stmt.where(ObservationRow.entity.in_(members))
+    for cid, entity, kind, value, source, frame in session.execute(stmt):
+        e = by_member.get((cid, entity))
         if e is None:
             continue
-        if kind == MAC.name:
-            if e.on_link:
+        if kind in (IP_MAC_BINDING.name, MAC.name):
+            if kind == IP_MAC_BINDING.name and entity in e.addresses:
+                e.addresses[entity] = min(frame, e.addresses[entity]) if e.addresses[entity] else frame
+            if e.on_link and (not owned.get((cid, e.entity)) or value in owned[(cid, e.entity)]):
                 e.macs[value] = min(frame, e.macs.get(value, frame))
         elif kind == SERVED.name:
             e.served[value] = min(frame, e.served.get(value, frame))
@@ -104,17 +115,9 @@ def load_many(session: Session, capture_ids: list[str], entities: set[str] | Non
             if kind == HOSTNAME_CLAIM.name and source == "dhcp":
                 e.dhcp_names.add(value.lower())
             e.reported[(kind, value)] = min(frame, e.reported.get((kind, value), frame))
-    if wanted is not None and macs_wanted:  # bindings name the address as entity: read them by MAC
-        for cid, entity, value, frame in session.execute(select(
-                ObservationRow.capture_id, ObservationRow.entity, ObservationRow.value,
-                func.min(ObservationRow.first_frame)).where(
-                ObservationRow.capture_id.in_(capture_ids), ObservationRow.kind == IP_MAC_BINDING.name,
-                ObservationRow.value.in_(sorted({m for _, m in macs_wanted}))).group_by(
-                ObservationRow.capture_id, ObservationRow.entity, ObservationRow.value)):
-            if (device := macs_wanted.get((cid, value))) is not None:
-                device.addresses.setdefault(entity, frame)
-    for device in macs_wanted.values():
-        device.macs.setdefault(_mac_of_key(device.entity), 0)
+    for (cid, key), e in out.items():
+        for mac in owned.get((cid, key), ()):
+            e.macs.setdefault(mac, 0)
     human: set[tuple[str, str]] = set()
     for cid, entity, question, primary, basis in session.execute(limited(select(
             VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
@@ -176,11 +179,11 @@ def differences(question: str, label: str, baseline: EntityEvidence, now: Entity
 
 
 def group_hosts(session: Session, capture_ids: list[str], entities: set[str]) -> dict[str, set[str]]:
-    """Which of `entities` each capture holds."""
+    """Which of `entities` (entity keys) each capture holds."""
     out: dict[str, set[str]] = defaultdict(set)
     if not entities or not capture_ids:
         return out
-    for cid, ip in session.execute(select(Host.capture_id, Host.ip).where(
-            Host.capture_id.in_(capture_ids), Host.ip.in_(sorted(entities)))):
-        out[cid].add(ip)
+    for cid, key in session.execute(select(Entity.capture_id, Entity.key).where(
+            Entity.capture_id.in_(capture_ids), Entity.key.in_(sorted(entities)))):
+        out[cid].add(key)
     return out

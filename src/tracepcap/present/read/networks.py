@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from ...adjudicate.networks import list_networks, ordered_captures
 from ...adjudicate.networks.changes import ChangeKind
 from ...extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC
-from ...store.models import (Capture, ChangeReview, Host, HumanOverride, Locality, Network, NetworkChange,
+from ...store.models import (Capture, ChangeReview, Entity, EntityMember, Host, HumanOverride, Locality, Network, NetworkChange,
                              ObservationRow, VerdictRow)
 from ...store.staging import STAGING
 
@@ -165,18 +165,30 @@ def inventory(session: Session, network: Network, offset: int = 0, limit: int = 
         by_capture[cid].append(e)
     answers: dict[str, dict[str, dict]] = defaultdict(dict)
     for cid, entities in by_capture.items():
-        for entity, question, label, basis, confidence in session.execute(select(
+        # a row names an address; its answers are its entity's (a device holds all its addresses)
+        key_of = {e: e for e in entities} | dict(session.execute(select(
+            EntityMember.member, EntityMember.entity_key).where(EntityMember.capture_id == cid,
+                                                               EntityMember.member.in_(entities))).all())
+        rows_of: dict[str, list[str]] = defaultdict(list)
+        for e in entities:
+            rows_of[key_of[e]].append(e)
+        keys = sorted(rows_of)
+        for key, question, label, basis, confidence in session.execute(select(
                 VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis,
-                VerdictRow.confidence).where(VerdictRow.capture_id == cid, VerdictRow.entity_key.in_(entities))):
-            answers[entity][question] = {"label": label, "basis": basis, "confidence": confidence, "state": "machine"}
+                VerdictRow.confidence).where(VerdictRow.capture_id == cid, VerdictRow.entity_key.in_(keys))):
+            for entity in rows_of[key]:
+                answers[entity][question] = {"label": label, "basis": basis, "confidence": confidence,
+                                             "state": "machine", "entity": key}
         for o in session.scalars(select(HumanOverride).where(HumanOverride.capture_id == cid,
-                                                             HumanOverride.entity_key.in_(entities))):
-            a = answers[o.entity_key].setdefault(o.question, {"label": o.label, "basis": "HUMAN", "confidence": 100})
-            a |= {"state": "stale" if o.stale_since else ("carried" if o.carried_from else "human"),
-                  "author": o.actor, "carried_from": o.carried_from, "note": o.carry_note,
-                  "stale": (o.stale_detail or {}).get("changes") if o.stale_since else None,
-                  "stale_since": (o.stale_detail or {}).get("since_name") if o.stale_since else None,
-                  "moved": _moved(o) if o.stale_since else None}
+                                                             HumanOverride.entity_key.in_(keys))):
+            for entity in rows_of[o.entity_key]:
+                a = answers[entity].setdefault(o.question, {"label": o.label, "basis": "HUMAN", "confidence": 100,
+                                                            "entity": o.entity_key})
+                a |= {"state": "stale" if o.stale_since else ("carried" if o.carried_from else "human"),
+                      "author": o.actor, "carried_from": o.carried_from, "note": o.carry_note,
+                      "stale": (o.stale_detail or {}).get("changes") if o.stale_since else None,
+                      "stale_since": (o.stale_detail or {}).get("since_name") if o.stale_since else None,
+                      "moved": _moved(o) if o.stale_since else None}
     names = {c.id: c.name for c in captures}
     rows = [{"entity_key": e, "first_seen": names[ids[min(seen[e])]], "first_seen_id": ids[min(seen[e])],
              "last_seen": names[last_of[e]], "last_seen_id": last_of[e], "captures": len(set(seen[e])),
@@ -229,8 +241,10 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
                 hits[k] = [f for f in hits[k] if f.get("kind") != MAC.name]
                 if not hits[k]:
                     del hits[k]
+    hits = _by_entity(session, hits)
     names = dict(session.execute(select(Capture.id, Capture.name).where(
         Capture.id.in_(sorted({cid for cid, _ in hits})))).all()) if hits else {}
+    primary = _primary_addresses(session, hits)
     out = []
     for (cid, entity), facts in sorted(hits.items(), key=lambda kv: (kv[0][1], names.get(kv[0][0], ""), kv[0][0])):
         seen, unique = set(), []
@@ -239,8 +253,34 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
             if k not in seen:
                 seen.add(k)
                 unique.append(f)
-        out.append({"entity_key": entity, "capture_id": cid, "capture_name": names.get(cid), "matched": unique})
+        out.append({"entity_key": entity, "ip": primary.get((cid, entity), entity), "capture_id": cid,
+                    "capture_name": names.get(cid), "matched": unique})
     return out[:limit]
+
+
+def _by_entity(session: Session, hits: dict[tuple[str, str], list[dict]]) -> dict[tuple[str, str], list[dict]]:
+    """Facts are held per address or MAC: gather each hit onto its entity's key (issue 11)."""
+    if not hits:
+        return hits
+    key_of: dict[tuple[str, str], str] = {}
+    for cid, member, key in session.execute(select(
+            EntityMember.capture_id, EntityMember.member, EntityMember.entity_key).where(
+            EntityMember.capture_id.in_(sorted({c for c, _ in hits})),
+            EntityMember.member.in_(sorted({e for _, e in hits})))):
+        key_of[(cid, member)] = key
+    out: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for (cid, name), facts in hits.items():
+        out[(cid, key_of.get((cid, name), name))].extend(facts)
+    return out
+
+
+def _primary_addresses(session: Session, hits) -> dict[tuple[str, str], str]:
+    """(capture, entity key) -> the entity's primary address (None for a MAC-only device)."""
+    if not hits:
+        return {}
+    return {(cid, key): ip for cid, key, ip in session.execute(select(Entity.capture_id, Entity.key, Entity.ip).where(
+        Entity.capture_id.in_(sorted({c for c, _ in hits})), Entity.key.in_(sorted({e for _, e in hits}))))
+        if ip is not None}
 
 
 def change_counts(session: Session, network_id: str) -> dict[tuple[str, str], int]:
