@@ -108,7 +108,7 @@ def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, repo
     if db.engine.dialect.name == "postgresql":  # fresh statistics after bulk inserts, or the
         with db.engine.connect() as conn:  # planner reads a just-analyzed capture slowly
             conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
-                "ANALYZE observation, conversation, host, vote, verdict")
+                "ANALYZE observation, conversation, host, entity, entity_member, vote, verdict")
     return status
 
 

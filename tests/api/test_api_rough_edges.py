@@ -11,7 +11,8 @@ from sqlalchemy import insert
 
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.present.read.hosts import HostFilter, host_page, is_group_address, neighbours
-from tracepcap.store.models import Capture, Conversation, Host, ObservationRow
+from tracepcap.scan.entities import build
+from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, Host, ObservationRow
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -68,7 +69,18 @@ def _store(db, hosts: list[str], macs: dict[str, list[str]], talks: list[tuple[s
         s.add(Capture(id=CID, sha256="f" * 64, name="edges.pcap", size=1, format="pcap", status="done",
                       progress_bytes=1, uploaded_at=START, uploaded_by="alice"))
         s.flush()
-        s.execute(insert(Host), [{"capture_id": CID, "ip": h, "position": i} for i, h in enumerate(hosts)])
+        addresses = [h for h in hosts if not h.startswith("mac-")]
+        s.execute(insert(Host), [{"capture_id": CID, "ip": h, "position": i} for i, h in enumerate(addresses)])
+        owners: dict[str, tuple[str, ...]] = {}  # the entities Scan would store: an address's MACs are its device's
+        for h, values in macs.items():
+            for mac in values:
+                owners[mac] = owners.get(mac, ()) + ((h,) if h in addresses else ())
+        entities = build(addresses, {m: o for m, o in owners.items() if o}, {h for h in hosts if h.startswith("mac-")})
+        s.execute(insert(Entity), [{"capture_id": CID, "key": e.key, "position": e.position, "ip": e.ip,
+                                    "addresses": list(e.addresses), "macs": list(e.macs), "randomised": e.randomised}
+                                   for e in entities])
+        s.execute(insert(EntityMember), [{"capture_id": CID, "member": m, "entity_key": e.key}
+                                         for e in entities for m in dict.fromkeys((e.key, *e.members))])
         facts = [{"capture_id": CID, "entity": h, "kind": "mac", "value": mac, "source": "link-identity",
                   "grade": "MEASURED", "first_frame": 1, "last_frame": 1, "count": 1, "first_time": 0.0,
                   "last_time": 0.0, "extractor": "link-identity", "extractor_version": "1"}
@@ -89,7 +101,8 @@ def test_mac_sort_puts_each_host_once_by_its_first_mac_and_hosts_without_one_las
     registry = get_registry()
     with db.session() as s:
         rows = host_page(s, registry, CID, HostFilter(sort="mac"), offset=0, limit=10).rows
-        assert [r.ip for r in rows] == ["10.0.0.2", "10.0.0.4", "10.0.0.1", "mac-8c-fe-57-00-00-01", "10.0.0.3"]
+        # a device's row: its address, or a MAC-only device's key
+        assert [r.ip or r.key for r in rows] == ["10.0.0.2", "10.0.0.4", "10.0.0.1", "mac-8c-fe-57-00-00-01", "10.0.0.3"]
         assert rows[0].macs == ["02:00:00:00:00:01", "02:00:00:00:00:05"]
         rows = host_page(s, registry, CID, HostFilter(sort="mac", desc=True), offset=1, limit=2).rows
         assert [r.ip for r in rows] == ["10.0.0.1", "10.0.0.4"]  # paged in the database, the order kept

@@ -2,7 +2,9 @@
 browser tests of a busy capture and scripts/screenshots.py: 200 on-link hosts in two /24s
 (10.1.0.0/24: 150, 10.1.1.0/24: 50), 100 local-routed in 10.20.0.0/24, and 700 remote in 70
 /24s that coarsen to 18 /16s; every local host talks to the gateway 10.1.0.1 and each on-link
-host to two remote ones; host-identity votes over twelve labels, a MAC for each on-link host."""
+host to two remote ones; host-identity votes over twelve labels, a MAC for each on-link host.
+As Scan would (scan/entities.py), each on-link host is a device keyed by its MAC
+(`mac-02-00-…`) and the others are keyed by their address: the votes are the entities'."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from sqlalchemy import insert
 
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import adjudicate_capture
-from tracepcap.store.models import Capture, Conversation, Host, ObservationRow, VoteRow
+from tracepcap.extract.mac_keys import mac_key
+from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, Host, ObservationRow, VoteRow
 
 CID = "d000000000000001"
 GATEWAY = "10.1.0.1"
@@ -32,6 +35,16 @@ def hosts() -> list[tuple[str, str]]:
     return out
 
 
+def mac(i: int) -> str:
+    """The MAC of the i-th host (on-link ones only have one)."""
+    return f"02:00:00:00:{i // 256:02x}:{i % 256:02x}"
+
+
+def key(i: int, ip: str, place: str) -> str:
+    """The entity key of the i-th host: its MAC's key on-link, else its address."""
+    return mac_key(mac(i)) if place == "on-link" else ip
+
+
 def build(db) -> None:
     """Store the capture (id CID) in `db` and adjudicate it."""
     everyone = hosts()
@@ -41,15 +54,22 @@ def build(db) -> None:
         s.flush()
         s.execute(insert(Host), [{"capture_id": CID, "ip": ip, "position": i, "locality": place,
                                   "locality_reason": f"test: {place}"} for i, (ip, place) in enumerate(everyone)])
+        s.execute(insert(Entity), [{"capture_id": CID, "key": key(i, ip, place), "position": i, "ip": ip,
+                                    "addresses": [ip], "macs": [mac(i)] if place == "on-link" else [],
+                                    "locality": place, "locality_reason": f"test: {place}", "randomised": False}
+                                   for i, (ip, place) in enumerate(everyone)])
+        s.execute(insert(EntityMember), [{"capture_id": CID, "member": member, "entity_key": key(i, ip, place)}
+                                         for i, (ip, place) in enumerate(everyone)
+                                         for member in dict.fromkeys((key(i, ip, place), ip))])
         facts, votes, talks = [], [], []
         for i, (ip, place) in enumerate(everyone):
             if place == "on-link":
-                facts.append({"capture_id": CID, "entity": ip, "kind": "mac", "value": f"02:00:00:00:{i // 256:02x}:{i % 256:02x}",
+                facts.append({"capture_id": CID, "entity": ip, "kind": "mac", "value": mac(i),
                               "source": "link-identity", "grade": "MEASURED", "first_frame": i + 1, "last_frame": i + 1,
                               "count": 1, "first_time": 0.0, "last_time": 0.0, "extractor": "link-identity",
                               "extractor_version": "1"})
             label = LABELS[i % len(LABELS)]
-            votes.append({"capture_id": CID, "question": "host-identity", "entity_key": ip, "signal": "s",
+            votes.append({"capture_id": CID, "question": "host-identity", "entity_key": key(i, ip, place), "signal": "s",
                           "label": label, "weight": 50, "reason": f"says {label} (+50)", "grade": "MEASURED",
                           "frames": [i + 1]})
             peers = []
