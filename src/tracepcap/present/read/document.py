@@ -73,7 +73,7 @@ def host_documents(session: Session, capture_id: str, registry: Registry) -> Ite
                          key=lambda answer: answer[0])
         yield {"key": key, "ip": ip, "addresses": list(addresses),
                "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
-               "locality": locality, "locality_reason": locality_reason,
+               "locality": locality, "locality_reason": locality_reason, "randomised": bool(randomised),
                "facts": host_facts, "verdicts": {q: doc for _, q, doc in answers}}
 
 
