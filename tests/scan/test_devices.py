@@ -172,6 +172,20 @@ def test_an_unanswered_dhcp_discover_is_a_mac_only_device(tmp_path):
     assert "seen only by its MAC" in device["locality_reason"]
 
 
+def test_a_switch_that_only_speaks_lldp_is_a_mac_only_device(tmp_path):
+    sc = Scenario()
+    switch = "00:00:0c:aa:bb:07"  # Cisco's OUI; no management address, never in ARP or IP
+    sc.emit(d.lldp_frame(switch, system_name="sw-floor-2", capabilities=["bridge"], enabled=["bridge"]))
+    other = sc.host("192.168.3.2", "00:1b:21:00:00:02")
+    sc.ping(other, sc.host("192.168.3.1", "00:1b:21:00:00:01"))
+    doc = document(sc.write_pcap(tmp_path / "lldp.pcap"), tmp_path)
+    device = by_key(doc)["mac-00-00-0c-aa-bb-07"]
+    assert device["ip"] is None and device["macs"] == [switch]
+    assert device["verdicts"]["hostname"]["primary_label"] == "sw-floor-2"
+    assert device["verdicts"]["host-identity"]["primary_label"] == "Switch"
+    assert any(f["kind"] == "oui-vendor" and "Cisco" in f["value"] for f in device["facts"])
+
+
 def test_a_router_fronting_a_thousand_remote_addresses_is_one_device_of_one_address(tmp_path):
     sc = Scenario()
     router = sc.host("192.168.7.1", "00:1b:21:00:07:01", ttl=57)

@@ -1,13 +1,19 @@
 """Landing what a link-layer announcement (LLDP, CDP) says about its sender on an IP
 address: the management addresses the announcement lists, else the address the sender's
 MAC claimed in ARP in the same capture. Without either, the sightings wait until the end
-of the walk, like DHCP's (`finish`); what never finds an address is counted, not kept.
+of the walk, like DHCP's (`finish`); a sender that never finds an address (a switch that only
+speaks LLDP) lands on its MAC, the entity `mac-aa-bb-..` (extract/mac_keys.py), with a `mac`
+and an `oui-vendor` fact: Scan makes it a MAC-only device, or joins it to the device owning
+that MAC.
 """
 
 from __future__ import annotations
 
 from .decoders import DecodeError, arp
 from .facts import Emitter, FactKind
+from .extractors.link_identity import vendor_of
+from .kinds import MAC, OUI_VENDOR
+from .mac_keys import mac_key
 from .packet import Packet
 
 Claim = tuple[FactKind, str, str]  # kind, value, source
@@ -32,7 +38,7 @@ class LinkAttribution:
         self.emit = emit
         self.limit = limit
         self.evicted = 0  #: table entries dropped past `limit`
-        self.unattributed = 0  #: senders no address could be found for
+        self.on_mac = 0  #: senders no address could be found for, landed on their MAC
         self._ips: dict[bytes, str] = {}  # MAC -> the IPv4 address it last claimed in ARP
         # sender MACs -> (kind, value, source) -> [first frame, first time, last frame, last time, count]
         self._pending: dict[tuple[bytes, ...], dict[Claim, list]] = {}
@@ -77,8 +83,14 @@ class LinkAttribution:
         for macs, sightings in self._pending.items():
             address = next((self._ips[m] for m in macs if m in self._ips), None)
             if address is None:
-                self.unattributed += 1
-                continue
+                mac = macs[0].hex(":")
+                address = mac_key(mac)
+                self.on_mac += 1
+                (f0, t0, _, _, _) = min(sightings.values())
+                sightings = dict(sightings)
+                sightings[(MAC, mac, None)] = [f0, t0, f0, t0, 1]
+                if vendor := vendor_of(mac):
+                    sightings[(OUI_VENDOR, vendor, None)] = [f0, t0, f0, t0, 1]
             for (kind, value, source), (f0, t0, f1, t1, count) in sightings.items():
                 self.emit.fact(address, kind, value, f0, t0, source=source)
                 for _ in range(count - 1):  # each announcement counts, as if emitted live

@@ -52,8 +52,11 @@ def test_lldp_med_phone_landed_through_arp(run, rows, manifest):
     net.emit(d.lldp_frame("00:99:99:99:99:99", system_name="nobody"))  # 6: never in ARP
     result = run(net, Lldp)
     assert manifest(result, "lldp").error == ("1 senders named no management address and claimed "
-                                              "none in ARP: their facts were not kept")
+                                              "none in ARP: their facts landed on their MAC")
     assert rows(result) == {
+        # never in ARP: a device known by its MAC alone (scan makes it a MAC-only device)
+        ("mac-00-99-99-99-99-99", "hostname-claim", "nobody", "lldp", 6, 6, 1),
+        ("mac-00-99-99-99-99-99", "mac", "00:99:99:99:99:99", "lldp", 6, 6, 1),
         ("10.0.5.21", "hostname-claim", "SEP001B210A0B0C", "lldp", 2, 3, 2),
         ("10.0.5.21", "lldp-software", "sip88xx.14-1-1", "lldp", 2, 3, 2),
         ("10.0.5.21", "lldp-platform", "Cisco Systems, Inc. CP-8845", "lldp", 2, 3, 2),

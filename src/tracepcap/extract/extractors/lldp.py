@@ -56,6 +56,6 @@ class Lldp(Extractor):
     def finish(self) -> None:
         self._land.finish()
         self.evicted = self._land.evicted
-        if self._land.unattributed:
-            self.note = (f"{self._land.unattributed} senders named no management address and "
-                         "claimed none in ARP: their facts were not kept")
+        if self._land.on_mac:
+            self.note = (f"{self._land.on_mac} senders named no management address and claimed "
+                         "none in ARP: their facts landed on their MAC")
