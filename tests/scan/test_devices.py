@@ -172,6 +172,22 @@ def test_an_unanswered_dhcp_discover_is_a_mac_only_device(tmp_path):
     assert "seen only by its MAC" in device["locality_reason"]
 
 
+def test_a_gateway_that_only_answers_arp_is_the_router_and_default_gateway(captures, tmp_path):
+    """monitor_large week 1: 10.0.1.1 sends nothing of its own but ARP; its MAC carries the
+    servers of 10.0.2.0/24 and the Internet (with TTL 64: a generated capture)."""
+    hosts = by_key(document(captures / "monitor_large_week1_baseline.pcap", tmp_path))
+    gateway = hosts["mac-00-aa-bb-cc-dd-01"]
+    assert gateway["addresses"] == ["10.0.1.1"]
+    assert gateway["verdicts"]["host-identity"]["primary_label"] == "Router"
+    assert gateway["verdicts"]["node-role"]["primary_label"] == "Default Gateway"
+    vote = gateway["verdicts"]["node-role"]["candidates"][0]["votes"][0]
+    # witnessed by the ARP reply that binds the MAC (frame 1), the only frame it sent
+    assert (vote["signal"], vote["frames"], vote["grade"]) == ("gateway", [1], "REPORTED")
+    assert "carries 4 addresses from outside 10.0.1.0/24" in vote["reason"]
+    gateways = [k for k, h in hosts.items() if h["verdicts"]["node-role"]["primary_label"] == "Default Gateway"]
+    assert gateways == ["mac-00-aa-bb-cc-dd-01"]
+
+
 def test_a_switch_that_only_speaks_lldp_is_a_mac_only_device(tmp_path):
     sc = Scenario()
     switch = "00:00:0c:aa:bb:07"  # Cisco's OUI; no management address, never in ARP or IP

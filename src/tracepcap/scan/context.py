@@ -413,10 +413,20 @@ class HostFacts:
         return out
 
     def owned_macs(self) -> list[Fact]:
-        """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with)."""
+        """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with). A
+        device that never sent IP from a MAC it owns (a gateway that only answers ARP and
+        forwards) is witnessed by the ARP/ND binding of that MAC instead."""
         if self.device is not None:
             mine = self.device.macs
-            return [f for f in self.facts(MAC) if f.value in mine]
+            sent = [f for f in self.facts(MAC) if f.value in mine]
+            silent = set(mine) - {f.value for f in sent}
+            if silent:
+                first: dict[str, Fact] = {}
+                for f in self.facts(IP_MAC_BINDING):
+                    if f.value in silent and (f.value not in first or f.first_frame < first[f.value].first_frame):
+                        first[f.value] = f
+                sent += [first[m] for m in sorted(first)]
+            return sent
         owners = self.capture.mac_owners
         return [f for f in self.facts(MAC) if self.ip in owners.get(f.value, ())]
 

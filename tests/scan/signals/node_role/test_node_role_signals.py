@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from support.facts import context, fact
 
-from tracepcap.extract.kinds import INITIATED, MAC, SERVED, TTL
+from tracepcap.extract.kinds import INITIATED, IP_MAC_BINDING, MAC, SERVED, TTL
 from tracepcap.scan.context import Traffic
 from tracepcap.scan.signals.node_role import domain_controller, gateway, jump_host, served_roles
 
@@ -29,4 +29,16 @@ def test_role_signals():
               "203.0.113.1": [fact(MAC, mac, 5, 9), fact(TTL, "50", 5, 9)],
               "203.0.113.2": [fact(MAC, mac, 6, 9), fact(TTL, "51", 6, 9)]}
     assert votes(gateway, routed, "10.0.0.1") == [
-        ("Default Gateway", 60, "its MAC 00:00:0c:9f:f0:01 carries 2 addresses that arrive hops away (+60)")]
+        ("Default Gateway", 60, "its MAC 00:00:0c:9f:f0:01 carries 2 addresses from outside 10.0.0.0/24 or hops "
+                                "away (+60)")]
+    # routed packets that kept TTL 64 (a generated capture): outside the subnet is enough
+    arp = fact(IP_MAC_BINDING, mac, 1, source="arp")  # 10.0.0.1 says in ARP the MAC is its own
+    flat = {"10.0.0.1": [fact(MAC, mac, 2, 30), arp],
+            "203.0.113.1": [fact(MAC, mac, 5, 9), fact(TTL, "64", 5, 9)],
+            "10.0.2.10": [fact(MAC, mac, 6, 9), fact(TTL, "64", 6, 9)]}
+    assert [v[0] for v in votes(gateway, flat, "10.0.0.1")] == ["Default Gateway"]
+    # two neighbours on its own subnet zero hops away behind one MAC: not a gateway (a bridge, a proxy ARP)
+    same = {"10.0.0.1": [fact(MAC, mac, 2, 30), arp],
+            "10.0.0.7": [fact(MAC, mac, 5, 9), fact(TTL, "64", 5, 9)],
+            "10.0.0.8": [fact(MAC, mac, 6, 9), fact(TTL, "64", 6, 9)]}
+    assert votes(gateway, same, "10.0.0.1") == []

@@ -1,4 +1,6 @@
-"""The default gateway owns the MAC that carries the traffic of addresses beyond the segment."""
+"""The default gateway owns the MAC that carries the traffic of addresses beyond the segment:
+addresses that arrive hops away, or from outside its own subnet (a capture whose routed
+packets kept TTL 64 still shows the router's MAC fronting other networks)."""
 
 from __future__ import annotations
 
@@ -10,16 +12,18 @@ from ...vote import Vote
 
 WEIGHT = 60
 MIN_FRONTED = 2
+SUBNET_BITS = {4: 24, 6: 64}
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     if host.ip is None:  # a device seen only by its MAC carries no routed traffic of its own
         return
-    version = ipaddress.ip_address(host.ip).version
+    own = ipaddress.ip_network(f"{host.ip}/{SUBNET_BITS[ipaddress.ip_address(host.ip).version]}", strict=False)
     mine = host.addresses
     for fact in host.owned_macs():
         routed = [ip for ip, _ in host.capture.ips_by_mac.get(fact.value, [])
-                  if ip not in mine and ipaddress.ip_address(ip).version == version and host.capture.host(ip).hops]
+                  if ip not in mine and (addr := ipaddress.ip_address(ip)).version == own.version
+                  and not addr.is_link_local and (addr not in own or host.capture.host(ip).hops)]
         if len(routed) >= MIN_FRONTED:
             yield Vote("Default Gateway", WEIGHT, f"its MAC {fact.value} carries {len(routed)} addresses "
-                       f"that arrive hops away (+{WEIGHT})", fact.grade, (fact.first_frame,))
+                       f"from outside {own} or hops away (+{WEIGHT})", fact.grade, (fact.first_frame,))
