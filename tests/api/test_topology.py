@@ -78,6 +78,7 @@ def test_a_trunk_ports_capture_groups_local_hosts_by_vlan_then_subnet(db, settin
     twenty = groups["local:vlan-20:10.0.20.0/24"]
     assert (twenty["name"], twenty["vlan"], twenty["hosts"]) == ("VLAN 20 · 10.0.20.0/24", "20", 3)
     assert groups["local:vlan-100.30:10.0.30.0/24"]["name"] == "VLAN 100.30 · 10.0.30.0/24"
+    assert [g["vlan"] for g in graph["groups"] if g["zone"] == "local"] == ["10", "20", "100.30"]  # by VLAN
     for ip in vlans.VLAN20:
         assert nodes[ip]["parent"] == "g:local:vlan-20:10.0.20.0/24"
     assert nodes["g:local:vlan-10:10.0.10.0/24"]["vlan"] == "10"

@@ -7,7 +7,8 @@ placed it remote (before Scan stored a locality: local when its address is priva
 hosts group by their /24 (IPv6: /64), and, when the capture holds `vlan` facts (a trunk port's
 802.1Q tags), by VLAN then subnet: "VLAN 20 · 10.0.20.0/24", the group carrying its `vlan`. An
 address seen on several VLANs goes with the one most of its frames carried; a local address
-seen untagged groups by subnet alone; remote hosts never group by VLAN (their packets carry
+seen untagged groups by subnet alone; VLAN groups come first among the local ones, in VLAN
+order; remote hosts never group by VLAN (their packets carry
 the tag of whichever local host they talked to). Remote hosts group by /24 (/48), coarsened to /16 (/32)
 and then /8 (/16) while there are more than REMOTE_GROUPS groups: a thousand remote hosts stay a
 few dozen nodes. A host key that is no address (a device key) groups under "devices without
@@ -140,6 +141,11 @@ def _vlans(session: Session, capture_id: str) -> dict[str, str]:
     return {entity: value for entity, (_, value) in best.items()}
 
 
+def _vlan_ids(value: str | None) -> tuple[int, ...]:
+    """"100.30" -> (100, 30); () for no VLAN."""
+    return tuple(int(part) for part in value.split(".") if part.isdigit()) if value else ()
+
+
 def _vlan_order(value: str) -> tuple:
     """Negated ids, so that of two VLANs seen as often the lower one compares larger and wins."""
     return tuple(-int(part) if part.isdigit() else 0 for part in value.split("."))
@@ -208,7 +214,9 @@ def topology(session: Session, registry: Registry, capture_id: str, question: st
         if any(g.zone == zone for g in groups.values()):
             nodes.append({"data": {"id": f"zone:{zone}", "kind": "zone", "name": title, "zone": zone}})
     out_groups, drawn = [], 0
-    for group in sorted(groups.values(), key=lambda g: (g.zone != LOCAL, -g.bytes, g.id)):
+    # drawn and listed local first; VLAN groups by VLAN (10 before 20), then the rest busiest first
+    for group in sorted(groups.values(), key=lambda g: (g.zone != LOCAL, g.vlan is None,
+                                                        _vlan_ids(g.vlan), -g.bytes, g.id)):
         gid = f"g:{group.id}"
         is_open = group.id in open_ids
         members = group.members[:limit] if is_open else []
