@@ -8,12 +8,12 @@ hosts group by their /24 (IPv6: /64), and, when the capture holds `vlan` facts (
 802.1Q tags), by VLAN then subnet: "VLAN 20 · 10.0.20.0/24", the group carrying its `vlan`. An
 address seen on several VLANs goes with the one most of its frames carried; a local address
 seen untagged groups by subnet alone; VLAN groups come first among the local ones, in VLAN
-order; remote hosts never group by VLAN (their packets carry
-the tag of whichever local host they talked to). Remote hosts group by /24 (/48), coarsened to /16 (/32)
-and then /8 (/16) while there are more than REMOTE_GROUPS groups: a thousand remote hosts stay a
-few dozen nodes. A host key that is no address (a device key) groups under "devices without
-an address" of its zone. No organisation or ASN data ships with TracePcap, so remote groups
-are by prefix only.
+order; remote hosts never group by VLAN (their packets carry the tag of whichever local host
+they talked to). Remote hosts group by /24 (/48), coarsened to /16 (/32) and then /8 (/16)
+while there are more than REMOTE_GROUPS groups: a thousand remote hosts stay a few dozen
+nodes. A host key that is no address (a device key) groups under "devices without an address"
+of its zone. No organisation or ASN data ships with TracePcap, so remote groups are by prefix
+only.
 
 Opening. A group is drawn host by host (open) or as one node (closed). By default local groups
 are open, busiest first, while at most `limit` hosts are drawn, then groups of one host;
