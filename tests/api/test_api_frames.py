@@ -15,6 +15,8 @@ from tracepcap.extract.frame_index import index_path
 from tracepcap.extract.reader import CaptureReader
 from tracepcap.ingest import capture_path
 from tracepcap.present.read.frames import frame_spec, parse_frames, runs, wireshark_filter
+from tracepcap.testing import app, frames as f
+from tracepcap.testing.scenario import Scenario
 
 # dns_demo.pcap: frame 1 is 192.168.1.20:40001 -> 192.168.1.1:53, frame 2 its answer; frames
 # 13/14 are the same client's query on port 40007
@@ -30,7 +32,7 @@ def test_one_frame_decoded_with_its_conversation(client, dns_capture):
     assert frame["number"] == 1 and frame["linktype"] == 1 and frame["linktype_name"] == "Ethernet"
     assert frame["summary"].startswith(f"{WORKSTATION} → 192.168.1.1 UDP 40001 → 53")
     names = [layer["name"] for layer in frame["layers"]]
-    assert names == ["Frame", "Ethernet", "IPv4", "UDP"]
+    assert names == ["Frame", "Ethernet", "IPv4", "UDP", "DNS"]
     udp = dict(frame["layers"][3]["fields"])
     assert (udp["source port"], udp["destination port"]) == ("40001", "53")
     assert len(bytes.fromhex(frame["hex"])) == frame["captured_length"]
@@ -161,3 +163,72 @@ def test_frame_lists_parse_and_print_back():
     assert runs([1, 2, 3, 5]) == [(1, 3), (5, 5)]
     with pytest.raises(Exception, match="more than 3 frames"):
         parse_frames("1-4", 10, limit=3)
+
+
+# -- the application layer ------------------------------------------------------------------
+
+def tshark_frame(path, number: int, *names: str) -> dict[str, str]:
+    """One frame's fields as tshark reads them (repeated fields joined by ",")."""
+    out = subprocess.run([TSHARK, "-n", "-r", str(path), "-Y", f"frame.number == {number}", "-T", "fields",
+                          "-E", "occurrence=a", *(arg for name in names for arg in ("-e", name))],
+                         capture_output=True, text=True, check=True, timeout=60).stdout
+    return dict(zip(names, out.rstrip("\n").split("\t")))
+
+
+def application(client, cid: str, number: int) -> tuple[str, dict[str, str]]:
+    """The frame's last layer, its application layer: (name, {field: value})."""
+    response = client.get(f"/captures/{cid}/frames/{number}")
+    assert response.status_code == 200, response.text
+    layer = response.json()["layers"][-1]
+    return layer["name"], dict(layer["fields"])
+
+
+def test_dns_dhcp_http_and_tls_frames_show_their_application_layer(api, client, captures, dns_capture):
+    dns = tshark_frame(captures / DNS_DEMO, 2, "dns.id", "dns.flags", "dns.qry.name", "dns.a", "dns.resp.ttl")
+    name, got = application(client, dns_capture, 2)
+    assert name == "DNS" and got["id"] == dns["dns.id"] and got["flags"].startswith(dns["dns.flags"])
+    assert got["question"] == f"{dns['dns.qry.name']} A IN"
+    assert got["answer"] == f"{dns['dns.qry.name']} A {dns['dns.a']} ttl {dns['dns.resp.ttl']}"
+
+    rules = api.analyzed(client, captures / "demo_all_rules.pcap")
+    dhcp = tshark_frame(captures / "demo_all_rules.pcap", 597, "dhcp.id", "dhcp.option.dhcp", "dhcp.option.hostname",
+                        "dhcp.option.vendor_class_id", "dhcp.option.request_list_item")
+    name, got = application(client, rules, 597)
+    assert name == "DHCP" and got["transaction id"] == dhcp["dhcp.id"]
+    assert got["message type"] == f"{dhcp['dhcp.option.dhcp']} (DISCOVER)"
+    assert (got["hostname"], got["vendor class"], got["parameter list"]) == (
+        dhcp["dhcp.option.hostname"], dhcp["dhcp.option.vendor_class_id"], dhcp["dhcp.option.request_list_item"])
+    assert got["client id"].startswith("rfc4361 iaid ")
+
+    tls = tshark_frame(captures / "demo_all_rules.pcap", 1600, "tls.handshake.version",
+                       "tls.handshake.extensions_server_name")
+    name, got = application(client, rules, 1600)
+    assert name == "TLS" and got["handshake"] == "client hello"
+    assert got["version"] == f"TLS 1.2 ({tls['tls.handshake.version']})"
+    assert got["server name (SNI)"] == tls["tls.handshake.extensions_server_name"]
+
+    web = api.analyzed(client, captures / "http_demo.pcap")
+    request = tshark_frame(captures / "http_demo.pcap", 1, "http.request.method", "http.request.uri", "http.host",
+                           "http.user_agent")
+    name, got = application(client, web, 1)
+    assert name == "HTTP" and (got["method"], got["target"], got["host"], got["user-agent"]) == tuple(request.values())
+    response = tshark_frame(captures / "http_demo.pcap", 2, "http.response.code", "http.server")
+    name, got = application(client, web, 2)
+    assert name == "HTTP" and (got["status"], got["server"]) == tuple(response.values())
+
+
+def test_a_truncated_payload_shows_what_decoded_and_an_error(api, client, tmp_path):
+    net = Scenario()
+    pc, server = net.host("10.9.0.20", "02:00:00:00:09:20"), net.host("10.9.0.1", "02:00:00:00:09:01")
+    net.udp(pc, server, 53000, 53, app.dns_query(0x4242, "cut.example", "A")[:-3])  # frame 1
+    hello = app.tls_client_hello("cut.example")[:60]  # frame 2: a ClientHello cut mid-way
+    net.emit(f.ethernet(pc.mac, server.mac, f.ETH_IPV4, f.ipv4(pc.ip, server.ip, f.PROTO_TCP, f.tcp(
+        pc.ip, server.ip, 50000, 443, 1000, 1, "PA", payload=hello))))
+    net.udp(pc, server, 40000, 40001, b"\x00" * 9)  # frame 3: no protocol we read
+    cid = api.analyzed(client, net.write_pcap(tmp_path / "cut.pcap"))
+
+    name, got = application(client, cid, 1)
+    assert name == "DNS" and got["id"] == "0x4242" and "truncated" in got["error"]
+    name, got = application(client, cid, 2)
+    assert name == "TLS" and got["handshake"] == "client hello" and "truncated" in got["error"]
+    assert application(client, cid, 3) == ("Data", {"length": "9"})

@@ -1,11 +1,16 @@
 """The topology read (present/read/topology.py) on SQLite and PostgreSQL: hosts grouped by
 subnet and zone, remote prefixes coarsened, groups opened and closed, a filter by answer, and
-edges summed between what is drawn, weighted by bytes."""
+edges summed between what is drawn, weighted by bytes; a trunk port's capture grouped by VLAN
+then subnet."""
 
 from __future__ import annotations
 
+from tracepcap.adjudicate.actor import SYSTEM_ACTOR
 from tracepcap.adjudicate.registry import get_registry
+from tracepcap.analysis import analyze
+from tracepcap.ingest import store_file
 from tracepcap.present.read.topology import topology
+from tracepcap.testing import vlans
 from tracepcap.testing.campus import CID, GATEWAY, build
 
 
@@ -56,3 +61,34 @@ def test_groups_open_and_close_and_the_filter_keeps_one_answer(db):
         assert {n["data"]["answer"] for n in printers["nodes"] if n["data"]["kind"] == "host"} == {"Printer"}
         assert {"label": "Printer", "hosts": printers["matching"]} in printers["labels"]
         assert {item["label"] for item in printers["legend"]} >= {"Printer", "Router"}  # the legend stays whole
+
+
+def test_a_trunk_ports_capture_groups_local_hosts_by_vlan_then_subnet(db, settings, tmp_path):
+    with db.session() as s:
+        capture, _ = store_file(s, settings.capture_dir, vlans.build(tmp_path / "trunk.pcap"),
+                                uploaded_by=SYSTEM_ACTOR.name, max_bytes=settings.max_capture_bytes)
+        cid = capture.id
+    assert analyze(db, settings, cid) == "done"
+    with db.session() as s:
+        graph = topology(s, get_registry(), cid, "host-identity")
+    groups = {g["id"]: g for g in graph["groups"]}
+    nodes = _by_id(graph)
+    ten = groups["local:vlan-10:10.0.10.0/24"]
+    assert (ten["name"], ten["vlan"], ten["hosts"]) == ("VLAN 10 · 10.0.10.0/24", "10", 3)
+    twenty = groups["local:vlan-20:10.0.20.0/24"]
+    assert (twenty["name"], twenty["vlan"], twenty["hosts"]) == ("VLAN 20 · 10.0.20.0/24", "20", 3)
+    assert groups["local:vlan-100.30:10.0.30.0/24"]["name"] == "VLAN 100.30 · 10.0.30.0/24"
+    assert [g["vlan"] for g in graph["groups"] if g["zone"] == "local"] == ["10", "20", "100.30"]  # by VLAN
+    for ip in vlans.VLAN20:
+        assert nodes[ip]["parent"] == "g:local:vlan-20:10.0.20.0/24"
+    assert nodes["g:local:vlan-10:10.0.10.0/24"]["vlan"] == "10"
+    remote = [g for g in groups.values() if g["zone"] == "remote"]
+    assert [g["name"] for g in remote] == ["203.0.113.0/24"] and "vlan" not in remote[0]  # remote: by prefix only
+
+
+def test_without_vlan_facts_groups_carry_no_vlan(db):
+    build(db)
+    with db.session() as s:
+        graph = topology(s, get_registry(), CID, "host-identity")
+    assert not any("vlan" in g for g in graph["groups"])
+    assert not any("vlan" in n["data"] for n in graph["nodes"])

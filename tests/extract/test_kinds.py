@@ -101,7 +101,9 @@ def test_wire_names_and_grades_are_unchanged():
         "dns-zone": Grade.REPORTED, "dhcp-user-class": Grade.REPORTED, "dhcp-client-id": Grade.REPORTED,
         "dhcp-vendor-enterprise": Grade.REPORTED, "device-model": Grade.REPORTED,
         "device-name": Grade.REPORTED, "browser-server-type": Grade.REPORTED,
-        "credential": Grade.REPORTED}
+        "credential": Grade.REPORTED,
+        # issue 15: topology by VLAN
+        "vlan": Grade.MEASURED}
 
 
 @pytest.mark.parametrize("module", reading_modules(), ids=lambda m: m.__name__)

@@ -1,5 +1,5 @@
 """From a reason to the packet: a frame number in a reason opens the packet view (summary,
-layers, hex dump, previous/next frame of the conversation); the reason's "download the
+layers up to the application layer, hex dump, previous/next frame of the conversation); the reason's "download the
 witness frames" saves a slice that tshark reads as those frames of the original; "copy
 Wireshark filter" gives the filter; past 8 frames a "+N more" shows the rest."""
 
@@ -45,8 +45,11 @@ def test_reason_to_frame_view_to_downloaded_slice(analyzed, captures, tmp_path):
     reason.locator(".frames").get_by_role("link", name="2", exact=True).click()
     expect(page.locator("h1")).to_contain_text("Frame 2")
     expect(page.locator("#frame-summary")).to_contain_text(f"{DNS_SERVER} → 192.168.1.20 UDP 53 → 40001")
-    expect(page.locator(".layer summary")).to_have_text(["Frame", "Ethernet", "IPv4", "UDP"])
+    expect(page.locator(".layer summary")).to_have_text(["Frame", "Ethernet", "IPv4", "UDP", "DNS"])
     expect(page.locator(".layer", has_text="UDP").locator("tr", has_text="source port")).to_contain_text("53")
+    # the application layer, as the DNS extractor's decoder reads it (tshark: example.com A 93.184.216.34)
+    expect(page.get_by_role("table", name="DNS fields").get_by_role("row", name="answer example.com")).to_contain_text(
+        "example.com A 93.184.216.34 ttl 300")
     expect(page.locator(".hexdump")).to_contain_text("0000")
 
     # previous frame of this conversation: the query it answers; then back with next

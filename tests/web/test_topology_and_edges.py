@@ -1,6 +1,7 @@
 """Issue 15 in the browser: the topology of 1,000 hosts (grouped, a closed group opened by a
 click on it, a filter by answer, full screen), the busy indicator, a sort clicked while the
-filter's debounce runs, "+N more labels", and refused and duplicate uploads."""
+filter's debounce runs, "+N more labels", refused and duplicate uploads, and a trunk port's
+capture grouped by VLAN."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tracepcap.testing import campus
+from tracepcap.testing import campus, vlans
 
 GRAPH = "document.getElementById('topology').tpGraph"
 DRAWN = f"() => {GRAPH} && !document.getElementById('topology').hasAttribute('aria-busy')"
@@ -64,6 +65,21 @@ def test_topology_of_a_thousand_hosts_groups_and_opens_on_click(big):
     page.keyboard.press("Escape")
     expect(card).not_to_have_class(re.compile("is-full"))
     expect(page.get_by_role("button", name="Full screen")).to_have_attribute("aria-pressed", "false")
+
+
+def test_a_trunk_ports_capture_draws_vlan_groups_and_the_host_page_lists_its_vlan(web, tmp_path):
+    api, pages = web
+    with api.client() as client:
+        cid = api.analyzed(client, vlans.build(tmp_path / "trunk.pcap"))
+    page = pages.open(f"/captures/{cid}")
+    page.wait_for_function(DRAWN)
+    expect(page.locator("#topology-note")).to_contain_text("groups by VLAN and subnet")
+    assert _graph(page, "g.$id('g:local:vlan-20:10.0.20.0/24').data('name')") == "VLAN 20 · 10.0.20.0/24 · 3 hosts"
+    page.locator(".topology-group-list summary").click()
+    expect(page.locator("#topology-groups li[data-group='local:vlan-20:10.0.20.0/24']")).to_contain_text(
+        "local VLAN 20 · 10.0.20.0/24 · 3 hosts")
+    host = pages.open(f"/captures/{cid}/hosts/10.0.20.31")
+    expect(host.get_by_role("table", name="vlan facts")).to_contain_text("20")
 
 
 def test_busy_indicator_shows_while_any_request_is_in_flight(big):

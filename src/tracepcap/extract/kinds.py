@@ -14,6 +14,7 @@ from .facts import FactKind, Grade
 
 # link layer and addressing
 MAC = FactKind("mac", Grade.MEASURED)  #: a source MAC the host's packets carried
+VLAN = FactKind("vlan", Grade.MEASURED)  #: "20", QinQ "100.20" (outer.inner): the tags its packets carried
 OUI_VENDOR = FactKind("oui-vendor", Grade.INFERRED)  #: that MAC's registry vendor
 TTL = FactKind("ttl", Grade.MEASURED)  #: an IP TTL / hop limit its packets arrived with
 IP_MAC_BINDING = FactKind("ip-mac-binding", Grade.REPORTED)  #: ARP / ND: "this IP is at this MAC"

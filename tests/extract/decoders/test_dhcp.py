@@ -148,3 +148,15 @@ def test_user_class_items_or_bare_text():
 def test_client_id_sweep(sweep):
     sweep(lambda b: dhcp.client_id(bytes(b)), bytes.fromhex("ff8f9aaebd000100011fcb3eceb827eb3d08db"))
     sweep(lambda b: dhcp.user_class(bytes(b)), b"\x04iPXE\x03lab")
+
+
+def test_read_keeps_the_options_before_a_cut(payload):
+    # demo_all_rules.pcap frame 597 (above) cut inside its hostname option (12)
+    whole = payload("demo_all_rules.pcap", 597)
+    cut = whole[:whole.index(b"pi3.ntop") + 3]
+    msg, error = dhcp.read(memoryview(cut))
+    assert isinstance(error, Truncated) and msg.xid == 0xDEC99B22
+    assert list(msg.options) == [53, 61, 80, 116, 57, 60]  # wire order, up to the one cut
+    with pytest.raises(Truncated):
+        dhcp.decode(memoryview(cut))
+    assert dhcp.read(memoryview(whole)) == (dhcp.decode(memoryview(whole)), None)

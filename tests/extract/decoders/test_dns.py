@@ -153,3 +153,20 @@ def test_plausible(payload):
     assert dns.plausible(memoryview(payload("dns_demo.pcap", 1)))
     assert not dns.plausible(b"\x00" * 11)
     assert not dns.plausible(HEADER.pack(1, 3 << 11, 1, 0, 0, 0))  # opcode 3 is unassigned
+
+
+def test_read_keeps_the_sections_before_a_cut_and_says_where_it_stopped(payload):
+    # dns_demo.pcap frame 4 (above) cut inside its second answer: the question and the CNAME stay
+    whole = payload("dns_demo.pcap", 4)
+    for n in range(HEADER.size, len(whole) + 1):
+        msg, error = dns.read(memoryview(whole)[:n])
+        assert msg.ident == 2
+        if n == len(whole):
+            assert error is None and msg == dns.decode(whole)
+        else:
+            assert isinstance(error, (Truncated, Malformed))
+            assert msg.answers == dns.decode(whole).answers[:len(msg.answers)]
+    msg, error = dns.read(whole[:-3])
+    assert [r.rtype for r in msg.answers] == [dns.CNAME] and isinstance(error, Truncated)
+    with pytest.raises(Truncated):
+        dns.read(whole[:HEADER.size - 1])  # not even a header: nothing to show

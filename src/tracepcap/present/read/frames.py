@@ -1,5 +1,6 @@
-"""Witness frames: one frame of a stored capture as TracePcap's decoders read it, and the
-frames a reason or a conversation cites, for a slice.
+"""Witness frames: one frame of a stored capture as TracePcap's decoders read it (link to
+transport here, the application layer in `app_layer.py`), and the frames a reason or a
+conversation cites, for a slice.
 
 Frames are keyed by capture and frame number only (the numbers Wireshark shows), never by
 host. Every read starts at the frame index's nearest mark (`extract/frame_index.py`), so
@@ -29,6 +30,7 @@ from ...extract.settings import Limits
 from ...ingest import capture_path
 from ...store.models import Capture, Conversation
 from ...visible import visible
+from .app_layer import application_layer
 
 MAX_SLICE_FRAMES = 10_000  #: frames one slice request may name
 MAX_SPEC = 4000  #: characters of a frame list
@@ -282,6 +284,10 @@ def layers(frame: Frame, linktype: int, pkt: Packet | None, error: str | None) -
     elif pkt.payload is not None:
         out.append({"name": PROTO_NAMES.get(pkt.proto, f"IP protocol {pkt.proto}").upper(),
                     "fields": [["payload length", str(len(pkt.payload))]]})
+    if pkt.proto in (6, 17):
+        application = application_layer(pkt)
+        if application is not None:
+            out.append(application)
     if pkt.inner_error is not None:
         out.append({"name": "Inner packet not decoded", "fields": [["error", visible(str(pkt.inner_error))]]})
     return out

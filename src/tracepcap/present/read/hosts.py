@@ -27,7 +27,7 @@ ROW_KINDS = (kinds.MAC.name, kinds.OUI_VENDOR.name, kinds.HOSTNAME_CLAIM.name)
 MARKS = ("contested", "human", "stale", "finding")
 #: the fact kinds shown first on a host page, in this order; other kinds follow by name
 FACT_ORDER = tuple(kind.name for kind in (
-    kinds.MAC, kinds.OUI_VENDOR, kinds.TTL, kinds.SERVED, kinds.INITIATED, kinds.HOSTNAME_CLAIM,
+    kinds.MAC, kinds.VLAN, kinds.OUI_VENDOR, kinds.TTL, kinds.SERVED, kinds.INITIATED, kinds.HOSTNAME_CLAIM,
     kinds.USER_AGENT, kinds.TCP_SYN_SIGNATURE, kinds.DHCP_PARAMETER_LIST, kinds.DHCP_VENDOR_CLASS,
     kinds.SSH_BANNER, kinds.HTTP_SERVER, kinds.TLS_SNI, kinds.MDNS_SERVICE, kinds.SSDP_SERVER,
     kinds.SSDP_NT, kinds.SSDP_USN, kinds.DNS_QUERY))

@@ -4,11 +4,16 @@ host's stored answer to one question.
 
 Grouping. A host is *local* when Scan placed it on-link or local-routed, *remote* when it
 placed it remote (before Scan stored a locality: local when its address is private). Local
-hosts group by their /24 (IPv6: /64). Remote hosts group by /24 (/48), coarsened to /16 (/32)
-and then /8 (/16) while there are more than REMOTE_GROUPS groups: a thousand remote hosts stay a
-few dozen nodes. A host key that is no address (a device key) groups under "devices without
-an address" of its zone. No organisation or ASN data ships with TracePcap, so remote groups
-are by prefix only.
+hosts group by their /24 (IPv6: /64), and, when the capture holds `vlan` facts (a trunk port's
+802.1Q tags), by VLAN then subnet: "VLAN 20 · 10.0.20.0/24", the group carrying its `vlan`. An
+address seen on several VLANs goes with the one most of its frames carried; a local address
+seen untagged groups by subnet alone; VLAN groups come first among the local ones, in VLAN
+order; remote hosts never group by VLAN (their packets carry the tag of whichever local host
+they talked to). Remote hosts group by /24 (/48), coarsened to /16 (/32) and then /8 (/16)
+while there are more than REMOTE_GROUPS groups: a thousand remote hosts stay a few dozen
+nodes. A host key that is no address (a device key) groups under "devices without an address"
+of its zone. No organisation or ASN data ships with TracePcap, so remote groups are by prefix
+only.
 
 Opening. A group is drawn host by host (open) or as one node (closed). By default local groups
 are open, busiest first, while at most `limit` hosts are drawn, then groups of one host;
@@ -36,7 +41,8 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate.contract import Basis
 from ...adjudicate.registry import Registry
-from ...store.models import Conversation, EntityMember, Host, Locality, VerdictRow
+from ...extract.kinds import VLAN
+from ...store.models import Conversation, EntityMember, Host, Locality, ObservationRow, VerdictRow
 
 TOPOLOGY_NODES = 250  # hosts drawn one by one, at most (default)
 SMALL = 60  # a capture of at most this many hosts is drawn whole
@@ -59,6 +65,7 @@ class _Group:
     members: list[str] = field(default_factory=list)
     localities: Counter = field(default_factory=Counter)
     bytes: int = 0
+    vlan: str | None = None
 
 
 def _address(key: str):
@@ -91,8 +98,10 @@ def _network(address, bits: int) -> str:
     return str(ipaddress.ip_network(f"{text}/{bits}", strict=False))
 
 
-def _groups(hosts: list[tuple[str, str | None]], traffic: dict[str, int]) -> dict[str, _Group]:
-    """Group id -> group, each host in exactly one."""
+def _groups(hosts: list[tuple[str, str | None]], traffic: dict[str, int],
+            vlan_of: dict[str, str] | None = None) -> dict[str, _Group]:
+    """Group id -> group, each host in exactly one; `vlan_of`: address -> its VLAN."""
+    vlan_of = vlan_of or {}
     placed: list[tuple[str, str | None, object, str]] = [
         (key, locality, address, _zone(address, locality)) for key, locality in hosts
         for address in (_address(key),)]
@@ -108,13 +117,38 @@ def _groups(hosts: list[tuple[str, str | None]], traffic: dict[str, int]) -> dic
             bits = LOCAL_PREFIX[address[0]] if zone == LOCAL else PREFIXES[address[0]][level]
             name = _network(address, bits)
             gid = f"{zone}:{name}"
-        group = groups.setdefault(gid, _Group(gid, name, zone))
+        vlan = vlan_of.get(key) if zone == LOCAL else None
+        if vlan is not None:
+            gid, name = f"{zone}:vlan-{vlan}:{name}", f"VLAN {vlan} · {name}"
+        group = groups.setdefault(gid, _Group(gid, name, zone, vlan=vlan))
         group.members.append(key)
         group.localities[locality or "undecided"] += 1
         group.bytes += traffic.get(key, 0)
     for group in groups.values():
         group.members.sort(key=lambda k: (-traffic.get(k, 0), k))
     return groups
+
+
+def _vlans(session: Session, capture_id: str) -> dict[str, str]:
+    """Address -> the VLAN most of its frames carried (ties: the lowest), from `vlan` facts."""
+    best: dict[str, tuple[int, str]] = {}
+    for entity, value, count in session.execute(
+            select(ObservationRow.entity, ObservationRow.value, ObservationRow.count)
+            .where(ObservationRow.capture_id == capture_id, ObservationRow.kind == VLAN.name)):
+        have = best.get(entity)
+        if have is None or (count, _vlan_order(value)) > (have[0], _vlan_order(have[1])):
+            best[entity] = (count, value)
+    return {entity: value for entity, (_, value) in best.items()}
+
+
+def _vlan_ids(value: str | None) -> tuple[int, ...]:
+    """"100.30" -> (100, 30); () for no VLAN."""
+    return tuple(int(part) for part in value.split(".") if part.isdigit()) if value else ()
+
+
+def _vlan_order(value: str) -> tuple:
+    """Negated ids, so that of two VLANs seen as often the lower one compares larger and wins."""
+    return tuple(-int(part) if part.isdigit() else 0 for part in value.split("."))
 
 
 def _open_groups(groups: dict[str, _Group], total: int, opened: set[str], closed: set[str], limit: int) -> set[str]:
@@ -172,7 +206,7 @@ def topology(session: Session, registry: Registry, capture_id: str, question: st
     def tone(lbl: str):
         return CONTESTED_TONE if lbl == CONTESTED else tones.get(lbl, UNKNOWN)
 
-    groups = _groups(hosts, traffic)
+    groups = _groups(hosts, traffic, _vlans(session, capture_id))
     open_ids = _open_groups(groups, len(every), set(opened), set(closed), limit)
     node_of: dict[str, str] = {}
     nodes: list[dict] = []
@@ -180,7 +214,9 @@ def topology(session: Session, registry: Registry, capture_id: str, question: st
         if any(g.zone == zone for g in groups.values()):
             nodes.append({"data": {"id": f"zone:{zone}", "kind": "zone", "name": title, "zone": zone}})
     out_groups, drawn = [], 0
-    for group in sorted(groups.values(), key=lambda g: (g.zone != LOCAL, -g.bytes, g.id)):
+    # drawn and listed local first; VLAN groups by VLAN (10 before 20), then the rest busiest first
+    for group in sorted(groups.values(), key=lambda g: (g.zone != LOCAL, g.vlan is None,
+                                                        _vlan_ids(g.vlan), -g.bytes, g.id)):
         gid = f"g:{group.id}"
         is_open = group.id in open_ids
         members = group.members[:limit] if is_open else []
@@ -196,9 +232,12 @@ def topology(session: Session, registry: Registry, capture_id: str, question: st
                 "name": f"{group.name} · {len(group.members)} host{'s' if len(group.members) != 1 else ''}"
                         + (f" ({len(members)} shown)" if is_open and len(members) < len(group.members) else ""),
                 "answer": dominant, "tone": tone(dominant), "mix": mix, "localities": places}
+        listed = {"id": group.id, "name": group.name, "zone": group.zone, "hosts": len(group.members),
+                  "open": is_open, "bytes": group.bytes, "localities": places}
+        if group.vlan is not None:  # only on a trunk's capture: an untagged one's JSON is as it was
+            data["vlan"] = listed["vlan"] = group.vlan
         nodes.append({"data": data})
-        out_groups.append({"id": group.id, "name": group.name, "zone": group.zone, "hosts": len(group.members),
-                           "open": is_open, "bytes": group.bytes, "localities": places})
+        out_groups.append(listed)
         for key in group.members:
             node_of[key] = gid
         for key in members:

@@ -310,7 +310,7 @@
     }, function () { window.location.reload(); }, function (m) { showError(box, m); });
   }
 
-  // --- topology: groups by subnet, local left and remote right, closed groups as one node -----
+  // --- topology: groups by subnet (local ones by VLAN too), local left and remote right, closed groups as one node -----
   // The server groups and aggregates (read/topology.py); here only the drawing: a preset
   // layout (each open group a grid of its hosts, groups packed in rows per zone), so 1,000
   // hosts draw at once and the same capture draws the same way every time.
@@ -465,7 +465,7 @@
     var closedGroups = data.groups.filter(function (g) { return !g.open; }).length;
     note.textContent = data.shown + " of " + data.hosts + " hosts drawn one by one" +
       (data.label ? " (only " + data.matching + " whose " + data.title + " is " + data.label + ")" : "") +
-      ", in " + data.groups.length + (data.groups.length === 1 ? " group" : " groups") + " by subnet (" + closedGroups + " closed: one node each, select one to open it;" +
+      ", in " + data.groups.length + (data.groups.length === 1 ? " group" : " groups") + (data.groups.some(function (g) { return g.vlan; }) ? " by VLAN and subnet (" : " by subnet (") + closedGroups + " closed: one node each, select one to open it;" +
       " select an open group's frame to close it); " + data.edges_shown + " links" +
       (data.edges_shown < data.pairs ? " (the heaviest of " + data.pairs + ")" : "") +
       ", thicker for more bytes. Colour: " + data.title + " (a dashed ring: contested, a thick purple ring: a human" +
