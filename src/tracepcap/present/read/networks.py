@@ -229,12 +229,6 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
     mac = low.replace("-", ":")
     hits: dict[tuple[str, str], list[dict]] = defaultdict(list)
     visible = select(Capture.id).where(Capture.status != STAGING)
-    names = [low, "mac-" + mac.replace(":", "-")]
-    for cid, member in session.execute(select(EntityMember.capture_id, EntityMember.member).where(
-            EntityMember.member.in_(names), EntityMember.capture_id.in_(visible)).limit(limit)):
-        # an address, or a device's MAC key (a member of its device)
-        hits[(cid, member)].append({"matched": "address" if not member.startswith("mac-") else "mac",
-                                    "value": member})
     for cid, entity, kind, value, frame in session.execute(select(
             ObservationRow.capture_id, ObservationRow.entity, ObservationRow.kind, ObservationRow.value,
             ObservationRow.first_frame).where(
@@ -250,6 +244,12 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
             func.lower(VerdictRow.primary_label).contains(low, autoescape=True),
             VerdictRow.capture_id.in_(visible)).limit(limit * 4)):
         hits[(cid, entity)].append({"matched": "answer", "question": question, "value": label})
+    names = [low, "mac-" + mac.replace(":", "-")]
+    for cid, member in session.execute(select(EntityMember.capture_id, EntityMember.member).where(
+            EntityMember.member.in_(names), EntityMember.capture_id.in_(visible)).limit(limit)):
+        # an address, or a device's MAC key (a member of its device); after the facts, which name frames
+        hits[(cid, member)].append({"matched": "address" if not member.startswith("mac-") else "mac",
+                                    "value": member})
     # a MAC names its own device, not the routed addresses a router's frames carry
     mac_hits = [k for k, facts in hits.items() if any(f.get("kind") == MAC.name for f in facts)]
     if mac_hits:
