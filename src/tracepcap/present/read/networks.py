@@ -120,17 +120,23 @@ def devices_of(session: Session, network: Network) -> list:
 
 
 def _seen(session: Session, ids: list[str], entities: list[str], shared=None) -> dict[str, dict[int, tuple]]:
-    """device -> capture position -> (its addresses, its MACs) there, for one page of devices
-    (read once when the grid and the inventory show the same page)."""
+    """device -> capture position -> (its addresses, its MACs) there - both read only for the last
+    capture holding it, the others hold () - for one page of devices (read once when the grid
+    and the inventory show the same page)."""
     if shared is not None and len(shared) > 2 and shared[2][0] == entities:
         return shared[2][1]
     position = {cid: i for i, cid in enumerate(ids)}
     seen: dict[str, dict[int, tuple]] = defaultdict(dict)
     if ids and entities:
+        for cid, key in session.execute(select(Entity.capture_id, Entity.key).where(
+                Entity.capture_id.in_(ids), Entity.key.in_(entities))):
+            seen[key][position[cid]] = ()
+        last = {key: ids[max(where)] for key, where in seen.items()}
         for cid, key, addresses, macs in session.execute(select(
                 Entity.capture_id, Entity.key, Entity.addresses, Entity.macs).where(
-                Entity.capture_id.in_(ids), Entity.key.in_(entities))):
-            seen[key][position[cid]] = (list(addresses or ()), list(macs or ()))
+                Entity.capture_id.in_(sorted(set(last.values()))), Entity.key.in_(entities))):
+            if last.get(key) == cid:
+                seen[key][position[cid]] = (list(addresses or ()), list(macs or ()))
     return seen
 
 
@@ -150,18 +156,13 @@ def presence(session: Session, network: Network, offset: int = 0, limit: int = 1
         shared.append((page, seen))
     changed: dict[str, set[int]] = defaultdict(set)
     position = {cid: i for i, cid in enumerate(ids)}
-    if page:
-        for entity, cid in session.execute(select(NetworkChange.entity_key, NetworkChange.capture_id).where(
-                NetworkChange.network_id == network.id, NetworkChange.entity_key.in_(page),
+    if page:  # an event names the device, or one of its addresses there (an address moved to it)
+        for device, cid in session.execute(select(EntityMember.entity_key, NetworkChange.capture_id).join(
+                EntityMember, (EntityMember.capture_id == NetworkChange.capture_id)
+                & (EntityMember.member == NetworkChange.entity_key)).where(
+                NetworkChange.network_id == network.id, EntityMember.entity_key.in_(page),
                 NetworkChange.kind != ChangeKind.APPEARED)):
-            changed[entity].add(position.get(cid, -1))
-        addresses = sorted({a for e in page for held, _ in seen[e].values() for a in held if a != e})
-        if addresses:  # an event about an address (moved to another MAC) marks the device holding it there
-            for device, cid in session.execute(select(EntityMember.entity_key, NetworkChange.capture_id).join(
-                    EntityMember, (EntityMember.capture_id == NetworkChange.capture_id)
-                    & (EntityMember.member == NetworkChange.entity_key)).where(
-                    NetworkChange.network_id == network.id, NetworkChange.entity_key.in_(addresses))):
-                changed[device].add(position.get(cid, -1))
+            changed[device].add(position.get(cid, -1))
     rows = []
     for entity in page:
         here = seen[entity]
@@ -185,15 +186,22 @@ def inventory(session: Session, network: Network, offset: int = 0, limit: int = 
     for e, cid in last_of.items():
         by_capture[cid].append(e)
     answers: dict[str, dict[str, dict]] = defaultdict(dict)
-    for cid, keys in by_capture.items():
-        keys = sorted(keys)
-        for key, question, label, basis, confidence in session.execute(select(
-                VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis,
-                VerdictRow.confidence).where(VerdictRow.capture_id == cid, VerdictRow.entity_key.in_(keys))):
-            answers[key][question] = {"label": label, "basis": basis, "confidence": confidence,
-                                      "state": "machine", "entity": key}
-        for o in session.scalars(select(HumanOverride).where(HumanOverride.capture_id == cid,
-                                                             HumanOverride.entity_key.in_(keys))):
+    if last_of:  # each device's answers in its last capture: read for every device at once
+        last_captures, keys = sorted(by_capture), sorted(last_of)
+        for cid, key, question, label, basis, confidence in session.execute(select(
+                VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
+                VerdictRow.basis, VerdictRow.confidence).where(VerdictRow.capture_id.in_(last_captures),
+                                                               VerdictRow.entity_key.in_(keys))):
+            if last_of[key] == cid:
+                answers[key][question] = {"label": label, "basis": basis, "confidence": confidence,
+                                          "state": "machine", "entity": key}
+        for o in session.execute(select(
+                HumanOverride.capture_id, HumanOverride.entity_key, HumanOverride.question, HumanOverride.label,
+                HumanOverride.actor, HumanOverride.carried_from, HumanOverride.carry_note, HumanOverride.stale_since,
+                HumanOverride.stale_detail).where(HumanOverride.capture_id.in_(last_captures),
+                                                  HumanOverride.entity_key.in_(keys))):
+            if last_of[o.entity_key] != o.capture_id:
+                continue
             a = answers[o.entity_key].setdefault(o.question, {"label": o.label, "basis": "HUMAN", "confidence": 100,
                                                               "entity": o.entity_key})
             a |= {"state": "stale" if o.stale_since else ("carried" if o.carried_from else "human"),
