@@ -36,7 +36,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, func, select, text
 
 import tracepcap.present.api  # noqa: F401 - the web package imports through it
 from tracepcap.adjudicate import annotations, networks
@@ -232,8 +232,9 @@ def main() -> None:
         from tracepcap.store.models import NetworkChange, HumanOverride as H
         carried = s.query(H).filter(H.carried_from.isnot(None)).count()
         stale = s.query(H).filter(H.stale_capture.isnot(None)).count()
-        events = s.query(NetworkChange).count()
-    print(f"     carried overrides {carried}, stale {stale}, change events {events}")
+        kinds = dict(s.execute(select(NetworkChange.kind, func.count()).group_by(NetworkChange.kind)).all())
+    print(f"     carried overrides {carried}, stale {stale}, change events {sum(kinds.values())}: "
+          + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
     samples, reads, size = [], [], 0
     for _ in range(7):
         with db.session() as s:

@@ -31,7 +31,7 @@ class Week:
     upstream: str = "198.51.100.7"  # the address the clients' traffic leaves through
     router_mac: str = ROUTER[1]
     spoof: tuple[str, str] | None = None  # (address, MAC) a shadow device claims by ARP
-    extra: list = field(default_factory=list)
+    extra: list = field(default_factory=list)  # callables (scenario, hosts by address, router, upstream)
 
 
 def write_week(path: Path, n: int, week: Week) -> Path:
@@ -62,6 +62,8 @@ def write_week(path: Path, n: int, week: Week) -> Path:
         victim = hosts[clients[0].ip]
         for _ in range(3):
             sc.arp_exchange(victim, shadow)
+    for more in week.extra:
+        more(sc, hosts, router, upstream)
     return sc.write_pcap(path)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from ...adjudicate.networks import list_networks, ordered_captures
@@ -134,9 +134,8 @@ def _seen(session: Session, ids: list[str], entities: list[str], shared=None) ->
         last = {key: ids[max(where)] for key, where in seen.items()}
         for cid, key, addresses, macs in session.execute(select(
                 Entity.capture_id, Entity.key, Entity.addresses, Entity.macs).where(
-                Entity.capture_id.in_(sorted(set(last.values()))), Entity.key.in_(entities))):
-            if last.get(key) == cid:
-                seen[key][position[cid]] = (list(addresses or ()), list(macs or ()))
+                tuple_(Entity.capture_id, Entity.key).in_(sorted((cid, key) for key, cid in last.items())))):
+            seen[key][position[cid]] = (list(addresses or ()), list(macs or ()))
     return seen
 
 
@@ -182,26 +181,19 @@ def inventory(session: Session, network: Network, offset: int = 0, limit: int = 
     page = devices[offset:offset + limit]
     seen = _seen(session, ids, page, shared)
     last_of = {e: ids[max(seen[e])] for e in page if seen[e]}
-    by_capture: dict[str, list[str]] = defaultdict(list)
-    for e, cid in last_of.items():
-        by_capture[cid].append(e)
     answers: dict[str, dict[str, dict]] = defaultdict(dict)
     if last_of:  # each device's answers in its last capture: read for every device at once
-        last_captures, keys = sorted(by_capture), sorted(last_of)
+        pairs = sorted((cid, key) for key, cid in last_of.items())
         for cid, key, question, label, basis, confidence in session.execute(select(
                 VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
-                VerdictRow.basis, VerdictRow.confidence).where(VerdictRow.capture_id.in_(last_captures),
-                                                               VerdictRow.entity_key.in_(keys))):
-            if last_of[key] == cid:
-                answers[key][question] = {"label": label, "basis": basis, "confidence": confidence,
-                                          "state": "machine", "entity": key}
+                VerdictRow.basis, VerdictRow.confidence).where(
+                tuple_(VerdictRow.capture_id, VerdictRow.entity_key).in_(pairs))):
+            answers[key][question] = {"label": label, "basis": basis, "confidence": confidence,
+                                      "state": "machine", "entity": key}
         for o in session.execute(select(
                 HumanOverride.capture_id, HumanOverride.entity_key, HumanOverride.question, HumanOverride.label,
                 HumanOverride.actor, HumanOverride.carried_from, HumanOverride.carry_note, HumanOverride.stale_since,
-                HumanOverride.stale_detail).where(HumanOverride.capture_id.in_(last_captures),
-                                                  HumanOverride.entity_key.in_(keys))):
-            if last_of[o.entity_key] != o.capture_id:
-                continue
+                HumanOverride.stale_detail).where(tuple_(HumanOverride.capture_id, HumanOverride.entity_key).in_(pairs))):
             a = answers[o.entity_key].setdefault(o.question, {"label": o.label, "basis": "HUMAN", "confidence": 100,
                                                               "entity": o.entity_key})
             a |= {"state": "stale" if o.stale_since else ("carried" if o.carried_from else "human"),
