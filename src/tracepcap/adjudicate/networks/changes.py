@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from ...extract.mac_keys import mac_key
 from ...extract.kinds import CREDENTIAL, INITIATED, IP_MAC_BINDING, MAC, SERVED, TUNNEL_ENDPOINT
 from ...store.models import (Capture, ChangeReview, Conversation, Entity, EntityMember, Finding, Locality,
                              NetworkCapture, NetworkChange, ObservationRow, VerdictRow)
@@ -143,9 +144,18 @@ def snapshot(session: Session, capture: Capture, *, answers_only: bool = False,
             continue
         elif locality.get(entity) == Locality.ON_LINK:  # the MAC an on-link address sends from binds it too
             snap.bindings[member][value] = min(frame, snap.bindings[member].get(value, frame))
-        else:
-            routed_macs[value].add(member)  # a MAC carrying off-link addresses: a router's
+        elif locality.get(entity) in (Locality.REMOTE, Locality.LOCAL_ROUTED):
+            # a MAC carrying off-link hosts' addresses: a router's (not 0.0.0.0 of a DHCP client)
+            routed_macs[value].add(member)
             mac_frame[value] = min(frame, mac_frame.get(value, frame))
+    # a MAC claiming an on-link address that no device owns (a shadow answering ARP for another's
+    # address) is on the link all the same: a device of its own for appearing and disappearing
+    owned = {member for member in snap.holder if member.startswith("mac-")}
+    for address, macs in snap.bindings.items():
+        for mac, frame in macs.items():
+            if (shadow := mac_key(mac)) not in owned:
+                snap.devices.setdefault(shadow, f"on-link, owns no address (claims {address})")
+                snap.first_frame[shadow] = min(frame, snap.first_frame.get(shadow, frame))
     if routed_macs:
         snap.gateway_mac = max(routed_macs, key=lambda m: (len(routed_macs[m]), m))
         snap.gateway_mac_frame = mac_frame[snap.gateway_mac]
