@@ -212,7 +212,8 @@ def _traffic(session: Session, snap: Snapshot) -> None:
             Conversation.src, Conversation.dst, func.sum(Conversation.bytes_fwd), func.sum(Conversation.bytes_rev),
             func.min(Conversation.first_frame)).where(Conversation.capture_id == snap.capture.id).group_by(
             Conversation.src, Conversation.dst)):
-        for me, peer, sent, received in ((src, dst, fwd or 0, rev or 0), (dst, src, rev or 0, fwd or 0)):
+        fwd, rev = int(fwd or 0), int(rev or 0)  # PostgreSQL sums BIGINT as NUMERIC
+        for me, peer, sent, received in ((src, dst, fwd, rev), (dst, src, rev, fwd)):
             entity = snap.holder.get(me, me)
             if entity not in snap.devices:
                 continue
