@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sqlalchemy import func, or_, select, tuple_
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from ...adjudicate.networks import list_networks, ordered_captures
@@ -134,9 +134,24 @@ def _seen(session: Session, ids: list[str], entities: list[str], shared=None) ->
         last = {key: ids[max(where)] for key, where in seen.items()}
         for cid, key, addresses, macs in session.execute(select(
                 Entity.capture_id, Entity.key, Entity.addresses, Entity.macs).where(
-                tuple_(Entity.capture_id, Entity.key).in_(sorted((cid, key) for key, cid in last.items())))):
+                _pairs(Entity.capture_id, Entity.key, last))):
             seen[key][position[cid]] = (list(addresses or ()), list(macs or ()))
     return seen
+
+
+def _pairs(capture_column, key_column, where: dict[str, str], *also):
+    """(capture, key) in `where` (key -> capture), as one index lookup per capture: SQLite
+    scans the whole table for a row-value IN list."""
+    by_capture: dict[str, list[str]] = defaultdict(list)
+    for key, cid in where.items():
+        by_capture[cid].append(key)
+    return or_(*(and_(capture_column == cid, *also, key_column.in_(sorted(keys)))
+                 for cid, keys in sorted(by_capture.items())))
+
+
+def _questions() -> list[str]:
+    from ...adjudicate.registry import get_registry
+    return [a.question for a in get_registry()]
 
 
 def _held(seen: dict[int, tuple]) -> tuple[list[str], list[str]]:
@@ -183,17 +198,18 @@ def inventory(session: Session, network: Network, offset: int = 0, limit: int = 
     last_of = {e: ids[max(seen[e])] for e in page if seen[e]}
     answers: dict[str, dict[str, dict]] = defaultdict(dict)
     if last_of:  # each device's answers in its last capture: read for every device at once
-        pairs = sorted((cid, key) for key, cid in last_of.items())
+        questions = _questions()  # with them, each capture's lookup is a primary-key range
         for cid, key, question, label, basis, confidence in session.execute(select(
                 VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
                 VerdictRow.basis, VerdictRow.confidence).where(
-                tuple_(VerdictRow.capture_id, VerdictRow.entity_key).in_(pairs))):
+                _pairs(VerdictRow.capture_id, VerdictRow.entity_key, last_of, VerdictRow.question.in_(questions)))):
             answers[key][question] = {"label": label, "basis": basis, "confidence": confidence,
                                       "state": "machine", "entity": key}
         for o in session.execute(select(
                 HumanOverride.capture_id, HumanOverride.entity_key, HumanOverride.question, HumanOverride.label,
                 HumanOverride.actor, HumanOverride.carried_from, HumanOverride.carry_note, HumanOverride.stale_since,
-                HumanOverride.stale_detail).where(tuple_(HumanOverride.capture_id, HumanOverride.entity_key).in_(pairs))):
+                HumanOverride.stale_detail).where(_pairs(HumanOverride.capture_id, HumanOverride.entity_key, last_of,
+                                                         HumanOverride.question.in_(questions)))):
             a = answers[o.entity_key].setdefault(o.question, {"label": o.label, "basis": "HUMAN", "confidence": 100,
                                                               "entity": o.entity_key})
             a |= {"state": "stale" if o.stale_since else ("carried" if o.carried_from else "human"),
