@@ -156,3 +156,19 @@ def test_a_quiet_device_waking_up_is_not_a_peak(office):
     with office.db.session() as s:
         events = read.change_documents(s, networks.find_network(s, "site").id)
     assert not [e for e in events if e["kind"] == "traffic-peak"]
+
+
+def test_the_network_page_lists_the_first_changes_of_a_week_and_counts_the_rest(office, monkeypatch):
+    import tracepcap.present.api  # noqa: F401 - the web package imports through it
+    from tracepcap.present.web import networks as page
+    office.network("site")
+    office.add("site", 0, Week(BASE))
+    w1 = office.add("site", 1, Week(BASE, upstream=OTHER_UPSTREAM, spoof=(TILL, "66:66:66:00:00:01"),
+                                     extra=[telnet_login]))
+    monkeypatch.setattr(page, "STEP_SHOWN", 2)
+    with office.db.session() as s:
+        network = networks.find_network(s, "site")
+        listed = read.change_documents(s, network.id, w1, severities=("high", "medium"))
+        (step,) = page.network_context(s, network)["timeline"]
+    assert len(listed) > 2
+    assert [e["id"] for e in step["events"]] == [e["id"] for e in listed[:2]] and step["more"] == len(listed) - 2
