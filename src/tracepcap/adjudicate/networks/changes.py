@@ -14,14 +14,14 @@ changed (its detail names the device holding it now)."""
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from ...extract.mac_keys import mac_key
 from ...extract.kinds import CREDENTIAL, INITIATED, IP_MAC_BINDING, MAC, SERVED, TUNNEL_ENDPOINT
+from ...extract.mac_keys import mac_key
 from ...store.models import (Capture, ChangeReview, Conversation, Entity, EntityMember, Finding, Locality,
                              NetworkCapture, NetworkChange, ObservationRow, VerdictRow)
 from ..actor import Actor
@@ -285,7 +285,8 @@ def diff(before: Snapshot, after: Snapshot) -> list[dict]:
     for entity, services in sorted(after.served.items()):
         new = sorted(set(services) - set(before.served.get(entity, {})))
         if new:
-            add(ChangeKind.NEW_SERVICE, entity, f"{entity} serves {', '.join(new)} (new since {earlier})",
+            add(ChangeKind.NEW_SERVICE, entity, f"{_name(entity, named_after)} serves {', '.join(new)} "
+                f"(new since {earlier})",
                 [services[s] for s in new], {"new": new, "was": sorted(before.served.get(entity, {}))},
                 subject=",".join(new))
     for entity, apps in sorted(after.applications.items()):
@@ -300,8 +301,10 @@ def diff(before: Snapshot, after: Snapshot) -> list[dict]:
                  "was": sorted(before.applications.get(entity, {}))}, subject=",".join(new),
                 severity="high" if set(new) & HIGH_APPLICATIONS else None)
     for entity, moved in sorted(after.traffic.items()):
-        was = before.traffic.get(entity)
-        if was is None or entity not in before.devices or moved < PEAK_FLOOR or moved < PEAK_FACTOR * max(was, 1):
+        if entity not in before.devices:  # a newcomer has no volume of its own to compare with
+            continue
+        was = before.traffic.get(entity, 0)  # present before, silent: any volume over the floor
+        if moved < PEAK_FLOOR or moved < PEAK_FACTOR * max(was, 1):
             continue
         total, peer, sent, frame = after.largest[entity]
         add(ChangeKind.TRAFFIC_PEAK, entity,
@@ -312,11 +315,12 @@ def diff(before: Snapshot, after: Snapshot) -> list[dict]:
              "factor": PEAK_FACTOR, "floor": PEAK_FLOOR}, subject=peer)
     for (entity, value), frame in sorted(after.tunnels.items()):
         if (entity, value) not in before.tunnels:
-            add(ChangeKind.NEW_TUNNEL, entity, f"{entity} is a tunnel endpoint: {value}", [frame],
+            add(ChangeKind.NEW_TUNNEL, entity, f"{_name(entity, named_after)} is a tunnel endpoint: {value}", [frame],
                 {"tunnel": value}, subject=value)
     for (entity, value), frame in sorted(after.logins.items()):
         if (entity, value) not in before.logins:
-            add(ChangeKind.NEW_CLEARTEXT_LOGIN, entity, f"cleartext login from {entity}: {value}", [frame],
+            add(ChangeKind.NEW_CLEARTEXT_LOGIN, entity, f"cleartext login from {_name(entity, named_after)}: {value}",
+                [frame],
                 {"login": value}, subject=value)
     for (kind, entities), (severity, summary, frames) in sorted(after.findings.items()):
         if (kind, entities) not in before.findings:
