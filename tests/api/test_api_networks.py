@@ -40,12 +40,17 @@ def test_a_network_over_the_api(api, client, tmp_path):
     assert any(n.startswith("carried from w0.pcap") for n in carried["notes"])
     assert any(n.startswith("stale since w1.pcap") and "00:11:22:00:00:99" in n for n in carried["notes"])
 
+    # a device is its MAC's key: the kiosk's new MAC is a new device holding its address, where
+    # the carried answer went (stale); the old one was last seen in week 1
     inventory = client.get(f"/networks/{nid}/inventory").json()
-    row = next(r for r in inventory["rows"] if r["entity_key"] == kiosk)
-    assert row["answers"]["host-identity"]["state"] == "stale" and row["first_seen_id"] == w0
+    old, new = "mac-00-11-22-00-00-10", "mac-00-11-22-00-00-99"
+    holding = {r["entity_key"]: r for r in inventory["rows"] if kiosk in r["addresses"]}
+    assert set(holding) == {old, new} and holding[old]["last_seen_id"] == w0
+    row = holding[new]
+    assert row["answers"]["host-identity"]["state"] == "stale" and row["first_seen_id"] == w1
     reaffirmed = client.post(f"/captures/{w1}/adjudications/host-identity/{kiosk}/reaffirm")
     assert reaffirmed.status_code == 200 and not reaffirmed.json().get("stale_since")
-    row = next(r for r in client.get(f"/networks/{nid}/inventory").json()["rows"] if r["entity_key"] == kiosk)
+    row = next(r for r in client.get(f"/networks/{nid}/inventory").json()["rows"] if r["entity_key"] == new)
     assert row["answers"]["host-identity"]["state"] == "carried"
 
     changes = client.get(f"/networks/{nid}/changes").json()
@@ -55,7 +60,8 @@ def test_a_network_over_the_api(api, client, tmp_path):
     assert reviewed.status_code == 200 and reviewed.json()["reviewed_by"] == "system"
     assert client.get(f"/networks/{nid}/changes", params={"capture": w1}).json()[0]["capture_id"] == w1
     grid = client.get(f"/networks/{nid}/presence").json()
-    assert next(r for r in grid["rows"] if r["entity_key"] == kiosk)["cells"] == ["present", "changed"]
+    cells = {r["entity_key"]: r["cells"] for r in grid["rows"]}
+    assert cells[old] == ["present", "absent"] and cells[new] == ["absent", "changed"]  # the address moved to it
     with api.db.session() as s:
         actions = set(s.scalars(select(AuditEvent.action)))
     assert {"network.created", "network.capture-added", "override.carried", "override.stale",

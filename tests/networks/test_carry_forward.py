@@ -111,12 +111,41 @@ def test_a_device_that_disappears_and_reappears_is_carried_where_it_is(office):
         network = networks.find_network(s, "hq")
         events = read.change_documents(s, network.id)
         grid = read.presence(s, network)
-    assert any(e["kind"] == "device-disappeared" and e["entity_key"] == "10.9.0.11" and e["capture_id"] == w1
+    till = "mac-00-11-22-00-00-11"  # a device is its own MAC's key, whatever addresses it holds
+    assert any(e["kind"] == "device-disappeared" and e["entity_key"] == till and e["capture_id"] == w1
                for e in events)
-    appeared = [e for e in events if e["kind"] == "device-appeared" and e["entity_key"] == "10.9.0.11"]
+    appeared = [e for e in events if e["kind"] == "device-appeared" and e["entity_key"] == till]
     assert [e["capture_id"] for e in appeared] == [w2] and appeared[0]["frames"]
-    row = next(r for r in grid["rows"] if r["entity_key"] == "10.9.0.11")
+    assert "10.9.0.11" in appeared[0]["summary"]
+    row = next(r for r in grid["rows"] if r["entity_key"] == till)
+    assert row["addresses"] == ["10.9.0.11"] and row["macs"] == ["00:11:22:00:00:11"]
     assert row["cells"][0] == "present" and row["cells"][1] == "absent" and row["cells"][2] != "absent"
+
+
+def test_a_device_with_ipv4_and_ipv6_addresses_is_one_device(office):
+    office.network("hq")
+    dual = [replace(d, ip6="2001:db8:9::10") if d.ip == "10.9.0.10" else d for d in BASE]
+    w0 = office.add("hq", 0, Week(BASE[1:]))
+    w1 = office.add("hq", 1, Week(dual))
+    kiosk = "mac-00-11-22-00-00-10"
+    with office.db.session() as s:
+        assert resolve(s, w1, "2001:db8:9::10") == resolve(s, w1, "10.9.0.10") == kiosk
+        network = networks.find_network(s, "hq")
+        events = read.change_documents(s, network.id)
+        grid, inventory = read.presence(s, network), read.inventory(s, network)
+    appeared = [e for e in events if e["kind"] == "device-appeared"
+                and {"10.9.0.10", "2001:db8:9::10"} & set(e["detail"]["addresses"])]
+    assert [e["entity_key"] for e in appeared] == [kiosk] and appeared[0]["capture_id"] == w1
+    assert "10.9.0.10" in appeared[0]["summary"] and "2001:db8:9::10" in appeared[0]["summary"]
+    for rows in (grid["rows"], inventory["rows"]):
+        held = [r for r in rows if {"10.9.0.10", "2001:db8:9::10"} & set(r["addresses"])]
+        assert [r["entity_key"] for r in held] == [kiosk]
+        assert held[0]["addresses"] == ["10.9.0.10", "2001:db8:9::10"]
+    assert next(r for r in grid["rows"] if r["entity_key"] == kiosk)["cells"] == ["absent", "present"]
+    assert not any(r["entity_key"] in ("10.9.0.10", "2001:db8:9::10") for r in grid["rows"])
+    with office.db.session() as s:
+        hits = read.search(s, "2001:db8:9::10")
+    assert [(h["entity_key"], h["capture_id"]) for h in hits] == [(kiosk, w1)]
 
 
 def test_a_carried_answer_goes_stale_when_its_mac_moves_sticky_until_reaffirmed(office):
@@ -154,7 +183,7 @@ def test_new_services_make_a_carried_role_stale(office):
     assert v.stale_since and any("tcp/21 new (frame" in n for n in v.notes)
     with office.db.session() as s:
         events = read.change_documents(s, networks.find_network(s, "hq").id, w1)
-    assert any(e["kind"] == "new-service" and e["entity_key"] == "10.9.0.20" and "tcp/21" in e["summary"]
+    assert any(e["kind"] == "new-service" and e["entity_key"] == "mac-00-11-22-00-00-20" and "tcp/21" in e["summary"]
                for e in events)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from tracepcap.testing.scenario import Scenario
 
 ROUTER = ("10.9.0.1", "00:11:22:00:00:01")
+ROUTER6 = "fe80::1"  # the router's link-local address, for devices with IPv6
 WEEK = 7 * 24 * 3600.0
 START = 1_700_000_000.0
 
@@ -21,6 +22,7 @@ class Device:
     serves: tuple[int, ...] = ()
     dhcp_name: str | None = None
     client_id: bytes | None = None  # an opaque DHCP client id (option 61, type 0)
+    ip6: str | None = None  # an IPv6 address it also holds (same MAC: one device)
 
 
 @dataclass
@@ -29,7 +31,7 @@ class Week:
     upstream: str = "198.51.100.7"  # the address the clients' traffic leaves through
     router_mac: str = ROUTER[1]
     spoof: tuple[str, str] | None = None  # (address, MAC) a shadow device claims by ARP
-    extra: list = field(default_factory=list)
+    extra: list = field(default_factory=list)  # callables (scenario, hosts by address, router, upstream)
 
 
 def write_week(path: Path, n: int, week: Week) -> Path:
@@ -45,6 +47,8 @@ def write_week(path: Path, n: int, week: Week) -> Path:
                 options |= {"client_id": False, "extra_options": [(61, b"\x00" + d.client_id)]}
             sc.dhcp_exchange(sc.host(d.ip, d.mac), router, d.ip, router=ROUTER[0], **options)
         sc.arp_exchange(hosts[d.ip], router)
+        if d.ip6:
+            sc.ping(sc.host(d.ip6, d.mac), sc.host(ROUTER6, week.router_mac))
     clients = [d for d in week.devices if not d.serves]
     for i, d in enumerate(clients):
         sc.tcp_session(hosts[d.ip], upstream, 40000 + i, 443)
@@ -58,6 +62,8 @@ def write_week(path: Path, n: int, week: Week) -> Path:
         victim = hosts[clients[0].ip]
         for _ in range(3):
             sc.arp_exchange(victim, shadow)
+    for more in week.extra:
+        more(sc, hosts, router, upstream)
     return sc.write_pcap(path)
 
 

@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from support.office_weeks import BASE, Week, write_week
 
 KIOSK = "10.9.0.10"
+OLD, NEW = "mac-00-11-22-00-00-10", "mac-00-11-22-00-00-99"  # the kiosk's device before and after its MAC moved
 
 
 def test_network_page_timeline_grid_reaffirm_and_review(web, tmp_path):
@@ -38,17 +39,22 @@ def test_network_page_timeline_grid_reaffirm_and_review(web, tmp_path):
     step = page.locator(f".timeline-step[data-capture='{w1}']")
     moved_change = step.locator(".change[data-kind='address-moved']", has_text=KIOSK)
     expect(moved_change).to_contain_text("00:11:22:00:00:99")
-    # the presence grid: the kiosk present in week 1, changed in week 2
-    cells = page.locator(f"#presence tr[data-entity='{KIOSK}'] td")
+    # the presence grid, one row per device (its MAC's key): the kiosk's old MAC present in week 1
+    # only; its new MAC, holding the kiosk's address in week 2, changed there (the address moved)
+    old = page.locator(f"#presence tr[data-entity='{OLD}']")
+    expect(old.locator("th")).to_contain_text(KIOSK)
+    expect(old.locator("td").nth(0)).to_have_class("cell-present")
+    expect(old.locator("td").nth(1)).to_have_class("cell-absent")
+    cells = page.locator(f"#presence tr[data-entity='{NEW}'] td")
     expect(cells).to_have_count(2)
-    expect(cells.nth(0)).to_have_class("cell-present")
+    expect(cells.nth(0)).to_have_class("cell-absent")
     expect(cells.nth(1)).to_have_class("cell-changed")
     # the inventory: the carried answer is stale, saying what moved; re-affirm it
-    answer = page.locator(f"#network-inventory tr[data-entity='{KIOSK}'] li[data-question='host-identity']")
+    answer = page.locator(f"#network-inventory tr[data-entity='{NEW}'] li[data-question='host-identity']")
     expect(answer.locator(".state-stale")).to_have_text("stale")
     expect(answer.locator(".stale-text")).to_contain_text("00:11:22:00:00:99 new (frame")
     answer.get_by_role("button", name="Re-affirm").click()
-    answer = page.locator(f"#network-inventory tr[data-entity='{KIOSK}'] li[data-question='host-identity']")
+    answer = page.locator(f"#network-inventory tr[data-entity='{NEW}'] li[data-question='host-identity']")
     expect(answer.locator(".state-carried")).to_have_text("carried")
     expect(answer.locator(".stale-text")).to_have_count(0)
     # mark the MAC move reviewed

@@ -254,7 +254,9 @@ def cmd_network_show(args: argparse.Namespace) -> ExitCode:
     _print_network(detail, False)
     print(f"devices: {detail['inventory']['total']}")
     for row in detail["inventory"]["rows"]:
-        print(f"  {row['entity_key']}  first seen {row['first_seen']}  last seen {row['last_seen']}")
+        held = ", ".join(row["addresses"] + [m for m in row["macs"] if row["entity_key"] not in row["addresses"]])
+        print(f"  {row['entity_key']}{f' ({held})' if held and held != row['entity_key'] else ''}  "
+              f"first seen {row['first_seen']}  last seen {row['last_seen']}")
         for question, a in row["answers"].items():
             if a["state"] == "machine":
                 continue

@@ -17,7 +17,7 @@ def carry_on(session: Session, registry: Registry, key: Key, verdict: Verdict) -
     from .. import networks  # networks builds on annotations: imported when used
     if networks.network_of(session, key.capture_id) is None:
         return verdict
-    networks.after_human_action(session, registry, key.capture_id)
+    networks.after_human_action(session, registry, key.capture_id, key)
     return stored_verdict(session, key) or verdict
 
 

@@ -90,8 +90,10 @@ class _Matcher:
         address = next(iter(seen.addresses), None)  # primary first (Entity.addresses' order)
         if address is None:
             return None
-        found = self.session.scalars(select(Entity.key).where(Entity.capture_id == capture_id,
-                                                              Entity.ip == address)).all()
+        # through the member table's primary key (entity.ip has no index of its own)
+        found = self.session.scalars(select(Entity.key).join(EntityMember, (
+            EntityMember.capture_id == Entity.capture_id) & (EntityMember.entity_key == Entity.key)).where(
+            EntityMember.capture_id == capture_id, EntityMember.member == address, Entity.ip == address)).all()
         if len(found) != 1:
             return None
         (target,) = found

@@ -1,21 +1,29 @@
 """Changes between consecutive captures of a network, as typed events with a severity and
 the frames that witness them: device appeared / disappeared, address moved to another MAC,
-gateway changed, answer changed, new service served, new tunnel endpoint, new cleartext login,
-new finding. Computed from what each capture's analysis stored (facts, verdicts, findings) and
-kept per pair of captures, so adding a capture computes one pair."""
+gateway changed, answer changed, new service served, new application used, new tunnel endpoint,
+new cleartext login, traffic peak, new finding. Computed from what each capture's analysis
+stored (entities, facts, conversations, verdicts, findings) and kept per pair of captures, so
+adding a capture computes one pair.
+
+The subject of an event is the device (its entity key: `mac-..` for an on-link device, the
+address for a remote or routed host): a device's facts are held per address or MAC (its
+`entity_member` names) and gathered onto its key, so a device with IPv4 and IPv6 addresses
+appears once. An address-moved event is the exception: its subject is the address whose MAC
+changed (its detail names the device holding it now)."""
 
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from ...extract.kinds import CREDENTIAL, IP_MAC_BINDING, MAC, SERVED, TUNNEL_ENDPOINT
-from ...store.models import (Capture, ChangeReview, Conversation, Finding, Host, Locality, NetworkCapture,
-                             NetworkChange, ObservationRow, VerdictRow)
+from ...extract.kinds import CREDENTIAL, INITIATED, IP_MAC_BINDING, MAC, SERVED, TUNNEL_ENDPOINT
+from ...extract.mac_keys import mac_key
+from ...store.models import (Capture, ChangeReview, Conversation, Entity, EntityMember, Finding, Locality,
+                             NetworkCapture, NetworkChange, ObservationRow, VerdictRow)
 from ..actor import Actor
 from ..annotations.audit import AuditAction, record, utc_now
 from ..contract import Basis
@@ -32,14 +40,39 @@ class ChangeKind:
     NEW_TUNNEL = "new-tunnel"
     NEW_CLEARTEXT_LOGIN = "new-cleartext-login"
     NEW_FINDING = "new-finding"
+    NEW_APPLICATION = "new-application"
+    TRAFFIC_PEAK = "traffic-peak"
 
 
 SEVERITY = {ChangeKind.APPEARED: "low", ChangeKind.DISAPPEARED: "low", ChangeKind.ADDRESS_MOVED: "high",
             ChangeKind.GATEWAY_CHANGED: "high", ChangeKind.ANSWER_CHANGED: "medium",
             ChangeKind.NEW_SERVICE: "medium", ChangeKind.NEW_TUNNEL: "high",
-            ChangeKind.NEW_CLEARTEXT_LOGIN: "high"}
+            ChangeKind.NEW_CLEARTEXT_LOGIN: "high", ChangeKind.NEW_APPLICATION: "medium",
+            ChangeKind.TRAFFIC_PEAK: "high"}
 GATEWAY_WORDS = ("gateway", "router")
 UNKNOWN = {"unknown", ""}
+
+#: Applications whose first use by a device is a change worth a look, by the port it opened
+#: connections to (`initiated` facts are measured from handshakes, so a port here is one the
+#: device really used as a client). Only ports that name an application whose appearance
+#: matters (cleartext logins, remote control, peer-to-peer, anonymity, tunnels, mail, file
+#: transfer): a new web or DNS peer is not a change.
+APPLICATIONS = {"tcp/21": "FTP", "tcp/23": "telnet", "tcp/22": "SSH", "tcp/3389": "RDP", "tcp/5900": "VNC",
+                "tcp/5985": "WinRM", "tcp/5986": "WinRM", "tcp/445": "SMB", "tcp/139": "NetBIOS session",
+                "tcp/25": "SMTP", "tcp/110": "POP3", "tcp/143": "IMAP", "tcp/6667": "IRC", "tcp/6697": "IRC",
+                "tcp/9001": "Tor", "tcp/9030": "Tor", "tcp/1194": "OpenVPN", "udp/1194": "OpenVPN",
+                "udp/51820": "WireGuard", "tcp/1723": "PPTP", "udp/500": "IKE", "udp/4500": "IPsec NAT-T",
+                "tcp/6969": "BitTorrent tracker", "udp/6969": "BitTorrent tracker", "tcp/69": "TFTP",
+                "udp/69": "TFTP", "tcp/512": "rexec", "tcp/513": "rlogin", "tcp/514": "rsh",
+                **{f"tcp/{p}": "BitTorrent" for p in range(6881, 6890)},
+                **{f"udp/{p}": "BitTorrent DHT" for p in range(6881, 6890)}}
+#: the ones that are high severity when first used: cleartext logins, peer-to-peer, anonymity
+HIGH_APPLICATIONS = frozenset(("FTP", "telnet", "TFTP", "rexec", "rlogin", "rsh", "BitTorrent", "BitTorrent DHT",
+                               "BitTorrent tracker", "Tor", "IRC"))
+#: a traffic peak: a device moving at least PEAK_FACTOR times the bytes it moved in the previous
+#: capture, and at least PEAK_FLOOR bytes (so a quiet device waking up is not a peak)
+PEAK_FACTOR = 10
+PEAK_FLOOR = 10 * 1000 * 1000
 
 
 @dataclass
@@ -59,66 +92,139 @@ class Snapshot:
     gateway_mac_frame: int | None = None
     upstream: tuple[str, int, int] | None = None  # (address, clients, first frame)
     findings: dict[tuple, tuple[str, str, list]] = field(default_factory=dict)
+    effective: dict[tuple[str, str], str] = field(default_factory=dict)  # (entity, question) -> stored answer
+    human: set[tuple[str, str]] = field(default_factory=set)  # (entity, question) a human answered
+    applications: dict[str, dict[str, tuple[str, int]]] = field(default_factory=lambda: defaultdict(dict))
+    # entity -> application -> (port, first frame)
+    traffic: dict[str, int] = field(default_factory=dict)  # entity -> bytes both ways over its conversations
+    largest: dict[str, tuple[int, str, int, int]] = field(default_factory=dict)
+    # entity -> (bytes, peer, bytes the device sent, first frame) of its largest conversation pair
+    holder: dict[str, str] = field(default_factory=dict)  # address -> the entity holding it
 
 
-def snapshot(session: Session, capture: Capture) -> Snapshot:
+def snapshot(session: Session, capture: Capture, *, answers_only: bool = False,
+             entities: set[str] | None = None) -> Snapshot:
+    """What `capture`'s analysis stored, per device. `answers_only`: just the answers (of
+    `entities`, every entity when None) - what a human action can change."""
     snap = Snapshot(capture)
     cid = capture.id
-    locality = dict(session.execute(select(Host.ip, Host.locality).where(Host.capture_id == cid)).all())
+    _answers(session, snap, entities)
+    if answers_only:
+        return snap
+    locality = dict(session.execute(select(Entity.key, Entity.locality).where(Entity.capture_id == cid)).all())
     snap.devices = {e: loc or "" for e, loc in locality.items() if loc != Locality.REMOTE}
+    snap.holder = dict(session.execute(select(EntityMember.member, EntityMember.entity_key).where(
+        EntityMember.capture_id == cid)).all())
+    key_of = snap.holder.get
     routed_macs: dict[str, set[str]] = defaultdict(set)
     mac_frame: dict[str, int] = {}
-    for entity, kind, value, frame in session.execute(select(
+    for member, kind, value, frame in session.execute(select(
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value, func.min(ObservationRow.first_frame)).where(
             ObservationRow.capture_id == cid, ObservationRow.kind.in_(
-                [IP_MAC_BINDING.name, SERVED.name, TUNNEL_ENDPOINT.name, CREDENTIAL.name, MAC.name])).group_by(
+                [IP_MAC_BINDING.name, SERVED.name, TUNNEL_ENDPOINT.name, CREDENTIAL.name, MAC.name,
+                 INITIATED.name])).group_by(
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value)):
+        entity = key_of(member, member)  # facts are held per address or MAC: gathered onto the device
+        if kind == INITIATED.name:
+            if (app := APPLICATIONS.get(value)) is not None:
+                was = snap.applications[entity].get(app)
+                if was is None or frame < was[1]:
+                    snap.applications[entity][app] = (value, frame)
+            continue
         snap.first_frame[entity] = min(frame, snap.first_frame.get(entity, frame))
         if kind == IP_MAC_BINDING.name:
-            snap.bindings[entity][value] = frame
+            snap.bindings[member][value] = frame  # the address is the subject of a binding
         elif kind == SERVED.name:
-            snap.served[entity][value] = frame
+            snap.served[entity][value] = min(frame, snap.served[entity].get(value, frame))
         elif kind == TUNNEL_ENDPOINT.name:
-            snap.tunnels[(entity, value)] = frame
+            snap.tunnels[(entity, value)] = min(frame, snap.tunnels.get((entity, value), frame))
         elif kind == CREDENTIAL.name:
-            snap.logins[(entity, value)] = frame
+            snap.logins[(entity, value)] = min(frame, snap.logins.get((entity, value), frame))
+        elif member.startswith("mac-"):
+            continue
         elif locality.get(entity) == Locality.ON_LINK:  # the MAC an on-link address sends from binds it too
-            snap.bindings[entity][value] = min(frame, snap.bindings[entity].get(value, frame))
-        elif not entity.startswith("mac-"):
-            routed_macs[value].add(entity)  # a MAC carrying off-link addresses: a router's
+            snap.bindings[member][value] = min(frame, snap.bindings[member].get(value, frame))
+        elif locality.get(entity) in (Locality.REMOTE, Locality.LOCAL_ROUTED):
+            # a MAC carrying off-link hosts' addresses: a router's (not 0.0.0.0 of a DHCP client)
+            routed_macs[value].add(member)
             mac_frame[value] = min(frame, mac_frame.get(value, frame))
+    # a MAC claiming an on-link address that no device owns (a shadow answering ARP for another's
+    # address) is on the link all the same: a device of its own for appearing and disappearing
+    owned = {member for member in snap.holder if member.startswith("mac-")}
+    for address, macs in snap.bindings.items():
+        for mac, frame in macs.items():
+            if (shadow := mac_key(mac)) not in owned:
+                snap.devices.setdefault(shadow, f"on-link, owns no address (claims {address})")
+                snap.first_frame[shadow] = min(frame, snap.first_frame.get(shadow, frame))
     if routed_macs:
         snap.gateway_mac = max(routed_macs, key=lambda m: (len(routed_macs[m]), m))
         snap.gateway_mac_frame = mac_frame[snap.gateway_mac]
-    human = []
-    for entity, question, primary, basis in session.execute(select(
-            VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis).where(
-            VerdictRow.capture_id == cid)):
-        if primary and any(w in primary.lower() for w in GATEWAY_WORDS):
-            snap.gateway_entities.add(entity)
-        if basis == Basis.HUMAN:
-            human.append((entity, question))
-        elif primary and primary.lower() not in UNKNOWN:
-            snap.answers[(entity, question)] = primary
-    if human:  # the machine's own answer under a human one: in the documents, read in one query
-        for entity, question, primary, basis, document in session.execute(select(
-                VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis,
-                VerdictRow.document).where(VerdictRow.capture_id == cid, VerdictRow.basis == Basis.HUMAN)):
-            label = machine_answer(primary, basis, document)
-            if label and label.lower() not in UNKNOWN:
-                snap.answers[(entity, question)] = label
-    remote = select(Host.ip).where(Host.capture_id == cid, Host.locality == Locality.REMOTE)
+    remote = select(EntityMember.member).join(Entity, (Entity.capture_id == EntityMember.capture_id)
+                                              & (Entity.key == EntityMember.entity_key)).where(
+        EntityMember.capture_id == cid, Entity.locality == Locality.REMOTE)
     top = session.execute(select(Conversation.dst, func.count(func.distinct(Conversation.src)).label("n"),
                                  func.min(Conversation.first_frame)).where(
         Conversation.capture_id == cid, Conversation.dst.in_(remote)).group_by(Conversation.dst).order_by(
         func.count(func.distinct(Conversation.src)).desc(), Conversation.dst).limit(1)).first()
     if top is not None and top[1] >= 2:
         snap.upstream = (top[0], top[1], top[2])
+    _traffic(session, snap)
     for kind, severity, entities, summary, frames in session.execute(select(
             Finding.kind, Finding.severity, Finding.entities, Finding.summary, Finding.frames).where(
             Finding.capture_id == cid)):
         snap.findings[(kind, tuple(sorted(map(str, entities))))] = (severity, summary, list(frames)[:10])
     return snap
+
+
+def _answers(session: Session, snap: Snapshot, entities: set[str] | None) -> None:
+    """The stored (effective) answer of each question, a human's where one answered, and the
+    machine's own answer under it."""
+    cid = snap.capture.id
+    stmt = select(VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis).where(
+        VerdictRow.capture_id == cid)
+    if entities is not None:
+        stmt = stmt.where(VerdictRow.entity_key.in_(sorted(entities)))
+    for entity, question, primary, basis in session.execute(stmt):
+        if primary and any(w in primary.lower() for w in GATEWAY_WORDS):
+            snap.gateway_entities.add(entity)
+        if primary and primary.lower() not in UNKNOWN:
+            snap.effective[(entity, question)] = primary
+        if basis == Basis.HUMAN:
+            snap.human.add((entity, question))
+        elif primary and primary.lower() not in UNKNOWN:
+            snap.answers[(entity, question)] = primary
+    if snap.human:  # the machine's own answer under a human one: in the documents, read in one query
+        stmt = select(VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis,
+                      VerdictRow.document).where(VerdictRow.capture_id == cid, VerdictRow.basis == Basis.HUMAN)
+        if entities is not None:
+            stmt = stmt.where(VerdictRow.entity_key.in_(sorted(entities)))
+        for entity, question, primary, basis, document in session.execute(stmt):
+            label = machine_answer(primary, basis, document)
+            if label and label.lower() not in UNKNOWN:
+                snap.answers[(entity, question)] = label
+
+
+def _traffic(session: Session, snap: Snapshot) -> None:
+    """Bytes each device moved (both ways, over every conversation it took part in) and its
+    largest exchange with one peer, with that exchange's first frame."""
+    pairs: dict[tuple[str, str], list[int]] = {}
+    for src, dst, fwd, rev, frame in session.execute(select(
+            Conversation.src, Conversation.dst, func.sum(Conversation.bytes_fwd), func.sum(Conversation.bytes_rev),
+            func.min(Conversation.first_frame)).where(Conversation.capture_id == snap.capture.id).group_by(
+            Conversation.src, Conversation.dst)):
+        fwd, rev = int(fwd or 0), int(rev or 0)  # PostgreSQL sums BIGINT as NUMERIC
+        for me, peer, sent, received in ((src, dst, fwd, rev), (dst, src, rev, fwd)):
+            entity = snap.holder.get(me, me)
+            if entity not in snap.devices:
+                continue
+            pair = pairs.setdefault((entity, peer), [0, 0, frame])
+            pair[0] += sent + received
+            pair[1] += sent
+            pair[2] = min(pair[2], frame)
+    for (entity, peer), (total, sent, frame) in pairs.items():
+        snap.traffic[entity] = snap.traffic.get(entity, 0) + total
+        if total > snap.largest.get(entity, (-1,))[0]:
+            snap.largest[entity] = (total, peer, sent, frame)
 
 
 def _signature(*parts: object) -> str:
@@ -136,12 +242,16 @@ def diff(before: Snapshot, after: Snapshot) -> list[dict]:
                     "signature": _signature(before.capture.id, after.capture.id, kind, entity, subject)})
 
     later, earlier = after.capture.name, before.capture.name
+    named_after, named_before = _addresses(after), _addresses(before)
     for entity in sorted(set(after.devices) - set(before.devices)):
-        add(ChangeKind.APPEARED, entity, f"{entity} appeared ({after.devices[entity] or 'locality unknown'})",
-            [after.first_frame.get(entity)], {"locality": after.devices[entity]})
+        add(ChangeKind.APPEARED, entity, f"{_name(entity, named_after)} appeared "
+            f"({after.devices[entity] or 'locality unknown'})",
+            [after.first_frame.get(entity)], {"locality": after.devices[entity],
+                                              "addresses": named_after.get(entity, [])})
     for entity in sorted(set(before.devices) - set(after.devices)):
-        add(ChangeKind.DISAPPEARED, entity, f"{entity} is not in {later} (last seen in {earlier})", [],
-            {"last_frame_before": before.first_frame.get(entity)})
+        add(ChangeKind.DISAPPEARED, entity, f"{_name(entity, named_before)} is not in {later} "
+            f"(last seen in {earlier})", [],
+            {"last_frame_before": before.first_frame.get(entity), "addresses": named_before.get(entity, [])})
     for ip, macs in sorted(after.bindings.items()):
         was = before.bindings.get(ip)
         if not was:
@@ -152,7 +262,8 @@ def diff(before: Snapshot, after: Snapshot) -> list[dict]:
             text = (f"{ip} is now also claimed by {', '.join(new)} besides {', '.join(still)} (ARP/ND)"
                     if still else f"{ip} moved from {', '.join(sorted(was))} to {', '.join(new)}")
             add(ChangeKind.ADDRESS_MOVED, ip, text, [macs[m] for m in new],
-                {"was": sorted(was), "now": sorted(macs), "new": new}, subject=",".join(new))
+                {"was": sorted(was), "now": sorted(macs), "new": new, "device": after.holder.get(ip),
+                 "device_before": before.holder.get(ip)}, subject=",".join(new))
     gw = []
     if before.gateway_mac and after.gateway_mac and before.gateway_mac != after.gateway_mac:
         gw.append(f"the MAC carrying off-link traffic moved from {before.gateway_mac} to {after.gateway_mac}")
@@ -170,24 +281,46 @@ def diff(before: Snapshot, after: Snapshot) -> list[dict]:
              "upstream": [before.upstream and before.upstream[0], after.upstream and after.upstream[0]],
              "entities": [sorted(before.gateway_entities), sorted(after.gateway_entities)]},
             subject=f"{after.gateway_mac}|{after.upstream and after.upstream[0]}")
-    for (entity, question), label in sorted(after.answers.items()):
-        was = before.answers.get((entity, question))
-        if was and was != label:
-            add(ChangeKind.ANSWER_CHANGED, entity, f"{question} of {entity}: {was} → {label}",
-                [], {"question": question, "was": was, "now": label}, subject=f"{question}|{label}")
+    out.extend(answer_changes(before, after))
     for entity, services in sorted(after.served.items()):
         new = sorted(set(services) - set(before.served.get(entity, {})))
         if new:
-            add(ChangeKind.NEW_SERVICE, entity, f"{entity} serves {', '.join(new)} (new since {earlier})",
+            add(ChangeKind.NEW_SERVICE, entity, f"{_name(entity, named_after)} serves {', '.join(new)} "
+                f"(new since {earlier})",
                 [services[s] for s in new], {"new": new, "was": sorted(before.served.get(entity, {}))},
                 subject=",".join(new))
+    for entity, apps in sorted(after.applications.items()):
+        new = sorted(set(apps) - set(before.applications.get(entity, {})))
+        if entity not in before.devices:  # a newcomer: its appearance says it; the risky ones still count
+            new = [app for app in new if app in HIGH_APPLICATIONS]
+        if new and entity in after.devices:  # a device's, not a remote host's
+            used = [f"{app} ({apps[app][0]})" for app in new]
+            add(ChangeKind.NEW_APPLICATION, entity, f"{_name(entity, named_after)} uses {', '.join(used)} "
+                f"(new since {earlier})", [apps[app][1] for app in new],
+                {"new": new, "ports": [apps[app][0] for app in new],
+                 "was": sorted(before.applications.get(entity, {}))}, subject=",".join(new),
+                severity="high" if set(new) & HIGH_APPLICATIONS else None)
+    for entity, moved in sorted(after.traffic.items()):
+        if entity not in before.devices:  # a newcomer has no volume of its own to compare with
+            continue
+        was = before.traffic.get(entity, 0)  # present before, silent: any volume over the floor
+        if moved < PEAK_FLOOR or moved < PEAK_FACTOR * max(was, 1):
+            continue
+        total, peer, sent, frame = after.largest[entity]
+        add(ChangeKind.TRAFFIC_PEAK, entity,
+            f"{_name(entity, named_after)} moved {_size(moved)} (was {_size(was)} in {earlier}; a peak is "
+            f"≥{PEAK_FACTOR}× the previous capture and ≥{_size(PEAK_FLOOR)}): the largest, {_size(total)} with "
+            f"{peer} ({_size(sent)} sent by it)", [frame],
+            {"bytes": moved, "was": was, "peer": peer, "peer_bytes": total, "sent": sent,
+             "factor": PEAK_FACTOR, "floor": PEAK_FLOOR}, subject=peer)
     for (entity, value), frame in sorted(after.tunnels.items()):
         if (entity, value) not in before.tunnels:
-            add(ChangeKind.NEW_TUNNEL, entity, f"{entity} is a tunnel endpoint: {value}", [frame],
+            add(ChangeKind.NEW_TUNNEL, entity, f"{_name(entity, named_after)} is a tunnel endpoint: {value}", [frame],
                 {"tunnel": value}, subject=value)
     for (entity, value), frame in sorted(after.logins.items()):
         if (entity, value) not in before.logins:
-            add(ChangeKind.NEW_CLEARTEXT_LOGIN, entity, f"cleartext login from {entity}: {value}", [frame],
+            add(ChangeKind.NEW_CLEARTEXT_LOGIN, entity, f"cleartext login from {_name(entity, named_after)}: {value}",
+                [frame],
                 {"login": value}, subject=value)
     for (kind, entities), (severity, summary, frames) in sorted(after.findings.items()):
         if (kind, entities) not in before.findings:
@@ -197,10 +330,63 @@ def diff(before: Snapshot, after: Snapshot) -> list[dict]:
     return out
 
 
-def recompute(session: Session, network_id: str, captures: list[Capture], stale: set[str] = frozenset()) -> int:
+def answer_changes(before: Snapshot, after: Snapshot) -> list[dict]:
+    """Answer-changed events: the stored answer (a human's counts as the answer) moved, or the
+    machine's own answer moved (under a human one too). One event per question and device."""
+    out = []
+    keys = sorted(set(after.effective) | set(after.answers))
+    for entity, question in keys:
+        parts, detail = [], {"question": question}
+        was, now = before.effective.get((entity, question)), after.effective.get((entity, question))
+        if was and now and was != now:
+            who = ("a human's" if (entity, question) in after.human else "the machine's")
+            parts.append(f"{was} → {now} ({who} answer here)")
+            detail |= {"was": was, "now": now, "human": (entity, question) in after.human,
+                       "human_before": (entity, question) in before.human}
+        m_was, m_now = before.answers.get((entity, question)), after.answers.get((entity, question))
+        if m_was and m_now and m_was != m_now and (m_was, m_now) != (was, now):
+            parts.append(f"the machine's own answer {m_was} → {m_now}")
+            detail |= {"machine_was": m_was, "machine_now": m_now}
+        if not parts:
+            continue
+        detail.setdefault("was", m_was if "machine_was" in detail else was)
+        detail.setdefault("now", m_now if "machine_now" in detail else now)
+        out.append({"kind": ChangeKind.ANSWER_CHANGED, "severity": SEVERITY[ChangeKind.ANSWER_CHANGED],
+                    "entity_key": entity, "summary": f"{question} of {entity}: " + "; ".join(parts), "frames": [],
+                    "detail": detail, "signature": _signature(before.capture.id, after.capture.id,
+                                                              ChangeKind.ANSWER_CHANGED, entity,
+                                                              f"{question}|{now}|{m_now}")})
+    return out
+
+
+def _addresses(snap: Snapshot) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = defaultdict(list)
+    for member, entity in snap.holder.items():
+        if not member.startswith("mac-"):
+            out[entity].append(member)
+    return out
+
+
+def _name(entity: str, addresses: dict[str, list[str]]) -> str:
+    """A device as a person reads it: its key and, for a MAC-keyed device, its addresses."""
+    held = [a for a in sorted(addresses.get(entity, ())) if a != entity]
+    return f"{entity} ({', '.join(held)})" if held else entity
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 10 ** 9), ("MB", 10 ** 6), ("kB", 10 ** 3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def recompute(session: Session, network_id: str, captures: list[Capture], stale: set[str] = frozenset(),
+              answers_of: dict[str, set[str] | None] | None = None) -> int:
     """Keep one set of changes per consecutive pair: pairs no longer consecutive go, pairs
     involving a capture in `stale` (re-analysed) are recomputed, missing pairs computed.
-    Returns how many pairs were computed."""
+    `answers_of`: capture -> the entities (None: all) whose answers a human action or the
+    carry-forward changed there; the answer-changed events of the pairs around it are
+    recomputed for those entities only. Returns how many pairs were computed."""
     pairs = list(zip(captures, captures[1:]))
     wanted = {(a.id, b.id) for a, b in pairs}
     members = {m.capture_id: m for m in session.scalars(select(NetworkCapture).where(
@@ -231,6 +417,20 @@ def recompute(session: Session, network_id: str, captures: list[Capture], stale:
         session.add_all(NetworkChange(network_id=network_id, capture_id=b.id, previous_id=a.id, **e) for e in events)
         members[b.id].changes_from = a.id
         computed += 1
+    for a, b in pairs:
+        if (a.id, b.id) not in stored or not answers_of or (a.id not in answers_of and b.id not in answers_of):
+            continue
+        scopes = [answers_of[c] for c in (a.id, b.id) if c in answers_of]
+        entities = None if any(e is None for e in scopes) else set().union(*scopes)
+        gone = delete(NetworkChange).where(NetworkChange.network_id == network_id, NetworkChange.previous_id == a.id,
+                                           NetworkChange.capture_id == b.id,
+                                           NetworkChange.kind == ChangeKind.ANSWER_CHANGED)
+        if entities is not None:
+            gone = gone.where(NetworkChange.entity_key.in_(sorted(entities)))
+        session.execute(gone)
+        events = answer_changes(snapshot(session, a, answers_only=True, entities=entities),
+                                snapshot(session, b, answers_only=True, entities=entities))
+        session.add_all(NetworkChange(network_id=network_id, capture_id=b.id, previous_id=a.id, **e) for e in events)
     session.flush()
     return computed
 

@@ -15,6 +15,7 @@ from ...extract.kinds import (DEVICE_MODEL, DHCP_CLIENT_ID, HOSTNAME_CLAIM, IP_M
                               SERVED)
 from ...store.models import Entity, EntityMember, Locality, ObservationRow, VerdictRow
 from ..contract import Basis, Verdict
+from ..registry import get_registry
 
 #: REPORTED facts that say who a device is; a new one under a carried answer may contradict it
 REPORTED_IDENTITY = (HOSTNAME_CLAIM, OS_VERSION, DEVICE_MODEL)
@@ -119,9 +120,13 @@ def load_many(session: Session, capture_ids: list[str], entities: set[str] | Non
         for mac in owned.get((cid, key), ()):
             e.macs.setdefault(mac, 0)
     human: set[tuple[str, str]] = set()
+    # every question named: the verdict's primary key (capture, question, entity) is then looked
+    # up, not the capture's whole range scanned
+    questions = [a.question for a in get_registry()]
     for cid, entity, question, primary, basis in session.execute(limited(select(
             VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
-            VerdictRow.basis).where(VerdictRow.capture_id.in_(capture_ids)), VerdictRow.entity_key)):
+            VerdictRow.basis).where(VerdictRow.capture_id.in_(capture_ids), VerdictRow.question.in_(questions)),
+            VerdictRow.entity_key)):
         if (cid, entity) not in out:
             continue
         if basis == Basis.HUMAN:
@@ -132,7 +137,8 @@ def load_many(session: Session, capture_ids: list[str], entities: set[str] | Non
         for cid, entity, question, primary, basis, document in session.execute(select(
                 VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
                 VerdictRow.basis, VerdictRow.document).where(
-                VerdictRow.capture_id.in_(sorted({c for c, _ in human})), VerdictRow.basis == Basis.HUMAN,
+                VerdictRow.capture_id.in_(sorted({c for c, _ in human})), VerdictRow.question.in_(questions),
+                VerdictRow.basis == Basis.HUMAN,
                 VerdictRow.entity_key.in_(sorted({e for _, e in human})))):
             if (cid, entity) in out and (label := machine_answer(primary, basis, document)) is not None:
                 out[(cid, entity)].machine[question] = label

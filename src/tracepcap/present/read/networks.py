@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from ...adjudicate.networks import list_networks, ordered_captures
 from ...adjudicate.networks.changes import ChangeKind
 from ...extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC
-from ...store.models import (Capture, ChangeReview, Entity, EntityMember, Host, HumanOverride, Locality, Network, NetworkChange,
-                             ObservationRow, VerdictRow)
+from ...store.models import (Capture, ChangeReview, Entity, EntityMember, HumanOverride, Locality, Network,
+                             NetworkChange, ObservationRow, VerdictRow)
 from ...store.staging import STAGING
 
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
@@ -74,62 +74,94 @@ def change_documents(session: Session, network_id: str, capture_id: str | None =
     return out
 
 
-NON_REMOTE = or_(Host.locality.is_(None), Host.locality != Locality.REMOTE)
+NON_REMOTE = or_(Entity.locality.is_(None), Entity.locality != Locality.REMOTE)
 
 
-def _address_order(entity: str):
-    """Numeric address order (IPv4 by its four numbers without parsing objects), then the rest."""
-    parts = entity.split(".")
+def _address_order(address: str | None, key: str):
+    """Numeric address order of a device's primary address (IPv4 by its four numbers without
+    parsing objects), then MAC-only devices by key."""
+    if address is None:
+        return (2, 0, (), key)
+    parts = address.split(".")
     if len(parts) == 4 and all(p.isdigit() for p in parts):
-        return (0, 4, tuple(int(p) for p in parts), entity)
+        return (0, 4, tuple(int(p) for p in parts), key)
     import ipaddress
     try:
-        a = ipaddress.ip_address(entity)
-        return (0, a.version, (int(a),), entity)
+        a = ipaddress.ip_address(address)
+        return (0, a.version, (int(a),), key)
     except ValueError:
-        return (1, 0, (), entity)
+        return (1, 0, (), key)
 
 
 #: the device lists of the last few networks read, keyed by their captures as analysed: a
-#: capture's hosts change only when it is (re-)analysed, joins, leaves or is deleted, and each
-#: of those changes the key
+#: capture's entities change only when it is (re-)analysed, joins, leaves or is deleted, and
+#: each of those changes the key
 _DEVICES: dict[tuple, list[str]] = {}
 _DEVICES_KEPT = 8
 
 
 def devices_of(session: Session, network: Network) -> list:
-    """(the captures in order, the network's devices - its non-remote entities - in address
-    order): what the grid and the inventory share, read once per page with one GROUP BY (or
-    from the cache while no capture of the network changed)."""
+    """(the captures in order, the network's devices - its non-remote entities, one per key
+    whatever addresses it holds - in primary-address order): what the grid and the inventory
+    share, read once per page with one GROUP BY (or from the cache while no capture of the
+    network changed)."""
     captures = ordered_captures(session, network.id)
     ids = [c.id for c in captures]
     key = (str(session.get_bind().url), network.id, tuple((c.id, str(c.analyzed_at), c.status) for c in captures))
     devices = _DEVICES.get(key)
     if devices is None:
-        found = session.scalars(select(Host.ip).where(Host.capture_id.in_(ids), NON_REMOTE).group_by(Host.ip)).all() if ids else []
-        devices = sorted(found, key=_address_order)
+        found = session.execute(select(Entity.key, func.min(Entity.ip)).where(
+            Entity.capture_id.in_(ids), NON_REMOTE).group_by(Entity.key)).all() if ids else []
+        devices = [k for k, _ in sorted(found, key=lambda row: _address_order(row[1], row[0]))]
         if len(_DEVICES) >= _DEVICES_KEPT:
             _DEVICES.pop(next(iter(_DEVICES)))
         _DEVICES[key] = devices
     return [captures, devices]
 
 
-def _seen(session: Session, ids: list[str], entities: list[str], shared=None) -> dict[str, list[int]]:
-    """entity -> the positions of the captures it is in, for one page of entities (read once
-    when the grid and the inventory show the same page)."""
+def _seen(session: Session, ids: list[str], entities: list[str], shared=None) -> dict[str, dict[int, tuple]]:
+    """device -> capture position -> (its addresses, its MACs) there - both read only for the last
+    capture holding it, the others hold () - for one page of devices (read once when the grid
+    and the inventory show the same page)."""
     if shared is not None and len(shared) > 2 and shared[2][0] == entities:
         return shared[2][1]
     position = {cid: i for i, cid in enumerate(ids)}
-    seen: dict[str, list[int]] = defaultdict(list)
+    seen: dict[str, dict[int, tuple]] = defaultdict(dict)
     if ids and entities:
-        for cid, ip in session.execute(select(Host.capture_id, Host.ip).where(
-                Host.capture_id.in_(ids), Host.ip.in_(entities))):
-            seen[ip].append(position[cid])
+        for cid, key in session.execute(select(Entity.capture_id, Entity.key).where(
+                Entity.capture_id.in_(ids), Entity.key.in_(entities))):
+            seen[key][position[cid]] = ()
+        last = {key: ids[max(where)] for key, where in seen.items()}
+        for cid, key, addresses, macs in session.execute(select(
+                Entity.capture_id, Entity.key, Entity.addresses, Entity.macs).where(
+                _pairs(Entity.capture_id, Entity.key, last))):
+            seen[key][position[cid]] = (list(addresses or ()), list(macs or ()))
     return seen
 
 
+def _pairs(capture_column, key_column, where: dict[str, str], *also):
+    """(capture, key) in `where` (key -> capture), as one index lookup per capture: SQLite
+    scans the whole table for a row-value IN list."""
+    by_capture: dict[str, list[str]] = defaultdict(list)
+    for key, cid in where.items():
+        by_capture[cid].append(key)
+    return or_(*(and_(capture_column == cid, *also, key_column.in_(sorted(keys)))
+                 for cid, keys in sorted(by_capture.items())))
+
+
+def _questions() -> list[str]:
+    from ...adjudicate.registry import get_registry
+    return [a.question for a in get_registry()]
+
+
+def _held(seen: dict[int, tuple]) -> tuple[list[str], list[str]]:
+    """The addresses and MACs a device held in the last capture it is in (primary first)."""
+    return seen[max(seen)] if seen else ([], [])
+
+
 def presence(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> dict:
-    """The grid of one page of devices (address order) x every capture."""
+    """The grid of one page of devices (primary-address order) x every capture: a device's
+    cell is changed where an event names it, or names one of its addresses (an address moved)."""
     captures, devices = shared[:2] if shared else devices_of(session, network)
     ids = [c.id for c in captures]
     page = devices[offset:offset + limit]
@@ -138,61 +170,62 @@ def presence(session: Session, network: Network, offset: int = 0, limit: int = 1
         shared.append((page, seen))
     changed: dict[str, set[int]] = defaultdict(set)
     position = {cid: i for i, cid in enumerate(ids)}
-    if page:
-        for entity, cid in session.execute(select(NetworkChange.entity_key, NetworkChange.capture_id).where(
-                NetworkChange.network_id == network.id, NetworkChange.entity_key.in_(page),
+    if page:  # an event names the device, or one of its addresses there (an address moved to it)
+        for device, cid in session.execute(select(EntityMember.entity_key, NetworkChange.capture_id).join(
+                EntityMember, (EntityMember.capture_id == NetworkChange.capture_id)
+                & (EntityMember.member == NetworkChange.entity_key)).where(
+                NetworkChange.network_id == network.id, EntityMember.entity_key.in_(page),
                 NetworkChange.kind != ChangeKind.APPEARED)):
-            changed[entity].add(position.get(cid, -1))
+            changed[device].add(position.get(cid, -1))
     rows = []
     for entity in page:
-        here = set(seen[entity])
-        rows.append({"entity_key": entity, "cells": [
+        here = seen[entity]
+        held, macs = _held(here)
+        rows.append({"entity_key": entity, "addresses": held, "macs": macs, "cells": [
             (CHANGED if i in changed[entity] else PRESENT) if i in here else ABSENT for i in range(len(ids))]})
     return {"captures": [capture_brief(c, i) for i, c in enumerate(captures)], "total": len(devices),
             "offset": offset, "rows": rows}
 
 
 def inventory(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> dict:
-    """One page of the network's devices: first and last seen, the answers in the last capture
-    holding each, and whether each answer is a human's own, carried (from where) or stale."""
+    """One page of the network's devices: its addresses and MACs, first and last seen, the
+    answers in the last capture holding it, and whether each answer is a human's own, carried
+    (from where) or stale."""
     captures, devices = shared[:2] if shared else devices_of(session, network)
     ids = [c.id for c in captures]
     page = devices[offset:offset + limit]
     seen = _seen(session, ids, page, shared)
-    last_of = {e: ids[max(seen[e])] for e in page}
-    by_capture: dict[str, list[str]] = defaultdict(list)
-    for e, cid in last_of.items():
-        by_capture[cid].append(e)
+    last_of = {e: ids[max(seen[e])] for e in page if seen[e]}
     answers: dict[str, dict[str, dict]] = defaultdict(dict)
-    for cid, entities in by_capture.items():
-        # a row names an address; its answers are its entity's (a device holds all its addresses)
-        key_of = {e: e for e in entities} | dict(session.execute(select(
-            EntityMember.member, EntityMember.entity_key).where(EntityMember.capture_id == cid,
-                                                               EntityMember.member.in_(entities))).all())
-        rows_of: dict[str, list[str]] = defaultdict(list)
-        for e in entities:
-            rows_of[key_of[e]].append(e)
-        keys = sorted(rows_of)
-        for key, question, label, basis, confidence in session.execute(select(
-                VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label, VerdictRow.basis,
-                VerdictRow.confidence).where(VerdictRow.capture_id == cid, VerdictRow.entity_key.in_(keys))):
-            for entity in rows_of[key]:
-                answers[entity][question] = {"label": label, "basis": basis, "confidence": confidence,
-                                             "state": "machine", "entity": key}
-        for o in session.scalars(select(HumanOverride).where(HumanOverride.capture_id == cid,
-                                                             HumanOverride.entity_key.in_(keys))):
-            for entity in rows_of[o.entity_key]:
-                a = answers[entity].setdefault(o.question, {"label": o.label, "basis": "HUMAN", "confidence": 100,
-                                                            "entity": o.entity_key})
-                a |= {"state": "stale" if o.stale_since else ("carried" if o.carried_from else "human"),
-                      "author": o.actor, "carried_from": o.carried_from, "note": o.carry_note,
-                      "stale": (o.stale_detail or {}).get("changes") if o.stale_since else None,
-                      "stale_since": (o.stale_detail or {}).get("since_name") if o.stale_since else None,
-                      "moved": _moved(o) if o.stale_since else None}
+    if last_of:  # each device's answers in its last capture: read for every device at once
+        questions = _questions()  # with them, each capture's lookup is a primary-key range
+        for cid, key, question, label, basis, confidence in session.execute(select(
+                VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
+                VerdictRow.basis, VerdictRow.confidence).where(
+                _pairs(VerdictRow.capture_id, VerdictRow.entity_key, last_of, VerdictRow.question.in_(questions)))):
+            answers[key][question] = {"label": label, "basis": basis, "confidence": confidence,
+                                      "state": "machine", "entity": key}
+        for o in session.execute(select(
+                HumanOverride.capture_id, HumanOverride.entity_key, HumanOverride.question, HumanOverride.label,
+                HumanOverride.actor, HumanOverride.carried_from, HumanOverride.carry_note, HumanOverride.stale_since,
+                HumanOverride.stale_detail).where(_pairs(HumanOverride.capture_id, HumanOverride.entity_key, last_of,
+                                                         HumanOverride.question.in_(questions)))):
+            a = answers[o.entity_key].setdefault(o.question, {"label": o.label, "basis": "HUMAN", "confidence": 100,
+                                                              "entity": o.entity_key})
+            a |= {"state": "stale" if o.stale_since else ("carried" if o.carried_from else "human"),
+                  "author": o.actor, "carried_from": o.carried_from, "note": o.carry_note,
+                  "stale": (o.stale_detail or {}).get("changes") if o.stale_since else None,
+                  "stale_since": (o.stale_detail or {}).get("since_name") if o.stale_since else None,
+                  "moved": _moved(o) if o.stale_since else None}
     names = {c.id: c.name for c in captures}
-    rows = [{"entity_key": e, "first_seen": names[ids[min(seen[e])]], "first_seen_id": ids[min(seen[e])],
-             "last_seen": names[last_of[e]], "last_seen_id": last_of[e], "captures": len(set(seen[e])),
-             "answers": dict(sorted(answers[e].items()))} for e in page]
+    rows = []
+    for e in page:
+        if not seen[e]:
+            continue
+        held, macs = _held(seen[e])
+        rows.append({"entity_key": e, "addresses": held, "macs": macs, "first_seen": names[ids[min(seen[e])]],
+                     "first_seen_id": ids[min(seen[e])], "last_seen": names[last_of[e]], "last_seen_id": last_of[e],
+                     "captures": len(seen[e]), "answers": dict(sorted(answers[e].items()))})
     return {"total": len(devices), "offset": offset, "rows": rows}
 
 
@@ -212,9 +245,6 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
     mac = low.replace("-", ":")
     hits: dict[tuple[str, str], list[dict]] = defaultdict(list)
     visible = select(Capture.id).where(Capture.status != STAGING)
-    for cid, ip in session.execute(select(Host.capture_id, Host.ip).where(
-            func.lower(Host.ip).in_([low, "mac-" + mac.replace(":", "-")]), Host.capture_id.in_(visible)).limit(limit)):
-        hits[(cid, ip)].append({"matched": "address" if not ip.startswith("mac-") else "mac", "value": ip})
     for cid, entity, kind, value, frame in session.execute(select(
             ObservationRow.capture_id, ObservationRow.entity, ObservationRow.kind, ObservationRow.value,
             ObservationRow.first_frame).where(
@@ -230,12 +260,21 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
             func.lower(VerdictRow.primary_label).contains(low, autoescape=True),
             VerdictRow.capture_id.in_(visible)).limit(limit * 4)):
         hits[(cid, entity)].append({"matched": "answer", "question": question, "value": label})
+    names = [low, "mac-" + mac.replace(":", "-")]
+    for cid, member in session.execute(select(EntityMember.capture_id, EntityMember.member).where(
+            EntityMember.member.in_(names), EntityMember.capture_id.in_(visible)).limit(limit)):
+        # an address, or a device's MAC key (a member of its device); after the facts, which name frames
+        hits[(cid, member)].append({"matched": "address" if not member.startswith("mac-") else "mac",
+                                    "value": member})
     # a MAC names its own device, not the routed addresses a router's frames carry
     mac_hits = [k for k, facts in hits.items() if any(f.get("kind") == MAC.name for f in facts)]
     if mac_hits:
-        routed = {(cid, ip) for cid, ip in session.execute(select(Host.capture_id, Host.ip).where(
-            Host.capture_id.in_(sorted({cid for cid, _ in mac_hits})), Host.ip.in_(sorted({e for _, e in mac_hits})),
-            Host.locality.in_((Locality.REMOTE, Locality.LOCAL_ROUTED))))}
+        routed = {(cid, member) for cid, member in session.execute(select(
+            EntityMember.capture_id, EntityMember.member).join(
+            Entity, (Entity.capture_id == EntityMember.capture_id) & (Entity.key == EntityMember.entity_key)).where(
+            EntityMember.capture_id.in_(sorted({cid for cid, _ in mac_hits})),
+            EntityMember.member.in_(sorted({e for _, e in mac_hits})),
+            Entity.locality.in_((Locality.REMOTE, Locality.LOCAL_ROUTED))))}
         for k in mac_hits:
             if k in routed:
                 hits[k] = [f for f in hits[k] if f.get("kind") != MAC.name]

@@ -26,11 +26,13 @@ ViewerActor = Annotated[Actor, Viewer]
 AnalystActor = Annotated[Actor, Analyst]
 FormText = Annotated[str, Form()]
 GRID_PAGE = 100
+STEP_SHOWN = 12  # high and medium changes listed per capture; the rest load when opened
 
 
 def network_context(session, network, grid_offset: int = 0, inventory_offset: int = 0) -> dict:
-    """The page: captures, the timeline (high and medium changes listed; the low ones, devices
-    coming and going, counted and loaded when opened), one page of the grid and inventory."""
+    """The page: captures, the timeline (the first high and medium changes of each capture
+    listed, the rest and the low ones - devices coming and going - counted and loaded when
+    opened), one page of the grid and inventory."""
     shared = read.devices_of(session, network)
     captures = shared[0]
     detail = read.network_fields(network, len(captures)) | {
@@ -38,9 +40,13 @@ def network_context(session, network, grid_offset: int = 0, inventory_offset: in
     changes = read.change_documents(session, network.id, severities=("high", "medium"), captures=captures,
                                     detail=False)
     counts = read.change_counts(session, network.id)
+    into: dict[str, list[dict]] = {}
+    for e in changes:
+        into.setdefault(e["capture_id"], []).append(e)
     timeline = []
     for c in detail["capture_list"][1:]:
-        timeline.append({"capture": c, "events": [e for e in changes if e["capture_id"] == c["id"]],
+        events = into.get(c["id"], [])
+        timeline.append({"capture": c, "events": events[:STEP_SHOWN], "more": len(events[STEP_SHOWN:]),
                          "low": counts.get((c["id"], "low"), 0)})
     return {"network": detail, "timeline": timeline,
             "grid": read.presence(session, network, grid_offset, GRID_PAGE, shared),
@@ -83,6 +89,15 @@ def network_partial(request: Request, nid: str, session: SessionDep, actor: View
     context = network_context(session, networks.find_network(session, nid), _offset(request, "grid"),
                               _offset(request, "devices"))
     return render(request, "_network.html", context | {"viewer": views.Viewer.of(actor)})
+
+
+@router.get("/ui/networks/{nid}/changes/{cid}/more", response_class=HTMLResponse)
+def more_changes(request: Request, nid: str, cid: str, session: SessionDep, actor: ViewerActor) -> HTMLResponse:
+    """The high and medium changes into one capture beyond those the page lists."""
+    network = networks.find_network(session, nid)
+    events = read.change_documents(session, network.id, find_capture(session, cid).id, severities=("high", "medium"))
+    return render(request, "_network_changes.html", {"events": events[STEP_SHOWN:], "network": {"id": network.id},
+                                                      "viewer": views.Viewer.of(actor)})
 
 
 @router.get("/ui/networks/{nid}/changes/{cid}/low", response_class=HTMLResponse)
