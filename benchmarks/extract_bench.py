@@ -20,11 +20,14 @@
      c. dpkt: pcap reader, Ethernet -> IP/IP6 -> TCP/UDP, addresses and ports read;
      d. tshark -n -r FILE -T fields -e frame.number -e ip.src ... > /dev/null (ten fields);
      e. the whole `tracepcap analyze FILE --json > /dev/null` (CLI `main`, fresh SQLite store)
-        with its stages timed: ingest, extract, store, scan, adjudicate, swap, report;
+        with its stages timed: ingest, extract, store, scan, adjudicate, swap, report, and
+        the CPU of the walk's shard processes when the default plan shards it;
+    e1. the same with `--workers 1` (the walk in the analyzing process);
    and prints wall time, CPU time, packets/s, MiB/s, peak RSS and ratios between them.
 3. Deletes the generated capture at the end unless --keep.
 
-`--skip-peers` runs rows a, b and e only; `--skip-analyze` leaves row e out. `--profile`
+`--skip-peers` runs rows a, b, e and e1 only; `--skip-analyze` leaves rows e and e1 out;
+`--analyze-only` runs rows e and e1 only. `--profile`
 runs extract in this process under cProfile instead of the table (use a small --size-gb, e.g. 0.05) and prints the hotspots.
 `--stress flows|hosts` swaps the LAN capture for a small one that stresses one bounded table
 (1M conversations over 1,000 hosts; or 200,000 hosts) and runs TracePcap's rows on it.
@@ -575,55 +578,74 @@ def worker_extract(path: str, max_flows: str | None = None) -> dict:
             "extra": res.extra}
 
 
-def worker_analyze(path: str) -> dict:
-    """The whole `tracepcap analyze FILE --json > /dev/null`, in this process, through the
-    CLI's own `main`, on a fresh SQLite store in a temporary data directory; the stage
-    functions it calls are wrapped with timers (wall and CPU seconds each): ingest (the file
-    copied into the store), extract (the walk), store (extract's database writes: everything
-    `extract_capture` does beyond the walk), scan, adjudicate, swap (the staging swap and its
-    manifest rows: `_swap_in` beyond adjudicate) and report (the JSON document)."""
+def worker_analyze(path: str, workers: str = "") -> dict:
+    """The whole `tracepcap analyze FILE --json [--workers N] > /dev/null`, in this process,
+    through the CLI's own `main`, on a fresh SQLite store in a temporary data directory; the
+    stage functions it calls are wrapped with timers (wall and CPU seconds each): ingest (the
+    file copied into the store), extract (the walk: `extract` in this process, or
+    `run_extract` sharding it over spawned processes, whose own CPU is counted apart as
+    "shards", from getrusage(RUSAGE_CHILDREN) around the walk), store (extract's database
+    writes: everything `extract_capture` does beyond the walk), scan, adjudicate, swap (the
+    staging swap and its manifest rows: `_swap_in` beyond adjudicate) and report (the JSON
+    document). With no `workers` the CLI's default plan decides (sharded over the machine's
+    cores above TRACEPCAP_PARALLEL_MIN_BYTES)."""
     import contextlib
     import functools
+    import resource
     data_dir = tempfile.mkdtemp(prefix="analyze-bench-")
     os.environ["TRACEPCAP_DATA_DIR"] = data_dir
     import tracepcap.analysis as analysis
     import tracepcap.extract.persist as persist
     import tracepcap.present.cli as cli
     stages: dict[str, list[float]] = {}
+    plan: list[int] = []
 
-    def timed(module, name: str, label: str) -> None:
+    def children_cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    def timed(module, name: str, label: str, shards: bool = False) -> None:
         inner = getattr(module, name)
 
         @functools.wraps(inner)
         def wrapper(*args, **kwargs):
-            wall, cpu = time.perf_counter(), time.process_time()
+            wall, cpu, child = time.perf_counter(), time.process_time(), children_cpu()
+            if shards:
+                plan.append(kwargs.get("workers", 1))
             try:
                 return inner(*args, **kwargs)
             finally:
                 got = stages.setdefault(label, [0.0, 0.0])
                 got[0] += time.perf_counter() - wall
                 got[1] += time.process_time() - cpu
+                if shards:  # the shard processes are reaped when their pool closes, inside
+                    stages.setdefault("shards", [0.0, 0.0])[1] += children_cpu() - child
         setattr(module, name, wrapper)
 
     timed(cli, "store_file", "ingest")
-    timed(persist, "extract", "extract")
+    timed(persist, "extract", "extract")  # the one-process walk (extract_capture calls it)
+    timed(persist, "run_extract", "extract", shards=True)  # the sharded walk and its merge
     timed(analysis, "extract_capture", "extract+store")
     timed(analysis, "scan_capture", "scan")
     timed(analysis, "_adjudicate", "adjudicate")
     timed(analysis, "_swap_in", "swap+adjudicate")
     timed(cli, "write_capture", "report")
-    wall, cpu = time.perf_counter(), time.process_time()
+    argv = ["analyze", path, "--json"] + (["--workers", workers] if workers else [])
+    wall, cpu, child = time.perf_counter(), time.process_time(), children_cpu()
     try:
         with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
-            code = cli.main(["analyze", path, "--json"])
+            code = cli.main(argv)
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
     total = [time.perf_counter() - wall, time.process_time() - cpu]
+    shard_cpu = stages.pop("shards", [0.0, 0.0])[1]
     sub = lambda a, b: [x - y for x, y in zip(stages.pop(a, [0, 0]), stages.get(b, [0, 0]))]  # noqa: E731
     stages["store"] = sub("extract+store", "extract")
     stages["swap"] = sub("swap+adjudicate", "adjudicate")
     stages["other"] = [t - sum(v[i] for v in stages.values()) for i, t in enumerate(total)]
-    return {"packets": None, "exit": code, "stages": stages, "analyze_s": total}
+    return {"packets": None, "exit": code, "stages": stages, "analyze_s": total,
+            "shard_cpu_s": shard_cpu, "children_cpu_s": children_cpu() - child,
+            "walk_processes": plan[0] if plan else 1}
 
 
 def worker_hotpath(path: str) -> dict:
@@ -848,22 +870,30 @@ def report(capture: Path, info: dict, rows: list[tuple[str, dict]], base: dict |
                 f"{speed(ours, r)} than {short(k)}" for k, r in peers)
                 + f"; its peak RSS ({ours['rss_mib']:.0f} MB) is " + ", ".join(
                 f"{times(ours['rss_mib'], r['rss_mib'])} {short(k)}'s" for k, r in peers))
-    an = next((r for k, r in rows if k.startswith("e.")), None)
     ts_row = by.get("d. tshark -T fields")
-    if an:
+    analyses = [(k, r) for k, r in rows if k[:2] == "e." or k[:3] == "e1."]
+    for label, an in analyses:
         st = an["stages"]
         total = an["analyze_s"]
-        print(f"analyze  whole `tracepcap analyze FILE --json > /dev/null` (exit {an['exit']}): "
+        walkers = an.get("walk_processes", 1)
+        print(f"analyze  {label[:3].strip()} whole `tracepcap analyze FILE --json{' --workers 1' if label.startswith('e1.') else ''} > /dev/null` "
+              f"(exit {an['exit']}, walk in {walkers} process{'es' if walkers > 1 else ''}): "
               f"{an['wall_s']:.1f} s wall, {an['cpu_s']:.1f} s CPU, peak RSS {an['rss_mib']:.0f} MB; "
               f"in-process {total[0]:.1f} s wall, {total[1]:.1f} s CPU, by stage (wall s / CPU s / share of wall):")
         for name in ("ingest", "extract", "store", "scan", "adjudicate", "swap", "report", "other"):
             w, c = st.get(name, [0.0, 0.0])
             print(f"         {name:<11}{w:8.2f} {c:8.2f} {100 * w / total[0]:6.1f} %")
+        shard_cpu = an.get("shard_cpu_s", 0.0)
+        if walkers > 1:
+            print(f"         shards     {'':8} {shard_cpu:8.2f}   (CPU of the {walkers} spawned walk "
+                  f"processes, beside extract's own: merge, progress and pool start in this process)")
         rest = sum(st.get(n, [0, 0])[0] for n in ("store", "scan", "adjudicate", "swap"))
-        print(f"         store + scan + adjudicate + swap: {100 * rest / total[0]:.1f} % of the analysis")
+        rest_cpu = sum(st.get(n, [0, 0])[1] for n in ("store", "scan", "adjudicate", "swap"))
+        print(f"         store + scan + adjudicate + swap: {100 * rest / total[0]:.1f} % of the analysis's "
+              f"wall time, {100 * rest_cpu / (total[1] + shard_cpu):.1f} % of its CPU (goal: <= 20 %)")
         ew, ec = st["extract"]
-        print(f"per core extract walk inside analyze: {packets / ec / 1000:.0f} kpkt/s per CPU second "
-              f"({packets / ew / 1000:.0f} kpkt/s wall)")
+        print(f"per core extract walk inside analyze: {packets / (ec + shard_cpu) / 1000:.0f} kpkt/s per "
+              f"CPU second ({packets / ew / 1000:.0f} kpkt/s wall)")
         if ts_row:
             print(f"vs tshark whole analyze is {speed(an, ts_row)} than tshark -T fields ({len(TSHARK_FIELDS)} "
                   f"fields) by wall time, {ts_row['cpu_s'] / an['cpu_s']:.2f}x by CPU time "
@@ -992,6 +1022,8 @@ def main() -> None:
                         help="TracePcap's rows only (no dpkt, no tshark)")
     parser.add_argument("--skip-analyze", action="store_true",
                         help="no row e (the whole `tracepcap analyze` with its stages)")
+    parser.add_argument("--analyze-only", action="store_true",
+                        help="rows e and e1 only (the whole analysis, default plan and --workers 1)")
     parser.add_argument("--profile", action="store_true",
                         help="run extract under cProfile in this process instead of the table")
     parser.add_argument("--stress", choices=sorted(STRESS),
@@ -1019,15 +1051,18 @@ def main() -> None:
         plan = [("a. tracepcap extract (all)", "extract"), ("b. tracepcap hot path", "hotpath"),
                 ("c. dpkt header walk", "dpkt")]
         if not args.stress and not args.skip_analyze:
-            plan.append(("e. tracepcap analyze (whole)", "analyze"))
+            plan.append(("e. tracepcap analyze (default)", "analyze"))
+            plan.append(("e1. tracepcap analyze --workers 1", "analyze:1"))
         if args.stress == "flows":
             plan.insert(1, ("a2. extract, max_flows=2,000,000", "extract:2000000"))
+        if args.analyze_only:
+            plan = [p for p in plan if p[1].startswith("analyze")]
         for label, kind in plan:
             if kind == "dpkt" and (args.skip_peers or args.stress):
                 continue
             print(f"  {label} ...", flush=True)
             rows.append((label, run_worker(kind, capture, workdir)))
-        if not (args.skip_peers or args.stress):
+        if not (args.skip_peers or args.stress or args.analyze_only):
             print("  d. tshark -T fields ...", flush=True)
             res = run_tshark(capture, workdir)
             if res is None:

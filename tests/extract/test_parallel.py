@@ -176,6 +176,13 @@ def test_the_plan_walks_small_captures_in_one_process(tmp_path):
     assert Settings(data_dir=tmp_path, parallel_min_bytes=0).extract_plan(big)[0] >= 1
 
 
+def test_the_default_shards_only_on_machines_with_more_than_two_cores(monkeypatch):
+    """On 2 cores two shards cost ~1.5 walks of CPU for little or no wall time (BENCHMARKS.md)."""
+    for cores, expected in ((1, 1), (2, 1), (3, 3), (8, 8)):
+        monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid, n=cores: set(range(n)))
+        assert parallel.default_workers() == expected
+
+
 def test_a_failed_pool_or_cluster_costs_one_walk_not_the_capture(stress):
     def broken(*args):
         raise OSError("the scheduler at tcp://10.255.0.1:8786 did not answer")

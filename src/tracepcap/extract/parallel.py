@@ -111,12 +111,22 @@ def peak_rss() -> int:
         return 0
 
 
+#: cores a machine needs before a capture's walk is sharded by default. Every shard reads
+#: every record and skips the other shards' frames by their raw key: measured on the 0.25 GiB
+#: benchmark capture, each of 2 shards costs 0.75-0.8 of one whole walk in CPU (docs/BENCHMARKS.md,
+#: "Scan, adjudicate and the default --workers"), so 2 shards on 2 cores gain at most ~1.2x in
+#: wall time on idle cores, spend ~1.5x the CPU, and lose outright on a busy machine.
+SHARD_MIN_CORES = 3
+
+
 def default_workers() -> int:
-    """The machine's cores (those this process may run on)."""
+    """The machine's cores (those this process may run on) when there are at least
+    SHARD_MIN_CORES of them; else 1: one walk in the analyzing process."""
     try:
-        return len(os.sched_getaffinity(0)) or 1
+        cores = len(os.sched_getaffinity(0)) or 1
     except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    return cores if cores >= SHARD_MIN_CORES else 1
 
 
 # --- the entry point ----------------------------------------------------------------------

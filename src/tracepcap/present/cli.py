@@ -331,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help="SQLAlchemy database URL (default: SQLite in the data directory)")
     p.add_argument("--json", action="store_true", help="print the JSON document instead of the table")
     p.add_argument("--workers", type=_positive, metavar="N",
-                   help="processes to shard the walk over (default: the machine's cores; 1: one walk)")
+                   help="processes to shard the walk over (default: the machine's cores from 3 up, else 1: one walk)")
     p.add_argument("--scheduler", metavar="URL",
                    help="a Dask scheduler (tcp://host:8786): its workers walk the shards")
     p.add_argument("--network", help="put the capture into this network (see `tracepcap network create`)")

@@ -7,7 +7,7 @@ import ipaddress
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from sys import intern
 from types import MappingProxyType
 
@@ -69,6 +69,7 @@ LOCAL_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
     "fc00::/7", "fe80::/10"))
 
 
+@lru_cache(maxsize=1 << 16)  # asked of the same addresses by ownership, locality and signals
 def is_local(ip: str) -> bool:
     addr = ipaddress.ip_address(ip)
     return any(addr in net for net in LOCAL_NETWORKS if net.version == addr.version)

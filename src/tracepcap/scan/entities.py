@@ -19,7 +19,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 from ..extract.mac_keys import MAC_PREFIX, mac_key
@@ -53,16 +53,17 @@ class Entity:
     macs: tuple[str, ...]  # the MACs it owns ("aa:bb:..")
     position: int
     randomised: bool = False
+    #: every fact holder of the device: its addresses and its MACs' keys (built once: scan
+    #: reads it for every fact lookup of every signal)
+    members: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "members", self.addresses + tuple(mac_key(m) for m in self.macs))
 
     @property
     def ip(self) -> str | None:
         """The primary address, None for a MAC-only device."""
         return self.addresses[0] if self.addresses else None
-
-    @property
-    def members(self) -> tuple[str, ...]:
-        """Every fact holder of the device: its addresses and its MACs' keys."""
-        return self.addresses + tuple(mac_key(m) for m in self.macs)
 
 
 def build(hosts: list[str], mac_owners: dict[str, tuple[str, ...]], mac_entities: set[str]) -> list[Entity]:

@@ -86,16 +86,32 @@ class Signature:
         return window == int(w)
 
 
+MATCHES_KEPT = 1 << 16
+
+
 class Database:
     """The parsed signatures, by direction ("syn", "synack"), in file order."""
 
     def __init__(self, path: str, signatures: dict[str, list[Signature]]) -> None:
         self.path = path
         self.signatures = signatures
+        # a capture's hosts repeat a handful of stacks: each shape is matched once
+        self._matched: dict[tuple, Signature | None] = {}
 
     def match(self, direction: str, window: int, mss: int | None, scale: int,
               layout: tuple[str, ...], ittl: int | None) -> Signature | None:
         """The first specific signature that matches, else the first generic one."""
+        key = (direction, window, mss, scale, layout, ittl)
+        try:
+            return self._matched[key]
+        except KeyError:
+            if len(self._matched) >= MATCHES_KEPT:  # a server's Database lives across captures
+                self._matched.clear()
+            found = self._matched[key] = self._match(*key)
+            return found
+
+    def _match(self, direction: str, window: int, mss: int | None, scale: int,
+               layout: tuple[str, ...], ittl: int | None) -> Signature | None:
         generic = None
         for sig in self.signatures.get(direction, ()):
             if sig.matches(window, mss, scale, layout, ittl):

@@ -25,6 +25,7 @@ def _parser():
     return manuf.MacParser()
 
 
+@lru_cache(maxsize=1 << 16)  # a many-host capture asks about each MAC many times (scan: per host)
 def vendor_of(mac: str) -> str | None:
     """The registry vendor's long name, the locally-administered note, or None if unlisted."""
     if int(mac[:2], 16) & 0x02:  # IEEE 802: U/L bit set, not from a registry

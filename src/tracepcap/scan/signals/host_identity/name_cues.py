@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ....extract.kinds import HOSTNAME_CLAIM
 from ...context import Fact, HostFacts
@@ -63,9 +64,14 @@ def cues(host: HostFacts) -> Iterator[tuple[Fact, Cue]]:
     """(claim, cue) for each name the host gave itself that follows a known scheme, earliest first."""
     claims = [f for f in host.facts(HOSTNAME_CLAIM) if f.source in SELF_SOURCES]
     for fact in sorted(claims, key=lambda f: (f.first_frame, f.value)):
-        label = fact.value.split(".", 1)[0]
-        if cue := next((c for c in CUES if c.pattern.search(label)), None):
+        if cue := cue_of(fact.value.split(".", 1)[0]):
             yield fact, cue
+
+
+@lru_cache(maxsize=1 << 14)  # two questions ask it of every host's names: each label is matched once
+def cue_of(label: str) -> Cue | None:
+    """The first scheme the name's first label follows, or None."""
+    return next((c for c in CUES if c.pattern.search(label)), None)
 
 
 def reason(fact: Fact, cue: Cue) -> str:
