@@ -26,7 +26,7 @@ suggestion on the second DNS address), then writes PNGs with Debian's chromium:
                                    both downloads are fetched and checked to be JSON and CSV
     screenshots/networks.png       the networks list, and network.png: a network of the two
                                    captures (timeline, presence grid, inventory)
-    screenshots/search.png         the search over every capture ("192.168.1")
+    screenshots/search.png         the search over every capture ("dns": answers in both)
 
 (findings and spoofer from `tracepcap.testing.findings`, uploaded beside the capture).
 
@@ -186,7 +186,7 @@ def main() -> int:
                                    ("findings", f"/captures/{spoofed}"),
                                    ("spoofer", f"/captures/{spoofed}/hosts/{finding_shapes.SPOOFER[0]}"),
                                    ("networks", "/networks"), ("network", f"/networks/{nid}"),
-                                   ("search", "/search?q=192.168.1"),
+                                   ("search", "/search?q=dns"),
                                    ("host", f"/captures/{cid}/hosts/{HOST}")):
                     page.goto(path)
                     page.wait_for_load_state("networkidle")
