@@ -276,7 +276,8 @@ def main() -> None:
           f" {'cpu median ms':>14}")
     for name, values in results.items():
         p95 = values[max(0, int(len(values) * 0.95) - 1)]
-        print(f"{name:<48} {statistics.median(values):>10.1f} {p95:>8.1f} {statistics.median(cpu_results[name]):>14.1f}")
+        print(f"{name:<48} {statistics.median(values):>10.1f} {p95:>8.1f}"
+              f" {statistics.median(cpu_results[name]):>14.1f}")
 
 
 if __name__ == "__main__":

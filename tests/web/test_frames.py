@@ -67,7 +67,8 @@ def test_reason_to_frame_view_to_downloaded_slice(analyzed, captures, tmp_path):
     assert tshark(saved) == original and len(original) >= 2
     # each packet carries its frame number in the original (a pcapng comment)
     numbers = subprocess.run([TSHARK, "-n", "-r", str(captures / DNS_DEMO), "-Y", conversation, "-T", "fields",
-                              "-e", "frame.number"], capture_output=True, text=True, check=True, timeout=60).stdout.split()
+                              "-e", "frame.number"],
+                             capture_output=True, text=True, check=True, timeout=60).stdout.split()
     comments = subprocess.run([TSHARK, "-n", "-r", str(saved), "-T", "fields", "-e", "frame.comment"],
                               capture_output=True, text=True, check=True, timeout=60).stdout.splitlines()
     assert [re.search(r"\d+", c).group() for c in comments] == numbers

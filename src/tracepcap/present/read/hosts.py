@@ -143,7 +143,8 @@ def _text_matches(capture_id: str, questions: list[str], text: str):
         select(EntityMember.entity_key)
         .join(ObservationRow, (ObservationRow.capture_id == EntityMember.capture_id)
               & (ObservationRow.entity == EntityMember.member))
-        .where(ObservationRow.capture_id == capture_id, ObservationRow.kind.in_(SEARCHED_KINDS), like(ObservationRow.value)),
+        .where(ObservationRow.capture_id == capture_id, ObservationRow.kind.in_(SEARCHED_KINDS),
+               like(ObservationRow.value)),
         select(VerdictRow.entity_key).where(VerdictRow.capture_id == capture_id, VerdictRow.question.in_(questions),
                                             like(VerdictRow.primary_label)))
 
