@@ -6,7 +6,9 @@ human actions on one host, then requests the pages through the app in-process an
 request inside the server (from the first byte of the request to the last of the response):
 the capture page (its first page of the host table), the table sorted by a question and
 filtered, sorted by MAC, the captures page, the topology (grouped, and with a remote group
-opened), a host page and one panel. Prints median and p95 in milliseconds.
+opened), a host page and one panel. Prints median and p95 in milliseconds, and the median
+CPU time of the process over each request (on SQLite the database's work included: the figure
+to compare between runs on a machine other processes load).
 
 The frame view (issue 15) is timed on a synthetic pcap of `--frame-gib` GiB (default 2)
 written under /tmp and removed afterwards: 64 TCP conversations interleaved, ~1,000-byte
@@ -172,15 +174,19 @@ def frame_capture(db, settings: Settings, gib: float) -> tuple[int, float, float
 
 
 def timed(app):
-    """The app, recording the server time of each HTTP request."""
+    """The app, recording the server time of each HTTP request, and the process's CPU time
+    over it (`cpu`: on SQLite the database's work too; it stays put when other processes load
+    the machine, where the server time does not)."""
     times: list[float] = []
+    cpu: list[float] = []
 
     async def wrapper(scope, receive, send):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         await app(scope, receive, send)
         if scope["type"] == "http":
             times.append((time.perf_counter() - started) * 1000)
-    return wrapper, times
+            cpu.append((time.process_time() - used) * 1000)
+    return wrapper, times, cpu
 
 
 def main() -> None:
@@ -213,7 +219,7 @@ def main() -> None:
                 action(s)
         if args.frame_gib:
             frame_count, wrote, indexed = frame_capture(db, settings, args.frame_gib)
-        app, times = timed(create_app(settings, db=db, registry=registry))
+        app, times, cpu = timed(create_app(settings, db=db, registry=registry))
         pages = {
             "capture page (first 50 hosts of the table)": f"/captures/{CID}",
             "host table: sorted by host-identity, page 40": f"/ui/captures/{CID}/hosts?sort=host-identity&page=40",
@@ -229,16 +235,18 @@ def main() -> None:
             "audit page": f"/captures/{CID}/audit",
             "GET /api/captures/{cid}/audit": f"/api/captures/{CID}/audit",
         }
-        results = {}
+        results, cpu_results = {}, {}
         with TestClient(app, base_url="http://localhost") as client:  # an allowed host
             remote = next(g for g in client.get(f"/ui/captures/{CID}/topology").json()["groups"] if g["zone"] == "remote")
             for name, path in pages.items():
                 path = path.replace("REMOTE", remote["id"])
                 assert client.get(path).status_code == 200, path  # warm-up
                 times.clear()
+                cpu.clear()
                 for _ in range(args.repeat):
                     client.get(path)
                 results[name] = sorted(times)
+                cpu_results[name] = sorted(cpu)
             if args.frame_gib:
                 spread = [1 + (frame_count - 1) * k // max(1, args.repeat - 1) for k in range(args.repeat)]
                 views = {f"frame view JSON ({args.frame_gib:g} GiB capture)": f"/api/captures/{FRAME_CID}/frames/",
@@ -247,23 +255,29 @@ def main() -> None:
                 for path in views.values():
                     client.get(path if path.endswith(FRAME_CID) else f"{path}{frame_count // 2}")  # warm-up
                 series = {name: [] for name in views}
+                cpu_series = {name: [] for name in views}
                 for n in spread:  # alternated, so all see the same load
                     for name, path in views.items():
                         times.clear()
+                        cpu.clear()
                         url = path if path.endswith(FRAME_CID) else f"{path}{n}"
                         assert client.get(url).status_code == 200, url
                         series[name] += times
+                        cpu_series[name] += cpu
                 results.update({name: sorted(values) for name, values in series.items()})
+                cpu_results.update({name: sorted(values) for name, values in cpu_series.items()})
         db.dispose()
     print(f"database: {db.engine.dialect.name}, hosts: {args.hosts}, facts: {args.hosts * 4}, "
           f"votes: {args.hosts * 8}, conversations: ~{args.hosts * 5}; built and adjudicated in {built:.1f} s")
     if args.frame_gib:
         print(f"frame view capture: {args.frame_gib:g} GiB, {frame_count:,} frames, written in {wrote:.1f} s, "
               f"frame index built in {indexed:.1f} s (a mark every 1024 frames)")
-    print(f"{'server time per request (' + str(args.repeat) + ' requests)':<48} {'median ms':>10} {'p95 ms':>8}")
+    print(f"{'server time per request (' + str(args.repeat) + ' requests)':<48} {'median ms':>10} {'p95 ms':>8}"
+          f" {'cpu median ms':>14}")
     for name, values in results.items():
         p95 = values[max(0, int(len(values) * 0.95) - 1)]
-        print(f"{name:<48} {statistics.median(values):>10.1f} {p95:>8.1f}")
+        print(f"{name:<48} {statistics.median(values):>10.1f} {p95:>8.1f}"
+              f" {statistics.median(cpu_results[name]):>14.1f}")
 
 
 if __name__ == "__main__":

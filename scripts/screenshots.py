@@ -21,8 +21,14 @@ suggestion on the second DNS address), then writes PNGs with Debian's chromium:
     screenshots/findings.png       a synthetic ARP-spoofing capture with 40 CDN names shared by
                                    certificate: the findings banner and the table's markers
     screenshots/spoofer.png        the spoofer's host page with the findings naming it
+    screenshots/frame.png          the packet view of frame 2 (layers, hex dump) and frame-full.png
+    screenshots/export.png         the capture page's export buttons (JSON, CSV) and audit link;
+                                   both downloads are fetched and checked to be JSON and CSV
+    screenshots/networks.png       the networks list, and network.png: a network of the two
+                                   captures (timeline, presence grid, inventory)
+    screenshots/search.png         the search over every capture ("dns": answers in both)
 
-(the last two from `tracepcap.testing.findings`, uploaded beside the capture).
+(findings and spoofer from `tracepcap.testing.findings`, uploaded beside the capture).
 
     .venv/bin/python scripts/screenshots.py [--out screenshots] [--capture FILE]
 
@@ -110,6 +116,19 @@ def prepare(api: httpx.Client, capture: Path) -> str:
 GRAPH = "() => document.getElementById('topology').tpGraph"
 
 
+def export_shot(page, out: Path, problems: list[str]) -> None:
+    """The export buttons (the capture page's title row), and what each one downloads."""
+    actions = page.locator(".page-actions")
+    actions.get_by_role("link", name="Export CSV").hover()
+    page.locator(".title-row").first.screenshot(path=out / "export.png")
+    for kind, starts in (("json", "{"), ("csv", "capture_id,ip,")):
+        with page.expect_download() as got:
+            actions.get_by_role("link", name=f"Export {kind.upper()}").click()
+        body = Path(got.value.path()).read_text(encoding="utf-8")
+        if not body.startswith(starts):
+            problems.append(f"export: the {kind} download starts {body[:40]!r}")
+
+
 def topology_shots(page, out: Path, problems: list[str]) -> None:
     """The 1,000-host capture's topology: grouped, a remote group opened, full screen."""
     page.goto(f"/captures/{campus.CID}")
@@ -154,6 +173,9 @@ def main() -> int:
             with httpx.Client(base_url=f"{url}/api", timeout=60, headers={CLIENT_HEADER: "1"}) as api:
                 cid = prepare(api, args.capture)
                 spoofed = analyzed(api, finding_shapes.build(Path(tmp) / "arp-spoofing.pcap", shared_names=40))
+                nid = api.post("/networks", json={"name": "lab"}).raise_for_status().json()["id"]
+                for capture_id in (cid, spoofed):
+                    api.post(f"/networks/{nid}/captures", json={"capture_id": capture_id}).raise_for_status()
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport=VIEWPORT, base_url=url)
@@ -163,17 +185,21 @@ def main() -> int:
                                    ("audit", f"/captures/{cid}/audit"),
                                    ("findings", f"/captures/{spoofed}"),
                                    ("spoofer", f"/captures/{spoofed}/hosts/{finding_shapes.SPOOFER[0]}"),
+                                   ("networks", "/networks"), ("network", f"/networks/{nid}"),
+                                   ("search", "/search?q=dns"),
                                    ("host", f"/captures/{cid}/hosts/{HOST}")):
                     page.goto(path)
                     page.wait_for_load_state("networkidle")
                     page.wait_for_timeout(300)  # the topology's layout
                     page.screenshot(path=args.out / f"{name}.png")
-                    if name not in ("captures", "audit", "spoofer"):
+                    if name not in ("captures", "audit", "spoofer", "networks", "search"):
                         page.screenshot(path=args.out / f"{name}-full.png", full_page=True)
                     if unlabelled := page.evaluate(UNLABELLED):
                         problems.append(f"{name}: controls without a label: {unlabelled}")
                     if (overflow := page.evaluate(SIDEWAYS)) > 0:
                         problems.append(f"{name}: scrolls sideways by {overflow} px at 1366")
+                    if name == "capture":
+                        export_shot(page, args.out, problems)
                 # the first panel with its forms open: every control of them labelled too
                 first = page.locator("section.panel").first
                 for summary in ("I disagree…", "Add evidence…"):

@@ -13,6 +13,12 @@ import re
 from playwright.sync_api import expect
 from web_helpers import DNS_SERVER, OTHER_HOST, panel
 
+from fake_actor import person
+
+from tracepcap.adjudicate import annotations
+from tracepcap.adjudicate.contract import Key
+from tracepcap.adjudicate.registry import get_registry
+from tracepcap.store.entities import resolve
 from tracepcap.testing import findings as shapes
 
 SPOOFER_MAC = shapes.SPOOFER[1]
@@ -67,25 +73,56 @@ def test_the_findings_banner_leads_to_the_spoofers_page(web, tmp_path):
     expect(page.locator("#host-findings .finding").first).to_contain_text("ip-mac-conflict")
 
 
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+
+
 def test_export_buttons_download_json_and_csv(analyzed):
     api, pages, cid = analyzed
     with api.client() as client:
         client.post(f"/captures/{cid}/adjudications/os-family/{OTHER_HOST}/dismissals",
                     json={"label": "Windows", "reason": "=no SMB at all"}).raise_for_status()
+        client.post(f"/captures/{cid}/adjudications/host-identity/{DNS_SERVER}/evidence",
+                    json={"label": "Router", "weight": 30, "reason": "it forwards"}).raise_for_status()
+        client.put(f"/captures/{cid}/adjudications/os-family/{DNS_SERVER}/override",
+                   json={"label": "Linux", "rationale": "dnsmasq banner"}).raise_for_status()
     page = pages.open(f"/captures/{cid}")
     with page.expect_download() as got:
         page.get_by_role("link", name="Export CSV").click()
     download = got.value
     assert download.suggested_filename == f"tracepcap-{cid}.csv"
-    rows = list(csv.DictReader(io.StringIO(open(download.path(), encoding="utf-8").read())))
+    reader = csv.DictReader(io.StringIO(open(download.path(), encoding="utf-8").read()))
+    rows = list(reader)
+    # the answer, its evidence, the dismissals with their reasons, the actor and the time of
+    # every human row (issue 15)
+    assert reader.fieldnames == [
+        "capture_id", "ip", "macs", "names", "question", "primary_label", "basis", "confidence", "contested",
+        "candidates", "reasons", "override_label", "override_actor", "override_rationale", "dismissed",
+        "override_at", "evidence", "dismissal_reasons", "actors", "last_human_at"]
     row = next(r for r in rows if r["ip"] == OTHER_HOST and r["question"] == "os-family")
-    assert row["dismissal_reasons"].startswith("Windows by system at ") and row["actors"] == "system"
+    assert row["dismissal_reasons"].startswith("Windows by system at ") and row["dismissal_reasons"].endswith(
+        ": =no SMB at all")  # a formula-looking reason, kept as text
+    assert row["actors"] == "system" and TIMESTAMP.match(row["last_human_at"])
+    row = next(r for r in rows if r["ip"] == DNS_SERVER and r["question"] == "host-identity")
+    assert re.fullmatch(r"Router \(\+30\) by system at \S+: it forwards", row["evidence"])
+    assert row["actors"] == "system" and TIMESTAMP.match(row["last_human_at"])
+    row = next(r for r in rows if r["ip"] == DNS_SERVER and r["question"] == "os-family")
+    assert (row["primary_label"], row["basis"], row["override_label"], row["override_actor"],
+            row["override_rationale"]) == ("Linux", "HUMAN", "Linux", "system", "dnsmasq banner")
+    assert TIMESTAMP.match(row["override_at"]) and TIMESTAMP.match(row["last_human_at"])
+    assert {r["question"] for r in rows if r["ip"] == DNS_SERVER} >= {"host-identity", "os-family", "node-role"}
     with page.expect_download() as got:
         page.get_by_role("link", name="Export JSON").click()
     download = got.value
     assert download.suggested_filename == f"tracepcap-{cid}.json"
     document = json.loads(open(download.path(), encoding="utf-8").read())
-    assert document["capture"]["id"] == cid and document["human"]["dismissals"][0]["reason"] == "=no SMB at all"
+    assert document["capture"]["id"] == cid and TIMESTAMP.match(document["capture"]["uploaded_at"])
+    human = document["human"]
+    assert set(human) == {"overrides", "evidence", "dismissals", "audit"}
+    assert human["dismissals"][0]["reason"] == "=no SMB at all" and human["dismissals"][0]["actor"] == "system"
+    assert [(e["label"], e["weight"]) for e in human["evidence"]] == [("Router", 30)]
+    assert [(o["label"], o["rationale"]) for o in human["overrides"]] == [("Linux", "dnsmasq banner")]
+    assert sorted(e["action"] for e in human["audit"]) == ["dismissal.added", "evidence.added", "override.set"]
+    assert {h["ip"] for h in document["hosts"]} >= {DNS_SERVER, OTHER_HOST}
 
 
 def test_the_audit_page_filters_by_actor_action_and_question(analyzed):
@@ -123,6 +160,55 @@ def test_the_audit_page_filters_by_actor_action_and_question(analyzed):
     page.get_by_label("Actor").select_option(label="unattributed")
     page.get_by_role("button", name="Filter").click()
     expect(events).to_have_count(4)
+
+
+def test_the_audit_page_filters_by_a_named_actor_and_pages(analyzed):
+    """Two named analysts (the service called as each, as a verified token would name them):
+    the actor filter keeps one's events; 60 events page by 50 and the filter survives paging."""
+    api, pages, cid = analyzed
+    registry = get_registry()
+    alice, bob = person("alice"), person("bob")
+    with api.db.session(write=True) as s:
+        key = Key("os-family", cid, resolve(s, cid, OTHER_HOST))
+        for i in range(29):  # 58 events of bob's
+            annotations.dismiss(s, registry, key, "Windows", f"round {i}", actor=bob)
+            annotations.undismiss(s, registry, key, "Windows", actor=bob)
+        identity = Key("host-identity", cid, resolve(s, cid, DNS_SERVER))
+        annotations.add_evidence(s, registry, identity, "Router", 20, "it forwards", actor=alice)
+        annotations.set_override(s, registry, identity, "Router", "the rack diagram", actor=alice)
+    page = pages.open(f"/captures/{cid}/audit")
+    events = page.locator("tr.audit-event")
+    expect(page.locator("#audit-summary")).to_have_text("60 events")
+    expect(events).to_have_count(50)
+    expect(events.first.locator(".audit-actor")).to_have_text("alice")  # newest first
+    pager = page.get_by_role("navigation", name="Pages of the audit log")
+    expect(pager).to_contain_text("page 1 of 2")
+    pager.get_by_role("link", name="next page").click()
+    expect(events).to_have_count(10)
+    expect(page.locator(".pager")).to_contain_text("page 2 of 2")
+    expect(events.last).to_contain_text("dismissed “Windows”: round 0")  # the oldest event last
+    expect(events.locator(".audit-actor")).to_have_text(["bob"] * 10)
+
+    page.get_by_label("Actor").select_option(label="alice")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator("#audit-summary")).to_have_text("2 events matching")
+    expect(events.locator(".audit-actor")).to_have_text(["alice", "alice"])
+    expect(events.locator("code")).to_have_text(["override.set", "evidence.added"])
+    expect(page.locator(".pager")).to_have_count(0)
+
+    page.get_by_label("Actor").select_option(label="bob")
+    page.get_by_label("Action").select_option("dismissal.removed")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator("#audit-summary")).to_have_text("29 events matching")
+    expect(events).to_have_count(29)
+    page.get_by_label("Action").select_option("dismissal.added")
+    page.get_by_label("Question").select_option(label="OS family")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator("#audit-summary")).to_have_text("29 events matching")
+    page.get_by_label("Question").select_option(label="Device type")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator("#audit-summary")).to_have_text("0 events matching")
+    expect(page.locator("tbody")).to_contain_text("No event matches.")
 
 
 def test_confidence_suggestions_and_an_accepted_role_on_the_device_type_trail(analyzed):

@@ -5,6 +5,7 @@ Wireshark filter" gives the filter; past 8 frames a "+N more" shows the rest."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -58,6 +59,22 @@ def test_reason_to_frame_view_to_downloaded_slice(analyzed, captures, tmp_path):
     expect(page.locator("#frame-summary")).to_contain_text("192.168.1.20 → 192.168.1.1 UDP 40001 → 53")
     page.locator("#conv-next").click()
     expect(page.locator("h1")).to_contain_text("Frame 2")
+
+    # the frame view's conversation as a pcap: tshark reads the same frames as in the original
+    with page.expect_download() as download:
+        page.get_by_role("link", name="download the conversation").click()
+    saved = tmp_path / "conversation.pcapng"
+    download.value.save_as(saved)
+    conversation = "ip.addr == 192.168.1.20 && ip.addr == 192.168.1.1 && udp.port == 40001 && udp.port == 53"
+    original = tshark(captures / DNS_DEMO, "-Y", conversation)
+    assert tshark(saved) == original and len(original) >= 2
+    # each packet carries its frame number in the original (a pcapng comment)
+    numbers = subprocess.run([TSHARK, "-n", "-r", str(captures / DNS_DEMO), "-Y", conversation, "-T", "fields",
+                              "-e", "frame.number"],
+                             capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    comments = subprocess.run([TSHARK, "-n", "-r", str(saved), "-T", "fields", "-e", "frame.comment"],
+                              capture_output=True, text=True, check=True, timeout=60).stdout.splitlines()
+    assert [re.search(r"\d+", c).group() for c in comments] == numbers
 
 
 def test_past_eight_frames_a_more_control_shows_the_rest():

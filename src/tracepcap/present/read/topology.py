@@ -26,7 +26,8 @@ conversations and bytes between them; the `EDGES` heaviest are kept and each car
 `width` by its bytes (log scale). A closed group carries the `mix` of its hosts' answers (a pie
 on the page). `label` keeps only hosts with that answer ("⚠ contested" for
 contested ones). Colours are the page's: a node and a legend entry carry a `tone`, the
-position of their label in a stable order (vocabulary first), or "unknown" or "contested".
+position of their label among the labels present in a stable order (vocabulary first), or
+"unknown" or "contested".
 """
 
 from __future__ import annotations
@@ -269,9 +270,12 @@ def topology(session: Session, registry: Registry, capture_id: str, question: st
 
 
 def _tones(vocabulary: tuple[str, ...], unknown: str, present: list[str]) -> dict[str, int | str]:
-    """A stable tone per label: vocabulary labels by their position, others after them; the
-    unknown label last."""
-    order = [label for label in vocabulary if label != unknown]
+    """A tone per label the capture's hosts carry, numbered in a stable order (vocabulary
+    labels in vocabulary order, others after them by name; the unknown label apart). Only the
+    labels present are numbered: numbering the whole vocabulary wrapped the page's palette, and
+    a capture's Switch and Camera, or DNS Server and Phone, came out the same colour."""
+    shown = set(present)
+    order = [label for label in vocabulary if label != unknown and label in shown]
     order += [label for label in present if label not in order and label != unknown]
     tones: dict[str, int | str] = {label: i for i, label in enumerate(order)}
     tones[unknown] = UNKNOWN

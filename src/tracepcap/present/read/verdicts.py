@@ -41,12 +41,14 @@ def host_verdicts(session: Session, registry: Registry, capture_id: str,
                   entities: list[str]) -> dict[str, dict[str, Verdict]]:
     """entity -> question -> verdict for the given entities, questions in registry order
     (verdicts of questions no longer registered are left out)."""
+    order = [a.question for a in registry]
+    # the questions named, so each verdict is one primary-key lookup (capture, question, key)
+    # instead of a walk over all the capture's verdicts
     stmt = select(VerdictRow.entity_key, VerdictRow.question, VerdictRow.document).where(
-        VerdictRow.capture_id == capture_id, VerdictRow.entity_key.in_(entities))
+        VerdictRow.capture_id == capture_id, VerdictRow.question.in_(order), VerdictRow.entity_key.in_(entities))
     found: dict[str, dict[str, dict]] = defaultdict(dict)
     for entity, question, document in session.execute(stmt):
         found[entity][question] = document
-    order = [a.question for a in registry]
     return {entity: {q: Verdict.from_document(docs[q]) for q in order if q in docs}
             for entity, docs in found.items()}
 
