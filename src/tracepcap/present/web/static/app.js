@@ -451,6 +451,16 @@
       layout: { name: "preset", fit: true, padding: 24 }
     });
     if (graph.zoom() > MOST_ZOOM) { graph.zoom(MOST_ZOOM); graph.center(); }  // a few hosts: not blown up
+    // fitted far out (hundreds of hosts), the captions that say what a group is would shrink
+    // below reading size: keep subnet and zone captions at ~11 px on screen, aggregates' at ~9
+    var fitted = graph.zoom();
+    if (fitted < 1) {
+      graph.style()
+        .selector("node[kind = 'group']").style({ "font-size": Math.min(40, 11 / fitted) })
+        .selector("node[kind = 'zone']").style({ "font-size": Math.min(60, Math.max(20, 13 / fitted)) })
+        .selector("node[kind = 'aggregate']").style({ "font-size": Math.min(30, 9 / fitted) })
+        .update();
+    }
     holder.tpGraph = graph;  // for the browser tests and the console
     holder.removeAttribute("aria-busy");
     var hostUrl = select.getAttribute("data-host-url");
