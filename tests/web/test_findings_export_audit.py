@@ -152,8 +152,9 @@ def test_the_audit_page_filters_by_actor_action_and_question(analyzed):
     expect(events).to_have_count(1)
     expect(events.first).to_contain_text("dismissed “Printer”: a laptop")
     other = "mac-52-54-00-bb-00-20"  # the device holding OTHER_HOST: the audit log carries entity keys (issue 11)
-    expect(events.first.get_by_role("link", name=other, exact=True)).to_have_attribute(
-        "href", f"/captures/{cid}/hosts/{other}")
+    link = events.first.get_by_role("link", name=OTHER_HOST, exact=True)  # shown by its address
+    expect(link).to_have_attribute("href", f"/captures/{cid}/hosts/{other}")
+    expect(link).to_have_attribute("title", other)
     expect(page).to_have_url(re.compile(r"action=dismissal.added"))
     page.get_by_role("link", name="clear ✕").click()
     expect(events).to_have_count(4)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ...store.models import AuditEvent
+from ...store.models import AuditEvent, Entity
 from .paging import page
 from .trail import describe, event_document
 
@@ -46,3 +46,12 @@ def audit_choices(session: Session, capture_id: str) -> dict[str, list[str]]:
                                                  .distinct()) if v)
     return {"actors": distinct(AuditEvent.actor), "actions": distinct(AuditEvent.action),
             "questions": distinct(AuditEvent.question)}
+
+
+def primary_addresses(session: Session, capture_id: str, keys: set[str]) -> dict[str, str]:
+    """Each of the entity keys' primary address, for showing a device by it (a key `mac-..`
+    names no host to a reader); keys of MAC-only devices and of no entity are left out."""
+    if not keys:
+        return {}
+    return dict(session.execute(select(Entity.key, Entity.ip).where(
+        Entity.capture_id == capture_id, Entity.key.in_(sorted(keys)), Entity.ip.is_not(None))).all())

@@ -18,7 +18,7 @@ from ...adjudicate.contract import Adjudicator, Basis, Key, Tier, Verdict
 from ...adjudicate.registry import Registry
 from ...settings import Settings
 from ...store.models import Capture, Locality
-from ..read.audit import AuditFilter, audit_choices, audit_page
+from ..read.audit import AuditFilter, audit_choices, audit_page, primary_addresses
 from ..read.captures import (by_severity, capture_fields, capture_rows, capture_total, findings, findings_of,
                              findings_overview)
 from ..read.frames import capture_index, frame_detail
@@ -196,13 +196,14 @@ def audit_context(session: Session, registry: Registry, capture: Capture, f: Aud
     if page > pages:  # a page link gone stale: the last page instead
         return audit_context(session, registry, capture, f, pages)
     titles = {a.question: a.title for a in registry}
+    shown = primary_addresses(session, capture.id, {e["entity_key"] for e in events if e.get("entity_key")})
 
     def params(**changes) -> dict:
         values = {"actor": f.actor, "action": f.action, "question": f.question, "page": page} | changes
         return {k: v for k, v in values.items() if v and not (k == "page" and v == 1)}
     return {"capture": capture_fields(capture), "events": events, "total": total, "page": page, "pages": pages,
             "filter": f, "choices": audit_choices(session, capture.id), "titles": titles, "params": params,
-            "per_page": AUDIT_PER_PAGE}
+            "per_page": AUDIT_PER_PAGE, "shown": shown}
 
 
 # --- the host page --------------------------------------------------------------------------
