@@ -52,6 +52,7 @@ def test_network_page_timeline_grid_reaffirm_and_review(web, tmp_path):
     # the inventory: the carried answer is stale, saying what moved; re-affirm it
     answer = page.locator(f"#network-inventory tr[data-entity='{NEW}'] li[data-question='host-identity']")
     expect(answer.locator(".state-stale")).to_have_text("stale")
+    expect(answer).to_contain_text("Device type: Kiosk")  # the question's title, not its key
     expect(answer.locator(".stale-text")).to_contain_text("00:11:22:00:00:99 new (frame")
     answer.get_by_role("button", name="Re-affirm").click()
     answer = page.locator(f"#network-inventory tr[data-entity='{NEW}'] li[data-question='host-identity']")

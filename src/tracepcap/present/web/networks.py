@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse
 from ...adjudicate import annotations, networks
 from ...adjudicate.actor import Actor
 from ...adjudicate.contract import Key
+from ...adjudicate.registry import get_registry
 from ...errors import TracePcapError
 from ...ingest import find_capture
 from ..api.deps import Analyst, DbDep, RegistryDep, SessionDep, SettingsDep, Viewer
@@ -50,7 +51,8 @@ def network_context(session, network, grid_offset: int = 0, inventory_offset: in
                          "low": counts.get((c["id"], "low"), 0)})
     return {"network": detail, "timeline": timeline,
             "grid": read.presence(session, network, grid_offset, GRID_PAGE, shared),
-            "inventory": read.inventory(session, network, inventory_offset, GRID_PAGE, shared), "page_size": GRID_PAGE}
+            "inventory": read.inventory(session, network, inventory_offset, GRID_PAGE, shared), "page_size": GRID_PAGE,
+            "titles": {a.question: a.title for a in get_registry()}}
 
 
 def _offset(request: Request, name: str) -> int:
