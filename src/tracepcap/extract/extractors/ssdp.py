@@ -10,11 +10,13 @@ from ..decoders import ssdp
 from ..extractor import Extractor
 from ..kinds import SSDP_NT, SSDP_SERVER, SSDP_USN, USER_AGENT
 
+SSDP_PORT = 1900
+
 
 class Ssdp(Extractor):
     NAME, VERSION = "ssdp", "2"
     KINDS = (SSDP_NT, SSDP_USN, SSDP_SERVER, USER_AGENT)
-    UDP_PORTS = frozenset((1900,))
+    UDP_PORTS = frozenset((SSDP_PORT,))
 
     def observe(self, pkt, flow) -> None:
         msg = ssdp.decode(pkt.payload)

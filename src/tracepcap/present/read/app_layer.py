@@ -21,11 +21,11 @@ from ...extract.decoders import DecodeError, Truncated, dhcp, dns, http, nbns, n
 from ...extract.extractors.dhcp import CLIENT_PORT as DHCP_CLIENT, SERVER_PORT as DHCP_SERVER
 from ...extract.extractors.dns import DNS_PORT, LLMNR_PORT, MDNS_PORT
 from ...extract.extractors.nbns import NBNS_PORT
+from ...extract.extractors.ssdp import SSDP_PORT
 from ...extract.extractors.tls_fingerprint import EXT_ALPN, EXT_SUPPORTED_VERSIONS
 from ...extract.packet import PROTO_TCP, PROTO_UDP, Packet
 from ...visible import visible
 
-SSDP_PORT = 1900
 SHOWN = 20  #: questions, records or headers listed per section; the rest are counted
 TEXT = 200  #: characters of one value shown
 Fields = list[list[str]]
