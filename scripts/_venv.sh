@@ -15,5 +15,7 @@ if [ ! -f "$stamp" ]; then
   spec="$root"
   [ -n "$extras" ] && spec="$root[$extras]"
   "$venv/bin/python" -m pip install --quiet -e "$spec"
+  # the OUI table and the compiled User-Agent rules, derived once per machine (else on first use)
+  "$venv/bin/python" -m tracepcap.warm >&2 || echo "reference data will be derived on first use" >&2
   touch "$stamp"
 fi
