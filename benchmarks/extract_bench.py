@@ -940,8 +940,8 @@ def ensure_capture(out_dir: Path, size_gb: float, workdir: Path) -> tuple[Path, 
 
 
 STRESS = {
-    # 1,000,000 two-packet UDP conversations between 1,000 clients and one resolver: five
-    # times the default Limits.max_flows, so the flow table evicts 800,000 times.
+    # 1,000,000 two-packet UDP conversations between 1,000 clients and one resolver: ten
+    # times the default Limits.max_flows, so the flow table evicts 900,000 times.
     "flows": dict(conversations=1_000_000, clients=1_000),
     # 200,000 clients, one two-packet conversation each: the fact table's size follows the
     # number of hosts, not the capture's length (this file is about 40 MB).

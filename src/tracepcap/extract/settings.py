@@ -15,7 +15,11 @@ class Limits:
     #: empty-record flood (a gzip bomb of zeros) stops here after 318 s measured on a busy
     #: 2-core machine (docs/BENCHMARKS.md), where 20 GiB of it would take ~8,600 s
     max_records: int = 50_000_000
-    max_flows: int = 200_000  #: conversations held at once; older ones are written out early
+    #: conversations held at once; past it the least recently active is written out early.
+    #: ~600 bytes each: at 100,000 a 10 GiB capture's whole analysis peaks at ~250 MB RSS,
+    #: at 200,000 it peaked at 307 MB (docs/BENCHMARKS.md). A sharded walk whose capture has
+    #: more conversations than this falls back to one walk (eviction is not shard-local).
+    max_flows: int = 100_000
     stream_head_bytes: int = 16 * 1024  #: bytes reassembled per TCP direction
     max_open_stream_heads: int = 4096  #: directions reassembling at once (x head bytes = memory)
     #: distinct (entity, kind, value, source) rows per capture; at about 400 bytes a row this
