@@ -1,6 +1,14 @@
 """Conversations: one row per 5-tuple (plus, for a tunnelled packet, the identity of the
 tunnels it came through), with packets and bytes each way and the initiator only when it
-was measured (a SYN without ACK was seen), never guessed from port numbers."""
+was measured (a SYN without ACK was seen), never guessed from port numbers.
+
+A conversation leaves the table at the end of the walk, when it has been silent for
+`Limits.flow_idle_seconds`, or, past `Limits.max_flows` held at once, as the least recently
+active. Silence is judged at checkpoints (every `IdleClock.EVERY` records) against the
+capture's clock (the latest timestamp read so far), and each flow's silence is dated by the
+first checkpoint after its last packet: both depend on record numbers and timestamps of the
+whole capture only, never on which other flows a walk holds, so every shard of a sharded
+walk expires exactly the flows one walk would."""
 
 from __future__ import annotations
 
@@ -18,12 +26,12 @@ class Flow:
 
     __slots__ = ("proto", "a", "aport", "b", "bport", "first_ts", "last_ts", "first_frame",
                  "pkts_ab", "bytes_ab", "pkts_ba", "bytes_ba", "initiator", "head_done",
-                 "followed")
+                 "followed", "last_frame")
 
     def __init__(self, proto: int, a: str, aport: int, b: str, bport: int, ts: float, frame: int) -> None:
         self.proto, self.a, self.aport, self.b, self.bport = proto, a, aport, b, bport
         self.first_ts = self.last_ts = ts
-        self.first_frame = frame
+        self.first_frame = self.last_frame = frame
         self.pkts_ab = self.bytes_ab = self.pkts_ba = self.bytes_ba = 0
         self.initiator: str | None = None
         self.head_done = 0  # bit 1: a->b stream head delivered, bit 2: b->a
@@ -77,12 +85,43 @@ class FlowTable:
         else:
             flow.pkts_ba += 1
             flow.bytes_ba += pkt.ip_len
-        flow.last_ts = pkt.ts
+        flow.last_ts, flow.last_frame = pkt.ts, pkt.frame
         if pkt.proto == PROTO_TCP and pkt.flags & (SYN | ACK) == SYN and flow.initiator is None:
             flow.initiator = "a" if forward else "b"
         return flow, forward
+
+    def expire(self, silent: Callable[[Flow], bool], closing: Callable[[Flow], None]) -> None:
+        """Write out, least recently active first, the flows `silent` says are; `closing`
+        is told of each before it is written out."""
+        flows = self.flows
+        while flows:
+            flow = flows[next(iter(flows))]
+            if not silent(flow):
+                return
+            flows.popitem(last=False)
+            closing(flow)
+            self.spill(flow)
 
     def drain(self) -> None:
         for flow in self.flows.values():
             self.spill(flow)
         self.flows.clear()
+
+
+class IdleClock:
+    """The capture's clock at every checkpoint (module doc), and which flows it finds silent."""
+
+    EVERY = 8192  #: records between checkpoints
+
+    def __init__(self, idle_seconds: float) -> None:
+        self.idle = idle_seconds
+        self.now = float("-inf")  #: the latest timestamp read so far
+        self.marks: list[float] = []  #: the clock at checkpoint i, after record (i + 1) * EVERY
+
+    def checkpoint(self) -> None:
+        self.marks.append(self.now)
+
+    def silent(self, flow: Flow) -> bool:
+        # checkpoint i runs before record (i + 1) * EVERY is read: the first one after the
+        # flow's last record is number last_frame // EVERY
+        return self.now - self.marks[flow.last_frame // self.EVERY] >= self.idle

@@ -34,7 +34,7 @@ from .decoders import DecodeError, Malformed, Truncated
 from .decoders.tcp import ACK, FIN, RST, SYN
 from .extractor import Extractor
 from .facts import Emitter, FactTable, Observation
-from .flows import Flow, FlowTable
+from .flows import Flow, FlowTable, IdleClock
 from .packet import DEPTH_EXCEEDED, MAX_DEPTH, PROTO_TCP, PROTO_UDP, Packet, decode_frame
 from .reader import CaptureReader
 from .settings import Limits
@@ -44,7 +44,7 @@ from .streams import StreamHeads
 log = logging.getLogger(__name__)
 SEGMENT_FLAGS = SYN | FIN | RST  # TCP segments without data that segment readers still see
 SYN_ACK = SYN | ACK
-PROGRESS_EVERY = 8192  # packets between progress callbacks
+PROGRESS_EVERY = IdleClock.EVERY  # records between progress callbacks, and flow checkpoints
 BROADCAST_MAC = b"\xff" * 6
 
 
@@ -279,6 +279,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     flows = FlowTable(limits.max_flows, spill)
     heads = StreamHeads(limits.stream_head_bytes, limits.max_open_stream_heads,
                         lambda head: deliver(streams_to, head.first_frame, head, head.flow))
+    clock = IdleClock(limits.flow_idle_seconds)
+    now = float("-inf")
     undecodable = _Tally("decoder", notices)
     too_deep = _Tally("decapsulation", notices, kind="decapsulation-too-deep")
     inner_lost = _Tally("decapsulation", notices)
@@ -293,8 +295,15 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             if first_time is None:
                 first_time = ts
             last_time = ts
-            if not frame % PROGRESS_EVERY:
+            if ts > now:
+                now = ts
+            if not frame % PROGRESS_EVERY:  # before the shard's choice: every shard stops here
                 on_progress(reader.bytes_read, total)
+                clock.now = now
+                clock.checkpoint()
+                if shard is not None:
+                    shard.flow_peaks.append(len(flows.flows))
+                flows.expire(clock.silent, heads.close)
             if shard is not None and not shard.keep_raw(linktype, data):
                 continue
             try:
@@ -333,7 +342,7 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                         forward = False
                         flow.pkts_ba += 1
                         flow.bytes_ba += pkt.ip_len
-                    flow.last_ts = ts
+                    flow.last_ts, flow.last_frame = ts, frame
                     if proto == PROTO_TCP and pkt.flags & SYN_ACK == SYN and flow.initiator is None:
                         flow.initiator = "a" if forward else "b"
             if src is None:
@@ -373,6 +382,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             elif by_proto and not pkt.fragment:
                 deliver(by_proto.get(pkt.proto, ()), frame, pkt, flow)
         on_progress(reader.bytes_read, total)
+        if shard is not None:
+            shard.flow_peaks.append(len(flows.flows))
         heads.drain()
         flows.drain()
         # one extractor's end never costs the others

@@ -20,6 +20,11 @@ class Limits:
     #: at 200,000 it peaked at 307 MB (docs/BENCHMARKS.md). A sharded walk whose capture has
     #: more conversations than this falls back to one walk (eviction is not shard-local).
     max_flows: int = 100_000
+    #: a conversation silent this long (capture time) is written out and forgotten; a later
+    #: packet of its 5-tuple starts a new one (Zeek's TCP inactivity timeout is 5 minutes).
+    #: Unlike the limit above, it holds in every shard alike (flows.py), so a long capture
+    #: stays bounded and can still be sharded.
+    flow_idle_seconds: float = 600.0
     stream_head_bytes: int = 16 * 1024  #: bytes reassembled per TCP direction
     max_open_stream_heads: int = 4096  #: directions reassembling at once (x head bytes = memory)
     #: distinct (entity, kind, value, source) rows per capture; at about 400 bytes a row this

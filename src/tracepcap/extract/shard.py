@@ -86,6 +86,9 @@ class Shard:
     extractors: dict = field(default_factory=dict)  #: name -> (bugs, first bug, evicted, note)
     tallies: dict = field(default_factory=dict)  #: decoder/decapsulation notice counts
     tunnelled: int = 0
+    #: flows held at each checkpoint before silent ones leave, and at the end: summed over
+    #: the shards, what one walk would hold (extract/flows.py)
+    flow_peaks: list[int] = field(default_factory=list)
     mine: bool | None = None  #: the last raw decision: kept by key, or None (decode to decide)
 
     def keep_raw(self, linktype: int, buf) -> bool:

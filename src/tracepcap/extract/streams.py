@@ -36,7 +36,7 @@ class StreamHeads:
         self.deliver = deliver
         self.evicted = 0
         self._open: dict[tuple[Flow, bool], _Head] = {}
-        self._syn_seq: dict[tuple[int, bool], int] = {}
+        self._syn_seq: dict[tuple[Flow, bool], int] = {}
 
     def feed(self, pkt: Packet, flow: Flow, forward: bool) -> None:
         bit = 1 if forward else 2
@@ -96,6 +96,13 @@ class StreamHeads:
         initiator = None if flow.initiator is None else (flow.initiator == ("a" if from_a else "b"))
         self.deliver(StreamHead(flow, head.pkt_src, head.sport, head.dst, head.dport,
                                 bytes(out[: self.head_bytes]), head.first_frame, head.first_ts, initiator))
+
+    def close(self, flow: Flow) -> None:
+        """The flow is being written out: deliver its open heads, forget its SYNs."""
+        for key in ((flow, True), (flow, False)):
+            if key in self._open:
+                self._finish(key)
+            self._syn_seq.pop(key, None)
 
     def drain(self) -> None:
         for key in list(self._open):
