@@ -30,6 +30,7 @@ def insert_rows(session: Session, model, rows: Iterable[dict], batch: int = BATC
     if first is None:
         return 0
     rows = chain((first,), rows)
+    session.flush()  # rows the session holds go first (a capture these rows name), as session.execute does
     connection = session.connection()
     if connection.dialect.name == "postgresql" and connection.dialect.driver == "psycopg":
         return _copy(connection, model.__table__, list(first), rows)
