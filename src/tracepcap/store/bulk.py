@@ -43,13 +43,14 @@ def _executemany(connection, table, keys: list[str], rows, batch: int) -> int:
     dialect = connection.dialect
     compiled = insert(table).compile(dialect=dialect, column_keys=keys)
     names = compiled.positiontup if compiled.positional else keys
-    convert = [(name, table.c[name].type.dialect_impl(dialect).bind_processor(dialect)) for name in names]
-    if compiled.positional:
-        def parameters(row):
-            return tuple(row[name] if to is None else to(row[name]) for name, to in convert)
-    else:
-        def parameters(row):
-            return {name: row[name] if to is None else to(row[name]) for name, to in convert}
+    convert = [(i, to) for i, name in enumerate(names)
+               if (to := table.c[name].type.dialect_impl(dialect).bind_processor(dialect)) is not None]
+
+    def parameters(row):
+        values = [row[name] for name in names]
+        for i, to in convert:
+            values[i] = to(values[i])
+        return tuple(values) if compiled.positional else dict(zip(names, values))
     done = 0
     while chunk := [parameters(row) for row in islice(rows, batch)]:
         connection.exec_driver_sql(compiled.string, chunk)
