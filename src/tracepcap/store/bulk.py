@@ -6,8 +6,8 @@ On PostgreSQL through psycopg the rows are streamed with `COPY ... FROM STDIN` (
 statement for all of them, in the caller's transaction); elsewhere (SQLite) `executemany`
 of `batch` rows at a time, in the caller's one transaction. Never one statement per row.
 Both write the keys the rows have, each value as its column's type writes it (JSON as
-`json.dumps` text, times as the dialect keeps them), and nothing else: a column left out is
-NULL or the database's own default, never a Python-side `default=`.
+`json.dumps` text, times as the dialect keeps them). Neither fills in a Python-side
+`default=`: rows give every such column (`executemany` refuses rows without it).
 """
 
 from __future__ import annotations
