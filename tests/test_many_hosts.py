@@ -11,7 +11,9 @@ from collections import Counter
 import pytest
 from sqlalchemy import event, func, select
 
+from tracepcap.adjudicate import annotations
 from tracepcap.adjudicate.actor import SYSTEM_ACTOR
+from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import analyze
 from tracepcap.ingest import store_file
@@ -58,10 +60,22 @@ def test_many_hosts_are_stored_in_batches(analyzed, db, tmp_path):
     assert inserts and max(inserts.values()) <= 8, inserts
 
 
+def _as_streamed(document: dict) -> str:
+    """The whole document laid out as the report streams it: the head indented, a host a line."""
+    head = {key: value for key, value in document.items() if key != "hosts"}
+    hosts = ",\n    ".join(json.dumps(host) for host in document["hosts"])
+    return json.dumps(head, indent=2)[:-2] + ',\n  "hosts": [\n    ' + hosts + "\n  ]\n}\n"
+
+
 def test_streamed_report_is_the_whole_document(analyzed, db, tmp_path, captures):
     registry = get_registry()
     for path in (build_crowd(tmp_path / "crowd.pcap", 300), captures / "whatsapp_login_chat.pcap"):
         capture_id, _ = analyzed(path)
+        with db.session() as s:  # a verdict rewritten after a human's answer (the ORM writes it), text to escape
+            first = s.scalars(select(VerdictRow.entity_key).where(VerdictRow.capture_id == capture_id)).first()
+        with db.session(write=True) as s:
+            annotations.set_override(s, registry, Key("host-identity", capture_id, first), 'Prïnter "☃"',
+                                     "tab\there\nand a line", actor=SYSTEM_ACTOR)
         with db.session() as s:
             capture = s.get(Capture, capture_id)
             document = capture_document(s, capture, registry)
@@ -70,6 +84,8 @@ def test_streamed_report_is_the_whole_document(analyzed, db, tmp_path, captures)
             table = io.StringIO()
             write_capture(s, capture, registry, table, as_json=False)
         assert json.loads(streamed.getvalue()) == document
+        assert streamed.getvalue() == _as_streamed(document)  # the stored verdict text is copied byte for byte
+        assert "\\u2603" in streamed.getvalue()
         host_lines = [line for line in streamed.getvalue().splitlines() if line.startswith('    {"key": ')]
         assert len(host_lines) == len(document["hosts"])  # a host a line
         assert [h["ip"] for h in document["hosts"]][:2] and all(h["verdicts"] for h in document["hosts"])

@@ -95,6 +95,11 @@ class Adjudicator:
     #: filled in by the registry, which answers those questions first
     inputs: tuple[str, ...] = ()
     module: str = field(default="", compare=False)
+    # the taxonomy and vocabulary worked out once per question, not once per verdict (per host):
+    # label key -> parent label, label key -> lineage
+    _parent_of: dict[str, str] = field(init=False, repr=False, compare=False)
+    _lineage_of: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    _vocabulary: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not QUESTION_KEY.match(self.question):
@@ -103,7 +108,15 @@ class Adjudicator:
             raise ValueError(f"question {self.question!r} must declare a label vocabulary")
         if not 0 < self.margin_for_full:
             raise ValueError(f"margin_for_full must be positive (got {self.margin_for_full})")
+        parent_of: dict[str, str] = {}
+        for child, parent in self.parents.items():
+            parent_of.setdefault(self.label_key(child), parent)  # the first child of a key decides, as it did
+        object.__setattr__(self, "_parent_of", parent_of)
         self._check_taxonomy()
+        object.__setattr__(self, "_lineage_of", {key: self._climb(parent) for key, parent in parent_of.items()})
+        keys = {self.label_key(label) for label in self.labels}
+        extra = dict.fromkeys(p for p in self.parents.values() if self.label_key(p) not in keys)
+        object.__setattr__(self, "_vocabulary", (*self.labels, *extra))
 
     def _check_taxonomy(self) -> None:
         """Every child is a vocabulary label or another parent, and following parents upward
@@ -122,22 +135,22 @@ class Adjudicator:
 
     def parent(self, label: str) -> str | None:
         """The label's parent in the taxonomy (labels compared by `label_key`), if it has one."""
-        wanted = self.label_key(label)
-        return next((p for c, p in self.parents.items() if self.label_key(c) == wanted), None)
+        return self._parent_of.get(self.label_key(label))
 
     def lineage(self, label: str) -> tuple[str, ...]:
         """The label's parent, grandparent, ... nearest first (not the label itself)."""
-        line: list[str] = []
-        while (up := self.parent(line[-1] if line else label)) is not None:
+        return self._lineage_of.get(self.label_key(label), ())
+
+    def _climb(self, parent: str) -> tuple[str, ...]:
+        line = [parent]
+        while (up := self.parent(line[-1])) is not None:
             line.append(up)
         return tuple(line)
 
     @property
     def vocabulary(self) -> tuple[str, ...]:
         """The labels and the taxonomy's parent labels: what the UI offers."""
-        keys = {self.label_key(label) for label in self.labels}
-        extra = dict.fromkeys(p for p in self.parents.values() if self.label_key(p) not in keys)
-        return (*self.labels, *extra)
+        return self._vocabulary
 
     @property
     def snake(self) -> str:

@@ -251,7 +251,8 @@ def _votes(session: Session, capture_id: str, question: str, entity: str | None 
     if entity is not None:
         stmt = stmt.where(VoteRow.entity_key == entity)
     grouped: dict[str, list[Vote]] = defaultdict(list)
-    for entity_key, label, weight, reason, grade, frames, signal in session.execute(stmt.order_by(VoteRow.id)):
+    rows = session.connection().execute(stmt.order_by(VoteRow.id))  # Core rows: no ORM loading per vote
+    for entity_key, label, weight, reason, grade, frames, signal in rows:
         grouped[entity_key].append(Vote(label, weight, reason, grade, tuple(frames), signal))
     return grouped
 

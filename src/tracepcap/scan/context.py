@@ -113,7 +113,8 @@ class CaptureContext:
     @classmethod
     def load(cls, session: Session, capture_id: str) -> CaptureContext:
         facts: dict[str, list[Fact]] = defaultdict(list)
-        rows = session.execute(select(
+        session.flush()  # rows are read through the connection: Core rows, without the ORM's per-row loading
+        rows = session.connection().execute(select(
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value, ObservationRow.source,
             ObservationRow.grade, ObservationRow.first_frame, ObservationRow.last_frame,
             ObservationRow.count).where(ObservationRow.capture_id == capture_id)
@@ -132,7 +133,7 @@ class CaptureContext:
         peers_in: dict[str, set[str]] = defaultdict(set)
         admin_targets: dict[str, set[str]] = defaultdict(set)
         clients: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-        conversations = session.execute(select(
+        conversations = session.connection().execute(select(
             Conversation.proto, Conversation.src, Conversation.dst, Conversation.dport,
             Conversation.packets_rev, Conversation.bytes_fwd, Conversation.bytes_rev,
             Conversation.initiator).where(Conversation.capture_id == capture_id)

@@ -3,6 +3,7 @@ export's CSV rows. Deterministic: hosts by position, facts by kind, value and so
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 from sqlalchemy import select
@@ -39,10 +40,20 @@ def capture_head(session: Session, capture: Capture) -> dict:
 
 
 def host_documents(session: Session, capture_id: str, registry: Registry) -> Iterator[dict]:
-    """Each host's document in host order, read host by host: facts and verdicts stream from
-    cursors ordered by host position and are merged here, so a capture of many hosts is
-    never in memory at once. A verdict is its stored document, `Verdict.to_document()`'s."""
+    """Each host's document in host order, read host by host (`host_parts`). A verdict is its
+    stored document, `Verdict.to_document()`'s."""
+    for host, verdicts in host_parts(session, capture_id, registry):
+        host["verdicts"] = {question: json.loads(text) for question, text in verdicts}
+        yield host
+
+
+def host_parts(session: Session, capture_id: str, registry: Registry) -> Iterator[tuple[dict, list[tuple[str, str]]]]:
+    """Each host's document but its verdicts, in host order, with its verdicts as stored:
+    (question, the JSON text of `Verdict.to_document()`), in registry order. Facts and
+    verdicts stream from cursors ordered by host position and are merged here, so a capture
+    of many hosts is never in memory at once."""
     order = {a.question: i for i, a in enumerate(registry)}
+    session.flush()  # the rows are read through the connection (Core rows, cheaper than the ORM's)
     by_entity = (Entity.capture_id == capture_id)
     facts = _stream(session, select(
         Entity.position, ObservationRow.kind, ObservationRow.value, ObservationRow.source, ObservationRow.grade,
@@ -55,7 +66,7 @@ def host_documents(session: Session, capture_id: str, registry: Registry) -> Ite
     entities = (select(Entity.position, Entity.key, Entity.ip, Entity.addresses, Entity.locality,
                        Entity.locality_reason, Entity.randomised)
                 .where(by_entity).order_by(Entity.position))
-    for position, key, ip, addresses, locality, locality_reason, randomised in session.execute(
+    for position, key, ip, addresses, locality, locality_reason, randomised in session.connection().execute(
             entities.execution_options(yield_per=2000)):
         # the union of the entity's addresses' and MACs' facts: one per (kind, value, source)
         merged: dict[tuple[str, str, str], dict] = {}
@@ -69,12 +80,12 @@ def host_documents(session: Session, capture_id: str, registry: Registry) -> Ite
                 have["last_frame"] = max(have["last_frame"], last)
                 have["count"] += count
         host_facts = [merged[k] for k in sorted(merged)]
-        answers = sorted(((order[q], q, doc) for q, doc in verdicts.take(position) if q in order),
+        answers = sorted(((order[q], q, text) for q, text in verdicts.take(position) if q in order),
                          key=lambda answer: answer[0])
-        yield {"key": key, "ip": ip, "addresses": list(addresses),
-               "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
-               "locality": locality, "locality_reason": locality_reason, "randomised": bool(randomised),
-               "facts": host_facts, "verdicts": {q: doc for _, q, doc in answers}}
+        yield ({"key": key, "ip": ip, "addresses": list(addresses),
+                "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
+                "locality": locality, "locality_reason": locality_reason, "randomised": bool(randomised),
+                "facts": host_facts}, [(q, text) for _, q, text in answers])
 
 
 class _Rows:
@@ -96,7 +107,7 @@ class _Rows:
 
 def _stream(session: Session, statement) -> _Rows:
     # yield_per streams (a server-side cursor on PostgreSQL) instead of fetching every row
-    return _Rows(session.execute(statement.execution_options(yield_per=2000)))
+    return _Rows(session.connection().execute(statement.execution_options(yield_per=2000)))
 
 
 def _rows(session: Session, model, capture_id: str) -> list:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, Text, cast, select
 from sqlalchemy.orm import Session
 
 from ...adjudicate.contract import Verdict
@@ -54,8 +54,9 @@ def host_verdicts(session: Session, registry: Registry, capture_id: str,
 
 
 def documents_by_host_position(capture_id: str) -> Select:
-    """(host position, question, stored document) of every verdict, by host position: what the
-    capture document streams (the stored document is `Verdict.to_document()`'s output)."""
-    return (select(Entity.position, VerdictRow.question, VerdictRow.document)
+    """(host position, question, stored document as its JSON text) of every verdict, by host
+    position: what the capture document streams (the stored document is
+    `Verdict.to_document()`'s output, written by `json.dumps`)."""
+    return (select(Entity.position, VerdictRow.question, cast(VerdictRow.document, Text))
             .join(Entity, (Entity.capture_id == VerdictRow.capture_id) & (Entity.key == VerdictRow.entity_key))
             .where(Entity.capture_id == capture_id).order_by(Entity.position))
