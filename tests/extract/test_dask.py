@@ -59,7 +59,7 @@ def test_analyze_with_a_scheduler_is_byte_identical(cluster, stress, tmp_path, m
 
 @pytest.fixture(scope="module")
 def long_capture(stress, tmp_path_factory) -> Path:
-    """The stress capture's frames 300 times over: a shard takes seconds, long enough to
+    """The stress capture's frames 1,000 times over: a shard takes seconds, long enough to
     kill its worker in the middle."""
     from tracepcap.extract.reader import CaptureReader
     with CaptureReader(stress, Limits()) as reader:
@@ -67,7 +67,7 @@ def long_capture(stress, tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("long") / "long.pcap"
     with open(path, "wb") as out:
         writer = PcapWriter(out)
-        for i in range(300):
+        for i in range(1000):
             for j, frame in enumerate(frames):
                 writer.write(1_700_000_000 + i + j * 1e-4, frame)
     return path
@@ -83,7 +83,7 @@ def test_a_worker_killed_mid_walk_costs_a_retry_not_the_capture(cluster, long_ca
             busy = [addr for addr, keys in client.processing().items()
                     if any("tracepcap-shard" in str(k) for k in keys)]
             if busy:
-                time.sleep(0.5)  # well into the walk
+                time.sleep(0.2)  # into the walk
                 pid = client.run(os.getpid, workers=busy[:1])[busy[0]]
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)

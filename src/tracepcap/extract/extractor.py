@@ -13,6 +13,15 @@ Calling convention:
   non-IP frames and for carriers).
   A tunnelled frame is seen as its innermost packet; the packets that carried it (each
   with `carries` set) go to `EVERY_IP` extractors too, and to those asking for `CARRIERS`.
+- Senders (`SENDERS`): what every IP packet says of its sender (address, MAC, TTL, VLAN tags,
+  whether it went to a group) is tallied by the pipeline itself, keyed by all five: `sighted(pkt)`
+  is called for the first packet of each such key, and `repeated(tallies)` once before
+  `finish()`, with {(src, src MAC, TTL, VLAN ids, to a group): [repeats, last frame, last
+  time]}. Most packets repeat a key, so they cost a dict update instead of a call per
+  extractor. Past `Limits.max_facts` keys every packet of a new key is `sighted`.
+- `TCP_SYNS`: each TCP segment with SYN set; `UDP_REPLIES`: a UDP datagram of a conversation
+  whose answering side has sent exactly one (`flow.pkts_ba == 1`), to check further. Carriers
+  are tallied and offered to these too.
 - `observe_stream(head)` once per TCP direction with its first bytes in sequence order
   (`TCP_STREAMS`), when the head is complete (limit reached, FIN/RST, or end of capture).
 - `finish()` once at the end: emit what needed the whole capture (joins, lookups).
@@ -52,6 +61,9 @@ class Extractor:
     VERSION: ClassVar[str]
     KINDS: ClassVar[tuple[FactKind, ...]] = ()
     EVERY_IP: ClassVar[bool] = False
+    SENDERS: ClassVar[bool] = False  #: `sighted` / `repeated` (module doc)
+    TCP_SYNS: ClassVar[bool] = False  #: TCP segments with SYN set
+    UDP_REPLIES: ClassVar[bool] = False  #: datagrams of a UDP conversation's first answer
     NON_IP: ClassVar[bool] = False  #: frames that are not IP (ARP, LLDP, CDP, ...)
     UDP_PORTS: ClassVar[frozenset[int]] = frozenset()  #: datagrams from or to these ports
     #: every UDP datagram, whatever its ports (a protocol recognised by its own header)
@@ -78,6 +90,12 @@ class Extractor:
         pass
 
     def observe_stream(self, head: StreamHead) -> None:
+        pass
+
+    def sighted(self, pkt: Packet) -> None:
+        pass
+
+    def repeated(self, tallies: dict[tuple, list]) -> None:
         pass
 
     def finish(self) -> None:

@@ -35,7 +35,7 @@ from .decoders.tcp import ACK, FIN, RST, SYN
 from .extractor import Extractor
 from .facts import Emitter, FactTable, Observation
 from .flows import Flow, FlowTable, IdleClock
-from .packet import DEPTH_EXCEEDED, MAX_DEPTH, PROTO_TCP, PROTO_UDP, Packet, decode_frame
+from .packet import DEPTH_EXCEEDED, MAX_DEPTH, PROTO_TCP, PROTO_UDP, Packet, decode_frame, is_group
 from .reader import CaptureReader
 from .settings import Limits
 from .shard import Shard
@@ -219,6 +219,9 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     notices = Notices(limits.max_notices)
     tallies = {ex.NAME: _Tally(ex.NAME, notices) for ex in instances}
     every_ip = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_IP]
+    sighted_to = [(lambda pkt, _, see=ex.sighted: see(pkt), tallies[ex.NAME]) for ex in instances if ex.SENDERS]
+    syns_to = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.TCP_SYNS]
+    replies_to = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.UDP_REPLIES]
     non_ip = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.NON_IP]
     streams_to = [(lambda head, _, read=ex.observe_stream: read(head), tallies[ex.NAME])
                   for ex in instances if ex.TCP_STREAMS]
@@ -244,6 +247,10 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             by_tcp_port.setdefault(port, []).append(hook)
 
     endpoints: dict[str, bool] = {}  # ip -> ever seen sending (or addressed by unicast MAC)
+    # what each packet says of its sender (extractor.py, SENDERS): (src, src MAC, TTL, VLAN
+    # ids, to a group) -> [repeats, last frame, last time]
+    senders: dict[tuple, list] = {}
+    senders_limit = limits.max_facts
     conversations = 0
 
     def spill(flow: Flow) -> None:
@@ -257,6 +264,29 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             endpoints[pkt.dst] = True
         else:  # a broadcast frame's IP destination is no evidence of a host
             endpoints.setdefault(pkt.dst, False)
+
+    def tally_sender(pkt: Packet) -> None:
+        """The SENDERS step of the main loop (written out there), for a carrier."""
+        dst_mac = pkt.dst_mac
+        key = (pkt.src, pkt.src_mac, pkt.ttl, pkt.vlans,
+               dst_mac[0] & 1 == 1 if dst_mac is not None else is_group(pkt))
+        seen = senders.get(key)
+        if seen is not None:
+            seen[0] += 1
+            seen[1], seen[2] = pkt.frame, pkt.ts
+            return
+        if len(senders) < senders_limit:
+            senders[key] = [0, pkt.frame, pkt.ts]
+        deliver(sighted_to, pkt.frame, pkt, None)
+
+    def offer(pkt: Packet, flow: Flow) -> None:
+        """A carrier to the TCP_SYNS and UDP_REPLIES extractors, as the main loop does."""
+        if pkt.fragment:
+            return
+        if pkt.proto == PROTO_TCP and pkt.flags & SYN:
+            deliver(syns_to, pkt.frame, pkt, flow)
+        elif pkt.proto == PROTO_UDP and flow.pkts_ba == 1:
+            deliver(replies_to, pkt.frame, pkt, flow)
 
     def carried(pkt: Packet) -> None:
         """Account a tunnelled frame's carriers: their conversations, their endpoints as
@@ -273,6 +303,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             carrier_flow, _ = flows.update(carrier)
             see(carrier)
             deliver(every_ip, pkt.frame, carrier, carrier_flow)
+            tally_sender(carrier)
+            offer(carrier, carrier_flow)
             deliver(carriers_to, pkt.frame, carrier, None)
             carrier = carrier.outer
 
@@ -355,12 +387,27 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                 endpoints[pkt.dst] = True
             else:
                 endpoints.setdefault(pkt.dst, False)
-            for hook, tally in every_ip:
+            for hook, extractor_tally in every_ip:
                 try:
                     hook(pkt, flow)
                 except Exception as err:  # noqa: BLE001 - deliver()'s boundary, written out
-                    tally.record(frame, err, pkt)
+                    extractor_tally.record(frame, err, pkt)
+            # `tally_sender(pkt)` written out: a dict update for nearly every packet, not a call per
+            # SENDERS extractor
+            dst_mac = pkt.dst_mac
+            key = (src, pkt.src_mac, pkt.ttl, pkt.vlans,
+                   dst_mac[0] & 1 == 1 if dst_mac is not None else is_group(pkt))
+            seen = senders.get(key)
+            if seen is not None:
+                seen[0] += 1
+                seen[1], seen[2] = frame, ts
+            else:
+                if len(senders) < senders_limit:
+                    senders[key] = [0, frame, ts]
+                deliver(sighted_to, frame, pkt, None)
             if pkt.proto == PROTO_UDP and not pkt.fragment:
+                if flow.pkts_ba == 1 and replies_to:
+                    deliver(replies_to, frame, pkt, flow)
                 _deliver_by_port(by_udp_port, frame, pkt, flow)
                 if every_udp:
                     deliver(every_udp, frame, pkt, flow)
@@ -374,6 +421,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                     # would return without a change), nor does a direction whose head is done
                     if streams_to and not flow.head_done & bit:
                         heads.feed(pkt, flow, forward)
+                    if pkt.flags & SYN and syns_to:
+                        deliver(syns_to, frame, pkt, flow)
                     if every_tcp and (tcp_first_bytes is None or flow.followed & bit
                                       or payload and payload[0] in tcp_first_bytes):
                         deliver(every_tcp, frame, pkt, flow)
@@ -386,6 +435,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             shard.flow_peaks.append(len(flows.flows))
         heads.drain()
         flows.drain()
+        deliver([(lambda _, __, counted=ex.repeated: counted(senders), tallies[ex.NAME])
+                 for ex in instances if ex.SENDERS], frame, None, None)
         # one extractor's end never costs the others
         deliver([(lambda _, __, end=ex.finish: end(), tallies[ex.NAME]) for ex in instances], frame, None, None)
         fmt, packets, partial = reader.format, reader.packets, reader.partial

@@ -55,48 +55,29 @@ def vlan_text(vlans: tuple[int, ...]) -> str:
 class LinkIdentity(Extractor):
     NAME, VERSION = NAME, VERSION
     KINDS = (MAC, OUI_VENDOR, VLAN)
-    EVERY_IP = True
+    SENDERS = True  # the pipeline tallies (src, MAC, TTL, VLANs, to a group) and counts repeats
 
     def __init__(self, emit, limits) -> None:
         super().__init__(emit, limits)
-        # (ip, MAC) -> [first frame, first time, repeats, last frame, last time]: the fact
-        # is emitted at its first sighting and its repeats (nearly every packet) counted
-        # here, handed over in finish()
-        self._macs: dict[tuple[str, bytes], list] = {}
-        # (ip, VLAN ids outermost first) -> [repeats, last frame, last time], as for MACs
-        self._vlans: dict[tuple[str, tuple[int, ...]], list] = {}
+        self._first: dict[tuple[str, bytes], tuple[int, float]] = {}  #: (ip, MAC) -> first sighting
 
-    def observe(self, pkt, flow) -> None:
+    def sighted(self, pkt) -> None:
         if pkt.vlans:
-            self._tagged(pkt)
-        if pkt.src_mac is None:
-            return
-        seen = self._macs.get((pkt.src, pkt.src_mac))
-        if seen is not None:
-            seen[2] += 1
-            seen[3], seen[4] = pkt.frame, pkt.ts
-            return
-        self._macs[(pkt.src, pkt.src_mac)] = [pkt.frame, pkt.ts, 0, 0, 0.0]
-        self.emit.fact(pkt.src, MAC, pkt.src_mac.hex(":"), pkt.frame, pkt.ts)
+            self.emit.fact(pkt.src, VLAN, vlan_text(pkt.vlans), pkt.frame, pkt.ts)
+        if pkt.src_mac is not None:
+            self._first.setdefault((pkt.src, pkt.src_mac), (pkt.frame, pkt.ts))
+            self.emit.fact(pkt.src, MAC, pkt.src_mac.hex(":"), pkt.frame, pkt.ts)
 
-    def _tagged(self, pkt) -> None:
-        seen = self._vlans.get((pkt.src, pkt.vlans))
-        if seen is not None:
-            seen[0] += 1
-            seen[1], seen[2] = pkt.frame, pkt.ts
-            return
-        if len(self._vlans) < self.limits.max_facts:
-            self._vlans[(pkt.src, pkt.vlans)] = [0, 0, 0.0]
-        self.emit.fact(pkt.src, VLAN, vlan_text(pkt.vlans), pkt.frame, pkt.ts)
+    def repeated(self, tallies) -> None:
+        for (src, raw, _ttl, vlans, _group), (times, frame, ts) in tallies.items():
+            if times:
+                if vlans:
+                    self.emit.again(src, VLAN, vlan_text(vlans), times, frame, ts)
+                if raw is not None:
+                    self.emit.again(src, MAC, raw.hex(":"), times, frame, ts)
 
     def finish(self) -> None:
-        for (ip, vlans), (times, frame, ts) in self._vlans.items():
-            if times:
-                self.emit.again(ip, VLAN, vlan_text(vlans), times, frame, ts)
-        for (ip, raw), (_, _, times, frame, ts) in self._macs.items():
-            if times:
-                self.emit.again(ip, MAC, raw.hex(":"), times, frame, ts)
-        for (ip, raw), (frame, ts, *_) in self._macs.items():
+        for (ip, raw), (frame, ts) in self._first.items():
             if raw[0] & 0x01:  # a group address never sends; a broken or spoofed frame did
                 continue
             vendor = vendor_of(raw.hex(":"))

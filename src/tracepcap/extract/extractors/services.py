@@ -16,7 +16,7 @@ from ..packet import PROTO_TCP, PROTO_UDP
 class Services(Extractor):
     NAME, VERSION = "services", "1"
     KINDS = (SERVED, INITIATED)
-    EVERY_IP = True
+    TCP_SYNS = UDP_REPLIES = True
 
     def observe(self, pkt, flow) -> None:
         if pkt.fragment:

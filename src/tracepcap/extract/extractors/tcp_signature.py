@@ -22,7 +22,7 @@ def signature(window: int, options: bytes | None) -> str:
 class TcpSignature(Extractor):
     NAME, VERSION = "tcp-signature", "2"
     KINDS = (TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE)
-    EVERY_IP = True
+    TCP_SYNS = True
 
     def observe(self, pkt, flow) -> None:
         if pkt.proto == PROTO_TCP and pkt.flags & tcp.SYN:

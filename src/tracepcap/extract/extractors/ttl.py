@@ -16,32 +16,17 @@ TEXT = tuple(str(n) for n in range(256))  # a TTL or hop limit is one byte; str(
 class Ttl(Extractor):
     NAME, VERSION = "ttl", "1"
     KINDS = (TTL,)
-    EVERY_IP = True
+    SENDERS = True  # the pipeline tallies (src, MAC, TTL, VLANs, to a group) and counts repeats
 
-    def __init__(self, emit, limits) -> None:
-        super().__init__(emit, limits)
-        # (host, ttl) -> [repeats, last frame, last time]: a fact on nearly every packet is
-        # emitted once and its repeats counted here (bounded like the fact table; past the
-        # bound a new key is emitted on every packet, as before)
-        self._repeats: dict[tuple[str, int], list] = {}
+    def sighted(self, pkt) -> None:
+        if not _to_group(pkt):
+            self.emit.fact(pkt.src, TTL, TEXT[pkt.ttl], pkt.frame, pkt.ts)
 
-    def observe(self, pkt, flow) -> None:
-        dst_mac = pkt.dst_mac
-        if dst_mac is not None:  # `is_group` for a frame with a link layer, without the call
-            if dst_mac[0] & 0x01:
-                return
-        elif is_group(pkt):
-            return
-        repeats = self._repeats.get((pkt.src, pkt.ttl))
-        if repeats is not None:
-            repeats[0] += 1
-            repeats[1], repeats[2] = pkt.frame, pkt.ts
-            return
-        if len(self._repeats) < self.limits.max_facts:
-            self._repeats[(pkt.src, pkt.ttl)] = [0, 0, 0.0]
-        self.emit.fact(pkt.src, TTL, TEXT[pkt.ttl], pkt.frame, pkt.ts)
-
-    def finish(self) -> None:
-        for (src, ttl), (times, frame, ts) in self._repeats.items():
-            if times:
+    def repeated(self, tallies) -> None:
+        for (src, _mac, ttl, _vlans, group), (times, frame, ts) in tallies.items():
+            if times and not group:
                 self.emit.again(src, TTL, TEXT[ttl], times, frame, ts)
+
+
+def _to_group(pkt) -> bool:
+    return bool(pkt.dst_mac[0] & 0x01) if pkt.dst_mac is not None else is_group(pkt)
