@@ -107,8 +107,9 @@ class CaptureContext:
         #: question -> entity -> its machine Answer, filled by scan for questions that are
         #: declared inputs of other questions' signals, before those signals run
         self.answers: dict[str, dict[str, Answer]] = {}
-        self._merged: dict[tuple[str, str], list[Fact]] = {}
+        self._entity_views: dict[str, HostFacts] = {}
         self._merged_traffic: dict[str, Traffic] = {}
+        self._main_ttls: dict[tuple[str | None, str | None], Fact | None] = {}
 
     @classmethod
     def load(cls, session: Session, capture_id: str) -> CaptureContext:
@@ -163,7 +164,7 @@ class CaptureContext:
 
     def host(self, ip: str) -> HostFacts:
         """One address as a signal sees it (findings read addresses; signals read entities)."""
-        return HostFacts(ip, self)
+        return HostFacts(ip, self, None, self.kinds_of(ip))
 
     @cached_property
     def entities(self) -> list[Entity]:
@@ -177,23 +178,40 @@ class CaptureContext:
         return {member: e.key for e in self.entities for member in e.members}
 
     def entity(self, device: Entity) -> HostFacts:
-        """One entity as a signal sees it: the union of its addresses' and MACs' facts."""
-        return HostFacts(device.ip, self, device)
+        """One entity as a signal sees it: the union of its addresses' and MACs' facts. Built
+        once per entity: every question's signals read the same view."""
+        view = self._entity_views.get(device.key)
+        if view is None:
+            alone = len(device.members) == 1 and device.members[0] == device.ip
+            kinds = self.kinds_of(device.ip) if alone else self._merged_kinds(device)
+            view = self._entity_views[device.key] = HostFacts(device.ip, self, device, kinds)
+        return view
 
-    def merged_facts(self, device: Entity, kind: str) -> list[Fact]:
-        """A device's facts of one kind across its members, one per (value, source): the
-        earliest first frame, the latest last frame, the counts summed."""
-        cache_key = (device.key, kind)
-        found = self._merged.get(cache_key)
-        if found is None:
-            by: dict[tuple[str, str], Fact] = {}
-            for member in device.members:
-                for f in self.facts_of_kind(member, kind):
-                    have = by.get((f.value, f.source))
-                    by[(f.value, f.source)] = f if have is None else Fact(
-                        f.kind, f.value, f.source, f.grade, min(f.first_frame, have.first_frame),
-                        max(f.last_frame, have.last_frame), f.count + have.count)
-            found = self._merged[cache_key] = [by[k] for k in sorted(by)]
+    def _merged_kinds(self, device: Entity) -> Mapping[str, list[Fact]]:
+        """A device's facts by kind (kinds a-z) across its members, one per (value, source)
+        (sorted so): the earliest first frame, the latest last frame, the counts summed."""
+        by: dict[tuple[str, str, str], Fact] = {}
+        for member in device.members:
+            for f in self._facts.get(member, ()):
+                key = (f.kind, f.value, f.source)
+                have = by.get(key)
+                by[key] = f if have is None else Fact(
+                    f.kind, f.value, f.source, f.grade, min(f.first_frame, have.first_frame),
+                    max(f.last_frame, have.last_frame), f.count + have.count)
+        kinds: dict[str, list[Fact]] = defaultdict(list)
+        for key in sorted(by):
+            kinds[key[0]].append(by[key])
+        return dict(kinds)
+
+    def main_ttl(self, host: HostFacts) -> Fact | None:
+        """HostFacts.main_ttl, computed once per address or entity (signals, ownership and
+        locality all read it)."""
+        key = (host.ip, host.device.key if host.device is not None else None)
+        if key in self._main_ttls:
+            return self._main_ttls[key]
+        facts = list(self.facts_of_kind(host.ip, TTL.name)) if host.ip else []
+        facts = facts or host.facts(TTL)
+        found = self._main_ttls[key] = max(facts, key=lambda f: (f.count, -int(f.value))) if facts else None
         return found
 
     def merged_traffic(self, device: Entity) -> Traffic:
@@ -226,14 +244,18 @@ class CaptureContext:
         return self._facts.get(entity, [])
 
     def facts_of_kind(self, entity: str, kind: str) -> list[Fact]:
-        """One entity's facts of one kind, indexed on first use so that signals asking for
-        several kinds of one host do not each walk all its facts."""
+        return self.kinds_of(entity).get(kind, [])
+
+    def kinds_of(self, entity: str) -> Mapping[str, list[Fact]]:
+        """One address's or MAC's facts by kind, indexed on first use so that signals asking
+        for several kinds of one host do not each walk all its facts."""
         by_kind = self._by_kind.get(entity)
         if by_kind is None:
-            by_kind = self._by_kind[entity] = defaultdict(list)
+            by_kind = defaultdict(list)
             for fact in self._facts.get(entity, ()):
                 by_kind[fact.kind].append(fact)
-        return by_kind.get(kind, [])
+            by_kind = self._by_kind[entity] = dict(by_kind)
+        return by_kind
 
     def traffic_of(self, ip: str) -> Traffic:
         return self._traffic.get(ip) or Traffic()
@@ -347,6 +369,8 @@ class HostFacts:
     ip: str | None
     capture: CaptureContext
     device: Entity | None = None
+    #: its facts by kind (CaptureContext.host and .entity build it, merged across an entity's members)
+    kinds: Mapping[str, list[Fact]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -356,14 +380,8 @@ class HostFacts:
     def addresses(self) -> tuple[str, ...]:
         return self.device.addresses if self.device is not None else (self.ip,)
 
-    def _merged(self) -> bool:
-        d = self.device
-        return d is not None and not (len(d.members) == 1 and d.members[0] == self.ip)
-
     def facts(self, kind: FactKind) -> list[Fact]:
-        if self._merged():
-            return list(self.capture.merged_facts(self.device, kind.name))
-        return list(self.capture.facts_of_kind(self.ip, kind.name))  # a bare string fails here
+        return list(self.kinds.get(kind.name, ()))  # a bare string fails here
 
     def values(self, kind: FactKind) -> list[str]:
         return [f.value for f in self.facts(kind)]
@@ -377,14 +395,11 @@ class HostFacts:
 
     @property
     def all_facts(self) -> list[Fact]:
-        if self._merged():
-            kinds = sorted({f.kind for m in self.device.members for f in self.capture.facts_of(m)})
-            return [f for kind in kinds for f in self.capture.merged_facts(self.device, kind)]
-        return self.capture.facts_of(self.ip)
+        return [f for kind in sorted(self.kinds) for f in self.kinds[kind]]
 
     @property
     def traffic(self) -> Traffic:
-        if self._merged():
+        if self.device is not None and not (len(self.device.members) == 1 and self.device.members[0] == self.ip):
             return self.capture.merged_traffic(self.device)
         return self.capture.traffic_of(self.ip)
 
@@ -392,9 +407,7 @@ class HostFacts:
     def main_ttl(self) -> Fact | None:
         """The TTL most of its packets carried: its primary address's (an IPv6 link-local
         address's hop limit 255 is ND's and mDNS's, not the stack's default)."""
-        facts = list(self.capture.facts_of_kind(self.ip, TTL.name)) if self.ip else []
-        facts = facts or self.facts(TTL)
-        return max(facts, key=lambda f: (f.count, -int(f.value))) if facts else None
+        return self.capture.main_ttl(self)
 
     @property
     def hops(self) -> int | None:
