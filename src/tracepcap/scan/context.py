@@ -69,9 +69,14 @@ LOCAL_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
     "fc00::/7", "fe80::/10"))
 
 
+@lru_cache(maxsize=1 << 16)  # a router's MAC carries thousands of addresses, read by several signals
+def parsed_address(ip: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    return ipaddress.ip_address(ip)
+
+
 @lru_cache(maxsize=1 << 16)  # asked of the same addresses by ownership, locality and signals
 def is_local(ip: str) -> bool:
-    addr = ipaddress.ip_address(ip)
+    addr = parsed_address(ip)
     return any(addr in net for net in LOCAL_NETWORKS if net.version == addr.version)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 #: a name in a certificate the host itself served: cryptographically backed
 CERTIFICATE_SOURCES = frozenset({"tls-certificate"})
 #: a name the host announced about itself
@@ -11,6 +13,7 @@ SELF_SOURCES = frozenset({"dhcp", "dhcpv6", "nbns", "browser", "llmnr", "mdns", 
 THIRD_PARTY_SOURCES = frozenset({"dns-ptr", "dns-a", "dns-zone-transfer", "http-host"})
 
 
+@lru_cache(maxsize=1 << 16)  # asked of every claim by signals, findings and adjudicate, many times each
 def name_key(name: str) -> str:
     """`WS-0042.corp.example.` and `ws-0042` share the key `ws-0042`."""
     return name.strip().rstrip(".").split(".", 1)[0].casefold()

@@ -15,6 +15,7 @@ from functools import lru_cache
 from ..extract.facts import Grade
 
 
+@lru_cache(maxsize=1 << 14)  # every vote's label, in scan and again in every board that adds it
 def normalize_label(label: str) -> str:
     """The comparison key of a label: trimmed, inner whitespace collapsed, case-folded."""
     return " ".join(label.split()).casefold()

@@ -7,7 +7,7 @@ import ipaddress
 from collections.abc import Iterator
 
 from ....extract.pipeline import ip_sort_key
-from ...context import HostFacts
+from ...context import HostFacts, parsed_address
 from ...vote import Vote
 
 PER_FRONTED = 10
@@ -36,11 +36,11 @@ def vote(host: HostFacts) -> Iterator[Vote]:
         own = _subnet(host.ip)
         # the other address family on one MAC is a dual-stack host, not a routed network
         others = [ip for ip, _ in host.capture.ips_by_mac.get(fact.value, [])
-                  if ip not in mine and ipaddress.ip_address(ip).version == own.version
-                  and not ipaddress.ip_address(ip).is_link_local]
+                  if ip not in mine and (addr := parsed_address(ip)).version == own.version
+                  and not addr.is_link_local]
         if not others:
             continue
-        off = sorted((ip for ip in others if ipaddress.ip_address(ip) not in own
+        off = sorted((ip for ip in others if parsed_address(ip) not in own
                       or host.capture.host(ip).hops), key=ip_sort_key)
         if off:
             weight = min(MAX_WEIGHT, PER_FRONTED * (len(off) + 1))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 
-from ...context import HostFacts
+from ...context import HostFacts, parsed_address
 from ...vote import Vote
 
 WEIGHT = 60
@@ -22,7 +22,7 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     mine = host.addresses
     for fact in host.owned_macs():
         routed = [ip for ip, _ in host.capture.ips_by_mac.get(fact.value, [])
-                  if ip not in mine and (addr := ipaddress.ip_address(ip)).version == own.version
+                  if ip not in mine and (addr := parsed_address(ip)).version == own.version
                   and not addr.is_link_local and (addr not in own or host.capture.host(ip).hops)]
         if len(routed) >= MIN_FRONTED:
             yield Vote("Default Gateway", WEIGHT, f"its MAC {fact.value} carries {len(routed)} addresses "

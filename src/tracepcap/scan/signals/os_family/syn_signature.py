@@ -14,10 +14,11 @@ among them, and when nothing does the answer is their parent (Linux-based, Apple
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from ....extract.kinds import TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE
 from ...context import Fact, HostFacts, initial_ttl
-from ...p0f import Signature, database, split_signature
+from ...p0f import Database, Signature, database, split_signature
 from ...vote import Vote
 
 WEIGHT = 40  # measured from the packets themselves: outweighs any one thing a host says
@@ -40,8 +41,15 @@ def stack_of(signature: str, ittl: int | None = None, direction: str = "syn"
              ) -> tuple[tuple[str, ...], str, Signature] | None:
     """(families, stack, p0f signature) for a "window:mss:wscale:options" value, or None:
     unknown, a tool, a system outside the os-family vocabulary, or no p0f database."""
-    db, parts = database(), split_signature(signature)
-    if db is None or parts is None:
+    db = database()
+    return None if db is None else _stack_in(db, signature, ittl, direction)
+
+
+@lru_cache(maxsize=1 << 12)  # a capture's hosts share a few stacks: each signature matched once
+def _stack_in(db: Database, signature: str, ittl: int | None, direction: str
+              ) -> tuple[tuple[str, ...], str, Signature] | None:
+    parts = split_signature(signature)
+    if parts is None:
         return None
     found = db.match(direction, *parts, ittl)
     if found is None or found.label.name not in FAMILIES:
