@@ -20,7 +20,7 @@ from ..extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OUI_VENDOR, SER
 from ..store.models import Conversation, Host, ObservationRow
 from .names import name_key
 from .entities import MAC_PREFIX, Entity, build as build_entities
-from .ownership import Ownership, Sender, owner, subnet_of
+from .ownership import Ownership, Sender, owner, parsed_address, subnet_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +67,6 @@ def initial_ttl(observed: int) -> int:
 LOCAL_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
     "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16",
     "fc00::/7", "fe80::/10"))
-
-
-@lru_cache(maxsize=1 << 16)  # a router's MAC carries thousands of addresses, read by several signals
-def parsed_address(ip: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
-    return ipaddress.ip_address(ip)
 
 
 @lru_cache(maxsize=1 << 16)  # asked of the same addresses by ownership, locality and signals
@@ -300,7 +295,7 @@ class CaptureContext:
                 sharers.setdefault(ip, 0)
             by_family: dict[int, list[Sender]] = defaultdict(list)
             for ip, frames in sorted(sharers.items()):
-                by_family[ipaddress.ip_address(ip).version].append(
+                by_family[parsed_address(ip).version].append(
                     Sender(ip, frames, self.host(ip).hops, is_local(ip), ip in bound.get(mac, ()),
                            len(bound_macs.get(ip, ())) > 1, BINDING_SOURCES.get(bound.get(mac, {}).get(ip), "ARP/ND")))
             senders[mac] = [by_family[family] for family in sorted(by_family)]
@@ -314,7 +309,7 @@ class CaptureContext:
         # first by the evidence that needs no subnet, then once more knowing the segment's subnets
         first = decide(())
         segment = {subnet_of(o.ip) for owners in first.values() for o in owners
-                   if not ipaddress.ip_address(o.ip).is_link_local}
+                   if not parsed_address(o.ip).is_link_local}
         decided = decide(segment)
         # an IPv6 interface has several addresses (link-local, global, temporary): beside the
         # one owner the rules chose, every other IPv6 address ND bound to the MAC alone, and
@@ -330,7 +325,7 @@ class CaptureContext:
                 if sender.bound:
                     extra.append(Ownership(sender.ip, f"{sender.binding} binds {sender.ip} to {mac}, "
                                                       "another IPv6 address of the same interface"))
-                elif ipaddress.ip_address(sender.ip).is_link_local and sender.hops == 0:
+                elif parsed_address(sender.ip).is_link_local and sender.hops == 0:
                     extra.append(Ownership(sender.ip, f"{sender.ip} is a link-local address sending from "
                                                       f"{mac} (never forwarded)"))
             if extra:

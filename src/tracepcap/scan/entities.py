@@ -16,13 +16,13 @@ common spelling, or a key) into an entity key; Present and Adjudicate use it thr
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 
 from ..extract.mac_keys import MAC_PREFIX, mac_key
+from .ownership import parsed_address
 
 _MAC = re.compile(r"^(?:mac-)?([0-9a-f]{2})[:\-.]?([0-9a-f]{2})[:\-.]?([0-9a-f]{2})[:\-.]?"
                   r"([0-9a-f]{2})[:\-.]?([0-9a-f]{2})[:\-.]?([0-9a-f]{2})$")
@@ -42,7 +42,7 @@ def is_randomised(mac: str) -> bool:
 
 def address_rank(ip: str) -> tuple[int, int, int]:
     """Primary-address order: IPv4 first, then IPv6 global, then link-local; numeric within."""
-    addr = ipaddress.ip_address(ip)
+    addr = parsed_address(ip)
     return (0 if addr.version == 4 else 2 if addr.is_link_local else 1, addr.version, int(addr))
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Collection
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 SUBNET_BITS = {4: 24, 6: 64}  # the segment's subnets are guessed at these lengths
 
@@ -80,9 +81,15 @@ def virtual_gateway(mac: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1 << 16)  # a router's MAC carries thousands of addresses, read by several signals
+def parsed_address(ip: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    return ipaddress.ip_address(ip)
+
+
+@lru_cache(maxsize=1 << 16)
 def subnet_of(ip: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
-    addr = ipaddress.ip_address(ip)
-    return ipaddress.ip_network(f"{ip}/{SUBNET_BITS[addr.version]}", strict=False)
+    """The subnet a segment's address is guessed to be on (SUBNET_BITS)."""
+    return ipaddress.ip_network(f"{ip}/{SUBNET_BITS[parsed_address(ip).version]}", strict=False)
 
 
 def owner(mac: str, senders: list[Sender], segment: Collection = ()) -> Ownership | None:
@@ -130,7 +137,7 @@ def _owner(mac: str, senders: list[Sender], segment: Collection) -> Ownership | 
     except ValueError:
         eui = None
     for s in candidates:
-        addr = ipaddress.ip_address(s.ip)
+        addr = parsed_address(s.ip)
         if eui is not None and addr.version == 6 and int(addr) & ((1 << 64) - 1) == eui:
             return Ownership(s.ip, f"{s.ip} is {mac}'s EUI-64 address")
     remote = [s for s in candidates if not s.local and s.hops]

@@ -3,11 +3,11 @@ on its own subnet or that arrive hops away. Only the MAC's owner (context.mac_ow
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterator
 
 from ....extract.pipeline import ip_sort_key
-from ...context import HostFacts, parsed_address
+from ...context import HostFacts
+from ...ownership import parsed_address, subnet_of
 from ...vote import Vote
 
 PER_FRONTED = 10
@@ -15,7 +15,6 @@ PER_FRONTED = 10
 # the box answers (a home gateway also answers DNS): it outweighs one served service
 MAX_WEIGHT = 90
 SAME_SUBNET_WEIGHT = 10  # one box with a second address, or a router: a faint hint
-SUBNET_BITS = {4: 24, 6: 64}
 # a box that forwards for addresses beyond the site and hands the segment its leases or its
 # name service is the segment's gateway router: those services are what a gateway gives its
 # network, not a sign that it is a server instead
@@ -23,17 +22,12 @@ GATEWAY_SERVICES = {"udp/67": "DHCP", "udp/53": "DNS", "tcp/53": "DNS"}
 GATEWAY_WEIGHT = 40
 
 
-def _subnet(ip: str):
-    addr = ipaddress.ip_address(ip)
-    return ipaddress.ip_network(f"{ip}/{SUBNET_BITS[addr.version]}", strict=False)
-
-
 def vote(host: HostFacts) -> Iterator[Vote]:
     if host.ip is None:  # a device seen only by its MAC
         return
     mine = host.addresses
     for fact in host.owned_macs():
-        own = _subnet(host.ip)
+        own = subnet_of(host.ip)
         # the other address family on one MAC is a dual-stack host, not a routed network
         others = [ip for ip, _ in host.capture.ips_by_mac.get(fact.value, [])
                   if ip not in mine and (addr := parsed_address(ip)).version == own.version

@@ -4,21 +4,20 @@ packets kept TTL 64 still shows the router's MAC fronting other networks)."""
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterator
 
-from ...context import HostFacts, parsed_address
+from ...context import HostFacts
+from ...ownership import parsed_address, subnet_of
 from ...vote import Vote
 
 WEIGHT = 60
 MIN_FRONTED = 2
-SUBNET_BITS = {4: 24, 6: 64}
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     if host.ip is None:  # a device seen only by its MAC carries no routed traffic of its own
         return
-    own = ipaddress.ip_network(f"{host.ip}/{SUBNET_BITS[ipaddress.ip_address(host.ip).version]}", strict=False)
+    own = subnet_of(host.ip)
     mine = host.addresses
     for fact in host.owned_macs():
         routed = [ip for ip, _ in host.capture.ips_by_mac.get(fact.value, [])
