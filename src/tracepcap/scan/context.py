@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from sys import intern
 from types import MappingProxyType
+from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -23,8 +24,7 @@ from .entities import MAC_PREFIX, Entity, build as build_entities
 from .ownership import Ownership, Sender, owner, parsed_address, subnet_of
 
 
-@dataclass(frozen=True, slots=True)
-class Fact:
+class Fact(NamedTuple):  # a tuple, not a frozen dataclass: a many-host capture loads hundreds of thousands
     kind: str
     value: str
     source: str
