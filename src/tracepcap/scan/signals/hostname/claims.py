@@ -42,13 +42,19 @@ def weight_of(fact: Fact) -> int:
 
 def display_names(claims: list[Fact]) -> dict[str, str]:
     """name key -> the most specific form claimed (then the strongest source's, then a-z)."""
-    best: dict[str, tuple] = {}
+    best: dict[str, tuple[tuple[int, int], str]] = {}  # key -> (rank, the form claimed)
     for fact in claims:
-        rank = (specificity(fact.value), weight_of(fact), [-ord(c) for c in fact.value])
-        key = name_key(fact.value)
-        if key not in best or rank > best[key][0]:
-            best[key] = (rank, fact.value.rstrip("."))
-    return {key: value for key, (_, value) in best.items()}
+        rank, key = (specificity(fact.value), weight_of(fact)), name_key(fact.value)
+        have = best.get(key)
+        if have is None or rank > have[0] or (
+                rank == have[0] and _a_to_z(fact.value) > _a_to_z(have[1])):  # spelled out only on a tie
+            best[key] = (rank, fact.value)
+    return {key: value.rstrip(".") for key, (_, value) in best.items()}
+
+
+def _a_to_z(name: str) -> list[int]:
+    """Ranks names a-z when compared greatest first."""
+    return [-ord(c) for c in name]
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
