@@ -15,7 +15,6 @@ from ...extract.mac_keys import mac_key
 from ..context import CaptureContext
 from . import Finding
 
-BINDING_KINDS = (MAC.name, IP_MAC_BINDING.name)  # frames it sent; ARP/ND bindings claimed for it
 
 
 def _speaks_for(context: CaptureContext, ip: str, mac: str) -> bool:
@@ -32,13 +31,13 @@ def find(context: CaptureContext) -> Iterator[Finding]:
         routed = host.locality != "on-link"
         bound_here = {fact.value.lower() for fact in host.facts(IP_MAC_BINDING)}
         macs: dict[str, set[int]] = {}  # MAC -> first and last frames it spoke as the address
-        for fact in host.all_facts:
-            if fact.kind in BINDING_KINDS:
-                mac = fact.value.lower()
-                if (fact.kind == MAC.name and not routed and mac not in bound_here
-                        and not _speaks_for(context, ip, mac)):
-                    continue
-                macs.setdefault(mac, set()).update((fact.first_frame, fact.last_frame))
+        # frames it sent and ARP/ND bindings claimed for it, kinds a-z as all_facts has them
+        for fact in sorted(host.facts(MAC) + host.facts(IP_MAC_BINDING), key=lambda f: f.kind):
+            mac = fact.value.lower()
+            if (fact.kind == MAC.name and not routed and mac not in bound_here
+                    and not _speaks_for(context, ip, mac)):
+                continue
+            macs.setdefault(mac, set()).update((fact.first_frame, fact.last_frame))
         if len(macs) < 2:
             continue
         spoofers = []

@@ -13,13 +13,15 @@ from ..context import CaptureContext, Fact
 from ..names import CERTIFICATE_SOURCES, SELF_SOURCES, same_name, specificity
 from . import Finding
 
+OWN_SOURCES = SELF_SOURCES | CERTIFICATE_SOURCES  # a name a host holds by its own say or certificate
+
 
 def claimed_twice(context: CaptureContext) -> Iterator[tuple[str, list[tuple[str, Fact]]]]:
     """(name, [(entity, claim)]) for each name two or more devices claim for themselves."""
     hosts = context.host_set
     for claims in context.claims_by_name.values():
         own = [(entity, fact) for entity, fact in claims
-               if entity in hosts and fact.source in SELF_SOURCES | CERTIFICATE_SOURCES]
+               if entity in hosts and fact.source in OWN_SOURCES]
         # the most specific name first; a bare name joins the first full name it matches
         for name in sorted({fact.value for _, fact in own}, key=lambda v: (-specificity(v), v)):
             group = [(e, f) for e, f in own if same_name(f.value, name)]
