@@ -300,17 +300,22 @@ class CaptureContext:
                            len(bound_macs.get(ip, ())) > 1, BINDING_SOURCES.get(bound.get(mac, {}).get(ip), "ARP/ND")))
             senders[mac] = [by_family[family] for family in sorted(by_family)]
 
-        def decide(segment) -> dict[str, tuple[Ownership, ...]]:
+        def decide(segment, before: dict[str, tuple[Ownership, ...]] | None = None
+                   ) -> dict[str, tuple[Ownership, ...]]:
             out = {}
             for mac, families in senders.items():
-                if owners := tuple(found for family in families if (found := owner(mac, family, segment))):
+                if before is not None and not any(not s.local and s.hops for family in families for s in family):
+                    owners = before.get(mac, ())  # the subnets matter only to a MAC carrying remote addresses
+                else:
+                    owners = tuple(found for family in families if (found := owner(mac, family, segment)))
+                if owners:
                     out[mac] = owners
             return out
         # first by the evidence that needs no subnet, then once more knowing the segment's subnets
         first = decide(())
         segment = {subnet_of(o.ip) for owners in first.values() for o in owners
                    if not parsed_address(o.ip).is_link_local}
-        decided = decide(segment)
+        decided = decide(segment, first)
         # an IPv6 interface has several addresses (link-local, global, temporary): beside the
         # one owner the rules chose, every other IPv6 address ND bound to the MAC alone, and
         # every link-local address sending from it (never forwarded), is the same device's
