@@ -18,7 +18,6 @@ DISPUTE_WEIGHT = -20
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     claims = host.facts(HOSTNAME_CLAIM)
-    shown = display_names(claims)
     own_certs = {name_key(f.value) for f in claims if f.source in CERTIFICATE_SOURCES}
     hosts = host.capture.host_set
     announced = {}
@@ -30,6 +29,7 @@ def vote(host: HostFacts) -> Iterator[Vote]:
                           if entity not in host.addresses and entity in hosts and fact.source in CERTIFICATE_SOURCES
                           and same_name(fact.value, said)})
         for entity, frame in holders[:1]:
-            yield Vote(shown[key], DISPUTE_WEIGHT, f"{entity} serves a certificate naming {shown[key]}, "
+            shown = display_names(claims)[key]  # a disputed name is rare: spelled out only then
+            yield Vote(shown, DISPUTE_WEIGHT, f"{entity} serves a certificate naming {shown}, "
                        f"frame {frame}: another host holds this name ({DISPUTE_WEIGHT:+d})",
                        Grade.REPORTED, (frame,))

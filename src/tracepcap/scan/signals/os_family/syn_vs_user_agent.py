@@ -15,13 +15,14 @@ from .user_agent import reported_family
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:
-    stacks = list(measured_stacks(host))
+    user_agents = host.facts(USER_AGENT)
+    stacks = list(measured_stacks(host)) if user_agents else []  # most hosts send no User-Agent
     if not stacks:
         return
     measured = {label for _, _, families, _, _ in stacks for label in families}
     syn, what, _, stack, _ = stacks[0]
     noted: set[str] = set()
-    for fact in sorted(host.facts(USER_AGENT), key=lambda f: (f.first_frame, f.value)):
+    for fact in sorted(user_agents, key=lambda f: (f.first_frame, f.value)):
         found = reported_family(fact.value)
         if found is None or found[0] in measured or found[0] in noted:
             continue
