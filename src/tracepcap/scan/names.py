@@ -13,7 +13,7 @@ SELF_SOURCES = frozenset({"dhcp", "dhcpv6", "nbns", "browser", "llmnr", "mdns", 
 THIRD_PARTY_SOURCES = frozenset({"dns-ptr", "dns-a", "dns-zone-transfer", "http-host"})
 
 
-@lru_cache(maxsize=1 << 16)  # asked of every claim by signals, findings and adjudicate, many times each
+@lru_cache(maxsize=1 << 14)  # asked of every claim by signals, findings and adjudicate, many times each
 def name_key(name: str) -> str:
     """`WS-0042.corp.example.` and `ws-0042` share the key `ws-0042`."""
     return name.strip().rstrip(".").split(".", 1)[0].casefold()

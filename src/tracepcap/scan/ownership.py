@@ -81,12 +81,12 @@ def virtual_gateway(mac: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=1 << 16)  # a router's MAC carries thousands of addresses, read by several signals
+@lru_cache(maxsize=1 << 14)  # a router's MAC carries thousands of addresses, read by several signals
 def parsed_address(ip: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     return ipaddress.ip_address(ip)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 12)  # the subnets of the segment's owners and routers
 def subnet_of(ip: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     """The subnet a segment's address is guessed to be on (SUBNET_BITS)."""
     return ipaddress.ip_network(f"{ip}/{SUBNET_BITS[parsed_address(ip).version]}", strict=False)
