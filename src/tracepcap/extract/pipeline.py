@@ -267,9 +267,7 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
 
     def tally_sender(pkt: Packet) -> None:
         """The SENDERS step of the main loop (written out there), for a carrier."""
-        dst_mac = pkt.dst_mac
-        key = (pkt.src, pkt.src_mac, pkt.ttl, pkt.vlans,
-               dst_mac[0] & 1 == 1 if dst_mac is not None else is_group(pkt))
+        key = (pkt.src, pkt.src_mac, pkt.ttl, pkt.vlans, is_group(pkt))
         seen = senders.get(key)
         if seen is not None:
             seen[0] += 1
@@ -392,8 +390,8 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
                     hook(pkt, flow)
                 except Exception as err:  # noqa: BLE001 - deliver()'s boundary, written out
                     extractor_tally.record(frame, err, pkt)
-            # `tally_sender(pkt)` written out: a dict update for nearly every packet, not a call per
-            # SENDERS extractor
+            # `tally_sender(pkt)` written out (with `is_group`'s MAC test inline): a dict update
+            # for nearly every packet, not a call per SENDERS extractor
             dst_mac = pkt.dst_mac
             key = (src, pkt.src_mac, pkt.ttl, pkt.vlans,
                    dst_mac[0] & 1 == 1 if dst_mac is not None else is_group(pkt))

@@ -19,14 +19,10 @@ class Ttl(Extractor):
     SENDERS = True  # the pipeline tallies (src, MAC, TTL, VLANs, to a group) and counts repeats
 
     def sighted(self, pkt) -> None:
-        if not _to_group(pkt):
+        if not is_group(pkt):
             self.emit.fact(pkt.src, TTL, TEXT[pkt.ttl], pkt.frame, pkt.ts)
 
     def repeated(self, tallies) -> None:
         for (src, _mac, ttl, _vlans, group), (times, frame, ts) in tallies.items():
             if times and not group:
                 self.emit.again(src, TTL, TEXT[ttl], times, frame, ts)
-
-
-def _to_group(pkt) -> bool:
-    return bool(pkt.dst_mac[0] & 0x01) if pkt.dst_mac is not None else is_group(pkt)
