@@ -1,7 +1,9 @@
 """Cleartext logins in what a client sends: FTP and POP3 USER/PASS (RFC 959 4.1.1,
 RFC 1939 7) and APOP, IMAP LOGIN and AUTHENTICATE PLAIN (RFC 9051 6.2), SMTP/POP3/IMAP
-SASL PLAIN (RFC 4616) and LOGIN, HTTP Basic (RFC 7617), Telnet's typed login (RFC 854,
-after removing option negotiation) and SNMPv1/v2c communities (RFC 1157 4).
+SASL PLAIN (RFC 4616) and LOGIN, HTTP Basic (RFC 7617), Digest (RFC 7616) and Bearer
+(RFC 6750) authorizations, HTTP logins posted as a form, as JSON or in a query string,
+Telnet's typed login (RFC 854, after removing option negotiation) and SNMPv1/v2c
+communities (RFC 1157 4).
 
 Each reader returns `Login`s: the user name and whether a secret followed it. The secret
 itself never leaves this module: callers can store only that one was sent in the clear.
@@ -11,7 +13,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
+from collections.abc import Iterator
+from urllib.parse import parse_qsl
 from typing import NamedTuple
 
 from . import Malformed, ber
@@ -19,6 +24,21 @@ from . import Malformed, ber
 MAX_LINES = 64  # of a stream head: logins come first
 MAX_FIELD = 128  # a user name longer than this is not one
 HTTP_BASIC = re.compile(rb"(?im)^authorization:[ \t]*basic[ \t]+([A-Za-z0-9+/=]{4,})[ \t]*\r?$")
+HTTP_DIGEST = re.compile(rb'(?im)^authorization:[ \t]*digest[ \t]+(.*?)\r?$')
+DIGEST_USER = re.compile(rb'(?i)(?:^|[\s,])username[ \t]*=[ \t]*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
+HTTP_BEARER = re.compile(rb"(?im)^authorization:[ \t]*bearer[ \t]+\S+")
+REQUEST_AT = re.compile(rb"(?m)([A-Z][A-Z-]{2,15}) ([^ \r\n]{1,4096}) HTTP/1\.[01]\r?$")
+REQUEST_LINE = re.compile(rb"(?m)^" + REQUEST_AT.pattern[4:])  # one at the start of a line
+CONTENT_TYPE = re.compile(rb"(?im)^content-type:[ \t]*([^\r\n;]*)")
+CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[ \t]*([0-9]{1,12})[ \t]*\r?$")
+# Field names that carry a login in a form, a JSON body or a query string. A request needs a
+# secret field to count: a search form's "q=" or a sign-up's "email=" alone is no login.
+USER_FIELDS = ("username", "user", "login", "email", "userid", "user_id", "uname", "usr",
+               "account", "j_username", "mail", "name")
+SECRET_FIELDS = frozenset(("password", "pass", "passwd", "pwd", "passcode", "secret", "token",
+                           "j_password", "pin", "access_token", "api_key", "apikey"))
+MAX_JSON_DEPTH = 4
+MAX_BODY = 64 * 1024  # bytes of a request body parsed for a login
 IMAP_ARG = re.compile(r'"((?:[^"\\]|\\.)*)"|(\S+)')  # quoted string or atom
 IAC, SB, SE = 255, 250, 240
 NEGOTIATION = frozenset((251, 252, 253, 254))  # WILL, WONT, DO, DONT: one option byte follows
@@ -129,6 +149,97 @@ def http_basic(data: bytes) -> list[Login]:
             user, _, password = token.partition(b":")
             out.append(Login("basic", _name(user), bool(password)))
     return out
+
+
+def http_digest(data: bytes) -> list[Login]:
+    """Digest authorizations name the user in the clear; the response is a crackable hash."""
+    out = []
+    for match in HTTP_DIGEST.finditer(data):
+        user = DIGEST_USER.search(match.group(1))
+        if user:
+            out.append(Login("digest", _name(user.group(1) or user.group(2)), True))
+    return out
+
+
+def http_bearer(data: bytes) -> int:
+    """How many bearer tokens the requests carry (a token names no user)."""
+    return len(HTTP_BEARER.findall(data))
+
+
+def http_requests(data: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
+    """(target, content type, body) of each request in a client's stream, pipelined ones
+    included: a body is Content-Length bytes long, else it runs to the next request line or
+    to the end of what was captured."""
+    at = 0
+    while (match := REQUEST_AT.match(data, at) or REQUEST_LINE.search(data, at)) is not None:
+        head_end = data.find(b"\r\n\r\n", match.end())
+        if head_end < 0:
+            return  # the head is cut: no body to read
+        head, body_at = data[match.end():head_end], head_end + 4
+        kind, length = CONTENT_TYPE.search(head), CONTENT_LENGTH.search(head)
+        if length:
+            body_end = body_at + int(length.group(1))
+        else:
+            following = REQUEST_LINE.search(data, body_at)
+            body_end = following.start() if following else len(data)
+        yield (match.group(2), kind.group(1).strip().lower() if kind else b"",
+               data[body_at:min(body_end, body_at + MAX_BODY)])
+        at = max(body_end, body_at)
+
+
+def http_form(data: bytes) -> list[Login]:
+    """Logins a request sends as fields: in its query string, as an urlencoded form or as
+    JSON. The mechanism says where: "query", "form" or "json"."""
+    out = []
+    for target, content_type, body in http_requests(data):
+        _, query_sep, query = target.partition(b"?")
+        found = [("query", _fields_urlencoded(query))] if query_sep else []
+        if body and (b"json" in content_type or body.lstrip()[:1] in (b"{", b"[")):
+            found.append(("json", _fields_json(body)))
+        elif body and b"=" in body and (not content_type or b"form-urlencoded" in content_type):
+            found.append(("form", _fields_urlencoded(body)))
+        for mechanism, fields in found:
+            login = _login_of(mechanism, fields)
+            if login:
+                out.append(login)
+    return out
+
+
+def _fields_urlencoded(raw: bytes) -> dict[str, str]:
+    text = raw.decode("utf-8", "replace")
+    return {key.lower(): value for key, value in parse_qsl(text, keep_blank_values=True)[:256]}
+
+
+def _fields_json(raw: bytes) -> dict[str, str]:
+    try:
+        document = json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return {}  # cut by the end of the head, or not JSON after all
+    fields: dict[str, str] = {}
+
+    def walk(node: object, depth: int) -> None:
+        if depth > MAX_JSON_DEPTH:
+            return
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, (dict, list)):
+                    walk(value, depth + 1)
+                elif isinstance(value, (str, int)) and not isinstance(value, bool):
+                    fields.setdefault(str(key).lower(), str(value))
+        elif isinstance(node, list):
+            for item in node[:16]:
+                walk(item, depth + 1)
+
+    walk(document, 0)
+    return fields
+
+
+def _login_of(mechanism: str, fields: dict[str, str]) -> Login | None:
+    secrets = [name for name in fields if name in SECRET_FIELDS]
+    if not secrets:
+        return None
+    user = next((fields[name] for name in USER_FIELDS if fields.get(name)), None)
+    return Login(mechanism, _name(user), any(fields[name] for name in secrets))
 
 
 def telnet_text(data: bytes) -> bytes:

@@ -1,11 +1,13 @@
 """`credential` facts: logins a client sent where the capture can read them, as
 NetworkMiner's Credentials tab and Wireshark's Tools > Credentials list them. FTP, POP3,
-IMAP, SMTP AUTH, HTTP Basic, Telnet and SNMPv1/v2c communities are cleartext; NTLM
-AUTHENTICATE messages (SMB, HTTP) give the user and domain with a crackable response.
+IMAP, SMTP AUTH, HTTP Basic, HTTP logins posted as a form, as JSON or in a query string,
+HTTP bearer tokens, Telnet and SNMPv1/v2c communities are cleartext; HTTP Digest and NTLM
+AUTHENTICATE messages (SMB, HTTP) give the user with a crackable response.
 
 The value names the protocol, the user and the server, with the secret masked:
 "ftp user csanders, password ****** to 192.168.0.193:21", "snmp community ****** to
-10.0.0.1:161", "ftp user ftpuser, no password seen to 192.0.2.99:21". The secret itself
+10.0.0.1:161", "ftp user ftpuser, no password seen to 192.0.2.99:21", "http-json user
+admin, secret ****** to 203.0.113.100:8080", "http-bearer token ****** to 10.0.0.9:80". The secret itself
 is never stored (decoders.logins does not return it): unmasking for admins is not built.
 REPORTED, on the client; `value_parts` is the one reader of the value's shape.
 """
@@ -20,19 +22,21 @@ from ..extractor import Extractor, StreamHead
 from ..kinds import CREDENTIAL
 from .ntlmssp import BASE64_SIGNATURE, HTTP_TOKEN, MAX_MESSAGES, RAW_TOKEN
 
-NAME, VERSION = "credentials", "1"
+NAME, VERSION = "credentials", "2"
 MASK = "******"  # the same width whatever the secret's length
 STREAM_READERS = {21: ("ftp", logins.user_pass), 110: ("pop3", logins.user_pass),
                   25: ("smtp", logins.user_pass), 587: ("smtp", logins.user_pass),
                   143: ("imap", logins.imap), 23: ("telnet", logins.telnet)}
-HTTP_METHODS = (b"GET ", b"POST ", b"PUT ", b"HEAD ", b"DELETE ", b"OPTIONS ", b"PATCH ",
-                b"PROPFIND ")
 SNMP_AGENT_PORT, SNMP_TRAP_PORT = 161, 162
-CLEARTEXT = frozenset(("ftp", "pop3", "smtp", "imap", "telnet", "http", "snmp"))
+HTTP_FIELDS = {"form": "http-form", "json": "http-json", "query": "http-query"}
+CLEARTEXT = frozenset(("ftp", "pop3", "smtp", "imap", "telnet", "http", "snmp", "http-bearer",
+                       *HTTP_FIELDS.values()))
 
 
 def describe(protocol: str, login: logins.Login, server: str, port: int) -> str:
-    secret = f"password {MASK}" if login.secret_sent else "no password seen"
+    word = "secret" if protocol in HTTP_FIELDS.values() else "response" \
+        if login.mechanism == "digest" else "password"
+    secret = f"{word} {MASK}" if login.secret_sent else f"no {word} seen"
     return f"{protocol} user {login.user}, {secret} to {_endpoint(server, port)}"
 
 
@@ -67,8 +71,14 @@ class Credentials(Extractor):
         if head.dport in STREAM_READERS:
             protocol, read = STREAM_READERS[head.dport]
             found += [(protocol, login) for login in read(head.data)]
-        if head.data.startswith(HTTP_METHODS):
+        if logins.REQUEST_LINE.match(head.data):
             found += [("http", login) for login in logins.http_basic(head.data)]
+            found += [("http-digest", login) for login in logins.http_digest(head.data)]
+            found += [(HTTP_FIELDS[login.mechanism], login) for login in logins.http_form(head.data)]
+            if logins.http_bearer(head.data):
+                self.emit.fact(head.src, CREDENTIAL,
+                               f"http-bearer token {MASK} to {_endpoint(head.dst, head.dport)}",
+                               head.first_frame, head.first_ts)
         for protocol, login in found:
             if login.user:
                 self.emit.fact(head.src, CREDENTIAL, describe(protocol, login, head.dst, head.dport),
