@@ -72,7 +72,8 @@ def test_hosts_named_by_a_finding(api, client, tmp_path):
     cid = api.analyzed(client, shapes.build(tmp_path / "findings.pcap", shared_names=3))
     detail = client.get(f"/captures/{cid}").json()
     assert sorted((f["kind"], f["severity"]) for f in detail["findings"]) == [
-        ("ip-mac-conflict", "high"), ("mac-bound-twice", "medium"), ("name-shared", "low")]
+        ("dns-spoofing", "high"), ("ip-mac-conflict", "high"), ("mac-bound-twice", "medium"),
+        ("name-shared", "low")]  # the spoofer also answers DNS as the gateway
     flagged = client.get(f"/captures/{cid}/hosts", params={"finding": "true", "limit": 1000})
     hosts = {h["ip"]: h["finding"] for h in flagged.json()}
     assert flagged.headers["x-total-count"] == str(len(hosts)) == "8"  # gateway, spoofer, 6 CDN servers

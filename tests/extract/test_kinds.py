@@ -86,6 +86,7 @@ def test_wire_names_and_grades_are_unchanged():
     assert {name: kind.grade for name, kind in kinds.CATALOGUE.items()} == {
         "dhcp-parameter-list": Grade.REPORTED, "dhcp-vendor-class": Grade.REPORTED,
         "dns-query": Grade.MEASURED, "gratuitous-announcement": Grade.MEASURED,
+        "dns-answer-mac": Grade.MEASURED, "dns-answer-conflict": Grade.MEASURED,
         "hostname-claim": Grade.REPORTED, "http-server": Grade.REPORTED, "initiated": Grade.MEASURED,
         "ip-mac-binding": Grade.REPORTED, "krb-principal": Grade.REPORTED,
         "lldp-capabilities": Grade.REPORTED, "lldp-platform": Grade.REPORTED,

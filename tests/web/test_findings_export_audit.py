@@ -39,13 +39,15 @@ def test_the_findings_banner_leads_to_the_spoofers_page(web, tmp_path):
         gateway = _key_of(client, cid, shapes.GATEWAY[0])
     page = pages.open(f"/captures/{cid}")
     banner = page.locator("#findings-banner")
-    expect(banner.locator("h2")).to_have_text("3 findings")  # 40 CDN names are one grouped low line
-    expect(banner.locator("[data-severity='high']")).to_have_text("1 high")
+    # 40 CDN names are one grouped low line; the spoofer's forged DNS answers a second high one
+    expect(banner.locator("h2")).to_have_text("4 findings")
+    expect(banner.locator("[data-severity='high']")).to_have_text("2 high")
     expect(banner.locator("[data-severity='low']")).to_have_text("1 low")
     high = banner.locator(".banner-high-list li")
-    expect(high).to_have_count(1)
-    expect(high).to_contain_text("ip-mac-conflict")
-    expect(page.locator("section[aria-labelledby='findings-title'] .finding")).to_have_count(3)
+    expect(high).to_have_count(2)
+    expect(high.filter(has_text="ip-mac-conflict")).to_have_count(1)
+    expect(high.filter(has_text="dns-spoofing")).to_have_count(1)
+    expect(page.locator("section[aria-labelledby='findings-title'] .finding")).to_have_count(4)
     expect(page.locator("section[aria-labelledby='findings-title']")).to_contain_text(
         "40 names are served by certificate from several hosts each (CDN/anycast name sharing")
 
@@ -62,15 +64,18 @@ def test_the_findings_banner_leads_to_the_spoofers_page(web, tmp_path):
 
     # the banner links the spoofer: its page lists the findings that name it
     page = pages.open(f"/captures/{cid}")
-    page.locator("#findings-banner").get_by_role("link", name=spoofer, exact=True).click()
+    page.locator("#findings-banner .banner-high-list li", has_text="ip-mac-conflict").get_by_role(
+        "link", name=spoofer, exact=True).click()
     expect(page).to_have_url(re.compile(rf"/captures/{cid}/hosts/{re.escape(spoofer)}$"))
     findings = page.locator("#host-findings")
-    expect(findings.locator(".finding")).to_have_count(2)
-    expect(findings.locator(".finding").first).to_contain_text("high ip-mac-conflict")
-    expect(findings.locator(".finding").first).to_contain_text(f"{SPOOFER_MAC} (frames")
+    expect(findings.locator(".finding")).to_have_count(3)
+    conflict = findings.locator(".finding", has_text="ip-mac-conflict")
+    expect(conflict).to_contain_text("high ip-mac-conflict")
+    expect(conflict).to_contain_text(f"{SPOOFER_MAC} (frames")
+    expect(findings.locator(".finding", has_text="dns-spoofing")).to_contain_text("high dns-spoofing")
     # and from there to the victim, whose page lists the same conflict
-    findings.locator(".finding").first.get_by_role("link", name=gateway, exact=True).click()
-    expect(page.locator("#host-findings .finding").first).to_contain_text("ip-mac-conflict")
+    conflict.get_by_role("link", name=gateway, exact=True).click()
+    expect(page.locator("#host-findings .finding", has_text="ip-mac-conflict")).to_have_count(1)
 
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")

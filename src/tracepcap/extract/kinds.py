@@ -28,6 +28,8 @@ TCP_SYN_SIGNATURE = FactKind("tcp-syn-signature", Grade.MEASURED)  #: window:mss
 TCP_SYNACK_SIGNATURE = FactKind("tcp-synack-signature", Grade.MEASURED)  #: the same, of its SYN+ACKs
 TLS_CLIENT_FINGERPRINT = FactKind("tls-client-fingerprint", Grade.MEASURED)  #: JA3 / JA4
 DNS_QUERY = FactKind("dns-query", Grade.MEASURED)  #: a name it asked for
+DNS_ANSWER_MAC = FactKind("dns-answer-mac", Grade.MEASURED)  #: a MAC a DNS server's answers came from
+DNS_ANSWER_CONFLICT = FactKind("dns-answer-conflict", Grade.MEASURED)  #: two differing answers to one query
 DNS_ZONE = FactKind("dns-zone", Grade.REPORTED)  #: a zone named by NOTIFY / AXFR / IXFR (source says which)
 
 # what a host says about itself (names, software, platform)

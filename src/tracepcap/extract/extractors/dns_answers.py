@@ -1,0 +1,62 @@
+"""`dns-answer-mac` facts: the source MAC each DNS server address answered from (udp/53),
+on the server's address; and `dns-answer-conflict` facts: a second answer to the same
+query (same client, port, id and name) that names other addresses or came from another
+MAC than the first — the shape of a forged answer racing the real one.
+
+A resolver answers from one MAC (its own, or its router's when it is remote); answers in
+its name from a second MAC are what an on-path spoofer sends. Extract only records what
+was seen; the dns-spoofing finding weighs it against who owns the address.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from ..decoders import dns
+from ..extractor import Extractor
+from ..kinds import DNS_ANSWER_CONFLICT, DNS_ANSWER_MAC
+
+NAME, VERSION = "dns-answers", "1"
+DNS_PORT = 53
+MAX_PENDING = 4096  # answered queries remembered for a second answer, oldest forgotten first
+ADDRESS_TYPES = (dns.A, dns.AAAA)
+
+
+class DnsAnswers(Extractor):
+    NAME, VERSION = NAME, VERSION
+    KINDS = (DNS_ANSWER_MAC, DNS_ANSWER_CONFLICT)
+    UDP_PORTS = frozenset((DNS_PORT,))
+
+    def __init__(self, emit, limits) -> None:
+        super().__init__(emit, limits)
+        # (server, client, client port, id, name) -> (addresses, MAC, frame) of the first answer
+        self._answered: OrderedDict[tuple, tuple[tuple[str, ...], str, int]] = OrderedDict()
+
+    def observe(self, pkt, flow) -> None:
+        if pkt.sport != DNS_PORT or pkt.src_mac is None or not dns.plausible(pkt.payload):
+            return
+        msg = dns.decode(pkt.payload)
+        if not msg.response or msg.opcode != 0 or not msg.questions:
+            return
+        mac = pkt.src_mac.hex(":")
+        self.emit.fact(pkt.src, DNS_ANSWER_MAC, mac, pkt.frame, pkt.ts)
+        name = msg.questions[0].name.lower()
+        addresses = tuple(sorted({record.value for record in msg.answers
+                                  if record.rtype in ADDRESS_TYPES and record.value}))
+        key = (pkt.src, pkt.dst, pkt.dport, msg.ident, name)
+        first = self._answered.get(key)
+        if first is None:
+            self._answered[key] = (addresses, mac, pkt.frame)
+            if len(self._answered) > MAX_PENDING:
+                self._answered.popitem(last=False)
+            return
+        first_addresses, first_mac, first_frame = first
+        if (addresses, mac) != (first_addresses, first_mac):
+            self.emit.fact(pkt.src, DNS_ANSWER_CONFLICT,
+                           f"{name} to {pkt.dst}: {_answer(first_addresses)} from {first_mac} "
+                           f"(frame {first_frame}), then {_answer(addresses)} from {mac} "
+                           f"(frame {pkt.frame})", pkt.frame, pkt.ts)
+
+
+def _answer(addresses: tuple[str, ...]) -> str:
+    return ", ".join(addresses) if addresses else "no address"
