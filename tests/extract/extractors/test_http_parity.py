@@ -159,3 +159,19 @@ def test_a_request_after_a_deflated_body_its_head_did_not_frame(run, rows):
                     server=[app.http_response(server="srv/1") + app.http_response(server="srv/2")])
     result = run(net, Http)
     assert agents(result) == {"agent/1", "agent/2"}
+
+
+def test_after_switching_protocols_nothing_more_is_read_as_http(run):
+    """RFC 9110 15.2.2: after a 101 both directions speak the protocol asked for (here a
+    WebSocket); lines in it that look like requests are not read, nor is HTTP/2's preface
+    a request."""
+    net, client, server = pair()
+    upgrade = app.http_request("GET", "/ws", "ws.example", "agent/ws",
+                               headers=[("Upgrade", "websocket"), ("Connection", "Upgrade")])
+    switching = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nServer: srv/ws\r\n\r\n"
+    text = b"\x81\x40junk\r\n" + app.http_request("GET", "/inner", "inner.example", "agent/inner")
+    net.tcp_session(client, server, 50008, 80, client=[upgrade, text], server=[switching, text])
+    net.tcp_session(client, server, 50009, 80, client=[b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + text])
+    result = run(net, Http)
+    assert agents(result) == {"agent/ws"} and hosts(result) == {"ws.example"}
+    assert servers(result) == {"srv/ws"}

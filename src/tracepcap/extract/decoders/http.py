@@ -55,8 +55,8 @@ def start_line_ok(line: bytes) -> bool:
         return len(code) == 3 and code.isdigit()
     method, space, rest = line.partition(b" ")
     target, _, version = rest.rpartition(b" ")
-    return bool(space and target) and version[:5] == b"HTTP/" and version[5:6].isdigit() \
-        and is_method(method)
+    return bool(space and target) and version[:5] == b"HTTP/" and version[5:6] in (b"0", b"1") \
+        and is_method(method)  # HTTP/2's connection preface ("PRI * HTTP/2.0") is no request
 
 
 def unregistered_start(data: bytes) -> bool:

@@ -47,6 +47,7 @@ MAX_CHUNK_LINE = 1024  # a chunk-size line (with extensions) longer than this is
 MAX_UNANSWERED = 64  # request methods remembered per direction, to frame their answers
 HEAD, BODY, CHUNK_SIZE, CHUNK_DATA, TRAILER, SEEK, DONE, SCAN = range(8)
 FIRST_EMPTY = frozenset(http.EMPTY_LINE)
+SWITCHING = 101  # RFC 9110 15.2.2: after the empty line, both ways speak the upgraded protocol
 ENDS = FIN | RST
 
 
@@ -265,7 +266,14 @@ class Http(Extractor):
                     self._hosts_evicted += 1
                 self._hosts.append((flow, from_a, pkt.dst, name, frame, ts))
             return True
-        if msg.status >= 200:  # the final answer to the oldest request unanswered
+        if msg.status == SWITCHING:  # the connection now speaks the protocol asked for
+            asking = self._directions.states.get((flow, not from_a))
+            if asking is not None:
+                if asking.unanswered:
+                    asking.unanswered.popleft()
+                asking.mode = DONE
+            state.mode = DONE
+        elif msg.status >= 200:  # the final answer to the oldest request unanswered
             asking = self._directions.states.get((flow, not from_a))
             method = asking.unanswered.popleft() if asking is not None and asking.unanswered else None
             if method is None:
