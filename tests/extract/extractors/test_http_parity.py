@@ -175,3 +175,16 @@ def test_after_switching_protocols_nothing_more_is_read_as_http(run):
     result = run(net, Http)
     assert agents(result) == {"agent/ws"} and hosts(result) == {"ws.example"}
     assert servers(result) == {"srv/ws"}
+
+
+def test_a_request_after_another_protocols_line_opens_the_connection(run, rows):
+    """A load balancer's PROXY protocol line (v1) before the first request, in the same
+    segment: the request is read."""
+    net, client, server = pair()
+    proxy = b"PROXY TCP4 198.51.100.7 10.0.0.80 41000 80\r\n"
+    net.tcp_session(client, server, 50010, 80,
+                    client=[proxy + app.http_request("GET", "/", "lb.example", "agent/lb")],
+                    server=[app.http_response(server="srv/lb")])
+    result = run(net, Http)
+    assert ("10.0.0.5", "user-agent", "agent/lb", "http", 4, 4, 1) in rows(result)
+    assert hosts(result) == {"lb.example"} and servers(result) == {"srv/lb"}

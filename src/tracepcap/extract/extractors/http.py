@@ -13,7 +13,9 @@ segment that starts a message. Bytes that are not HTTP where a message should be
 stray line, a body longer than its head said, a start line that is not one, another
 protocol's bytes before the first request) are skipped line by line up to the next line
 that starts a message, as Zeek's line-by-line reader does; empty lines before a start line
-are skipped. A method need not be registered (decoders/http.py). A response whose request
+are skipped. A direction is first read at a segment that begins with an upper-case letter or
+an empty line and starts a message in one of its lines (a proxy's PROXY line may come first).
+A method need not be registered (decoders/http.py). A response whose request
 was not read (the capture picked the connection up late, or the request still waits on a
 retransmission) is framed without knowing its method: when the bytes its Content-Length
 promised begin with a status line instead, it was the answer to a HEAD, bodiless. Bounded per direction: a header block longer than
@@ -47,6 +49,7 @@ MAX_CHUNK_LINE = 1024  # a chunk-size line (with extensions) longer than this is
 MAX_UNANSWERED = 64  # request methods remembered per direction, to frame their answers
 HEAD, BODY, CHUNK_SIZE, CHUNK_DATA, TRAILER, SEEK, DONE, SCAN = range(8)
 FIRST_EMPTY = frozenset(http.EMPTY_LINE)
+H2_PREFACE = b"PRI * HTTP/2.0"  # RFC 9113 3.4: a client speaking HTTP/2 from the start
 SWITCHING = 101  # RFC 9110 15.2.2: after the empty line, both ways speak the upgraded protocol
 ENDS = FIN | RST
 
@@ -73,6 +76,20 @@ def starts(data: bytes, at: int = 0) -> bool:
     head = bytes(data[at:at + START])
     return http.starts_http(head) or (http.unregistered_start(head)
                                       and http.starts_http(bytes(data[at:at + http.LINE_WINDOW])))
+
+
+def later_start(payload) -> bool:
+    """Does a line after the first, in the first LINE_WINDOW bytes of a segment that does
+    not start a message, start one?"""
+    window = bytes(payload[:http.LINE_WINDOW])
+    if window.startswith(H2_PREFACE):
+        return False  # HTTP/2 frames follow, whatever their bytes hold
+    at = window.find(b"\n") + 1
+    while 0 < at < len(window):
+        if starts(window, at):
+            return True
+        at = window.find(b"\n", at) + 1
+    return False
 
 
 def body_mode(msg: http.Message) -> tuple[int, int]:
@@ -133,11 +150,16 @@ class Http(Extractor):
         key = (flow, from_a)
         state = self._directions.states.get(key)
         if state is None:
-            if not payload or payload[0] not in FIRST_BYTES or not starts(payload):
+            if not payload or payload[0] not in FIRST_BYTES:
+                return
+            first = starts(payload)
+            if not first and not later_start(payload):
                 return
             waiting = self.limits.tcp_waiting_bytes
             state = self._directions.start(key, lambda seq: _Direction(seq, waiting), pkt)
             flow.followed |= 1 if from_a else 2
+            if not first:
+                state.mode = SCAN  # another protocol's line (a proxy's PROXY line) comes first
         try:
             if payload and state.mode != DONE:
                 data, lost = state.order.push(pkt.seq, payload)
