@@ -82,8 +82,8 @@ def later_start(payload) -> bool:
     """Does a line after the first, in the first LINE_WINDOW bytes of a segment that does
     not start a message, start one?"""
     window = bytes(payload[:http.LINE_WINDOW])
-    if window.startswith(H2_PREFACE):
-        return False  # HTTP/2 frames follow, whatever their bytes hold
+    if b"HTTP/" not in window or window.startswith(H2_PREFACE):
+        return False  # every start line names a version; after HTTP/2's preface come its frames
     at = window.find(b"\n") + 1
     while 0 < at < len(window):
         if starts(window, at):
