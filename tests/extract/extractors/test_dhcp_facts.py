@@ -157,3 +157,37 @@ def test_user_class_and_rfc4361_client_id(run, rows):
     assert {row[1:3] for row in found if row[0] == "192.168.1.60"} == {
         ("dhcp-vendor-class", "android-dhcp-13"), ("dhcp-user-class", "iPXE,lab"),
         ("dhcp-client-id", "rfc4361 iaid 8f9aaebd duid-llt b8:27:eb:3d:08:db"), ("ip-mac-binding", MAC)}
+
+
+def _without_chaddr(message: bytes, htype: int, hlen: int) -> bytes:
+    """`message` with hardware type `htype`, length `hlen` and a chaddr of zeros."""
+    return message[:1] + bytes([htype, hlen]) + message[3:28] + bytes(16) + message[44:]
+
+
+def test_a_discover_without_a_hardware_address_is_named_by_its_client_id(run, rows):
+    """Zeek names a DHCP client by the Ethernet MAC of its client identifier (option 61, type
+    1): a DISCOVER nobody answered whose chaddr names no MAC (hardware type 0 and no length;
+    type 1 and six zero bytes) lands on the client identifier's MAC."""
+    net, _, unbound = lan()
+    other = "a4:83:e7:00:00:02"
+    discover = app.dhcp(app.BOOTREQUEST, 0x77, MAC, app.DISCOVER, hostname="typeless")
+    net.udp(unbound, "255.255.255.255", 68, 67, _without_chaddr(discover, 0, 0))  # frame 1
+    discover = app.dhcp(app.BOOTREQUEST, 0x78, other, app.DISCOVER, hostname="zeroed")
+    net.udp(unbound, "255.255.255.255", 68, 67, _without_chaddr(discover, 1, 6))  # frame 2
+    found = rows(run(net, Dhcp))
+    assert {row[0] for row in found} == {mac_key(MAC), mac_key(other)}
+    assert (mac_key(MAC), "hostname-claim", "typeless", "dhcp", 1, 1, 1) in found
+    assert (mac_key(MAC), "mac", MAC, "dhcp", 1, 1, 1) in found
+    assert (mac_key(other), "hostname-claim", "zeroed", "dhcp", 2, 2, 1) in found
+    assert (mac_key(other), "mac", other, "dhcp", 2, 2, 1) in found
+
+
+def test_a_discover_with_a_hardware_address_keeps_it(run, rows):
+    """chaddr, when it is a MAC, still names the client: a client identifier naming another
+    MAC (a Windows host's other interface) does not move its claims."""
+    net, _, unbound = lan()
+    other = "a4:83:e7:00:00:02"
+    message = app.dhcp(app.BOOTREQUEST, 0x79, MAC, app.DISCOVER, hostname="two-nics", client_id=False,
+                       extra_options=[(61, b"\x01" + bytes.fromhex(other.replace(":", "")))])
+    net.udp(unbound, "255.255.255.255", 68, 67, message)
+    assert {row[0] for row in rows(run(net, Dhcp))} == {mac_key(MAC)}

@@ -247,3 +247,45 @@ def test_tshark_reads_the_zone_transfer_the_same(tmp_path):
     addresses = {a for line in lines for a in line[2].split(",") if a}
     assert len(addresses) == 400 and "10.0.1.150" in addresses
     assert ["4", "6", ""] in lines  # the NOTIFY: opcode 4, SOA
+
+
+def _segment(net, src, dst, sport, dport, seq, data):
+    from tracepcap.testing import frames as f
+    net._send(src, dst, f.PROTO_TCP, f.tcp(src.ip, dst.ip, sport, dport, seq, 1, "PA", data))
+
+
+def test_dns_over_tcp_picked_up_inside_a_message_is_read_from_the_next_one(run, rows):
+    """A resolver's long-lived TCP/53 connection in a capture that begins mid-stream (no SYN):
+    its first captured segment is the tail of a message, so its first two bytes are no
+    length; the next segment that starts a message is read, as Zeek reads it."""
+    from tracepcap.testing.dns_update import dns_tcp
+    net, client, _, resolver = hosts()
+    earlier = dns_tcp(app.dns_query(7, "earlier.example"))
+    query = dns_tcp(app.dns_query(8, "later.example"))
+    answer = dns_tcp(app.dns_response(8, "later.example", [("later.example", "A", "192.0.2.8", 60)]))
+    _segment(net, client, resolver, 41003, 53, 1000, earlier[9:])  # frame 1: a tail
+    _segment(net, client, resolver, 41003, 53, 1000 + len(earlier) - 9, query)  # frame 2
+    _segment(net, resolver, client, 53, 41003, 5000, answer)  # frame 3
+    assert rows(run(net, Dns)) == {("10.0.0.5", "dns-query", "later.example", "dns", 2, 2, 1),
+                                   ("192.0.2.8", "hostname-claim", "later.example", "dns-a", 3, 3, 1)}
+
+
+def test_dns_over_tcp_is_read_again_after_lost_bytes(run, rows):
+    """Bytes lost from the capture (a hole the waiting room gives up on) take the message
+    boundary with them; a later segment that starts a message is read again."""
+    from tracepcap.extract.settings import Limits
+    from tracepcap.testing.dns_update import dns_tcp
+    net, client, _, resolver = hosts()
+    first = dns_tcp(app.dns_query(1, "first.example"))
+    lost = dns_tcp(app.dns_query(2, "lost.example"))
+    after = dns_tcp(app.dns_query(3, "after.example"))
+    at = 1000
+    _segment(net, client, resolver, 41004, 53, at, first)  # frame 1
+    at += len(first)
+    # frame 2: the second half of a message whose first half was never captured
+    _segment(net, client, resolver, 41004, 53, at + 10, lost[10:])
+    at += len(lost)
+    _segment(net, client, resolver, 41004, 53, at, after)  # frame 3
+    found = rows(run(net, Dns, limits=Limits(tcp_waiting_bytes=8)))
+    assert found == {("10.0.0.5", "dns-query", "first.example", "dns", 1, 1, 1),
+                     ("10.0.0.5", "dns-query", "after.example", "dns", 3, 3, 1)}

@@ -1,6 +1,13 @@
 """HTTP/1.x messages (RFC 9112): the start line and header fields of each request or
 response in the first bytes of one direction of a connection, bodies skipped by
-Content-Length or chunked framing (RFC 9112 6, 7.1)."""
+Content-Length or chunked framing (RFC 9112 6, 7.1).
+
+A request's method is any token (RFC 9110 9.1: methods are extensible), as Zeek reads them:
+the registered ones below start a request by themselves; any other upper-case token
+(letters, digits, "-", "_": CCM_POST, RPC_IN_DATA, VERSION-CONTROL) only in a whole request
+line that ends with an HTTP version, so that other text protocols' commands (SMTP's "EHLO
+host", FTP's "USER name", IMAP's tagged commands) are not taken for requests. Empty lines
+before a start line are skipped (RFC 9112 2.2)."""
 
 from __future__ import annotations
 
@@ -13,7 +20,11 @@ METHODS = frozenset((b"GET", b"POST", b"HEAD", b"PUT", b"DELETE", b"OPTIONS", b"
                      b"MOVE", b"LOCK", b"UNLOCK", b"REPORT", b"SEARCH", b"NOTIFY",
                      b"SUBSCRIBE", b"UNSUBSCRIBE", b"M-SEARCH"))
 VERSION_PREFIX = b"HTTP/1."
-MAX_METHOD = 12
+MAX_METHOD = 20  # bytes in the longest method taken (UPDATEREDIRECTREF is 17)
+LINE_WINDOW = 2048  # bytes in which a request line with an unregistered method must end
+TOKEN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+UPPER = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+EMPTY_LINE = b"\r\n"
 NO_BODY_STATUS = (204, 304)  # and every 1xx (RFC 9112 6.3)
 HEX = b"0123456789abcdefABCDEF"  # chunk-size digits (RFC 9112 7.1)
 
@@ -29,16 +40,54 @@ class Message(NamedTuple):
         return next((value for key, value in self.headers if key == name), None)
 
 
+def is_method(token: bytes) -> bool:
+    """A registered method, or an upper-case token that may be one (module doc)."""
+    return token in METHODS or (3 <= len(token) <= MAX_METHOD and token[0] in UPPER
+                                and all(c in TOKEN for c in token))
+
+
+def start_line_ok(line: bytes) -> bool:
+    """Is `line` (without its line end) a status line, or a request line with a method, a
+    target and an HTTP version?"""
+    line = line.rstrip(b"\r")
+    if line.startswith(VERSION_PREFIX):
+        code = line.partition(b" ")[2][:3]
+        return len(code) == 3 and code.isdigit()
+    method, space, rest = line.partition(b" ")
+    target, _, version = rest.rpartition(b" ")
+    return bool(space and target) and version[:5] == b"HTTP/" and version[5:6] in (b"0", b"1") \
+        and is_method(method)  # HTTP/2's connection preface ("PRI * HTTP/2.0") is no request
+
+
+def unregistered_start(data: bytes) -> bool:
+    """Could `data` begin a request whose method is not registered (its line must then be
+    read whole: `starts_http` with LINE_WINDOW bytes)?"""
+    data = data.lstrip(EMPTY_LINE)
+    space = data.find(b" ", 0, MAX_METHOD + 1)
+    return space > 0 and data[:space] not in METHODS and is_method(data[:space])
+
+
 def starts_http(data: bytes) -> bool:
-    """Does `data` start like an HTTP/1.x request or response?"""
+    """Does `data` start like an HTTP/1.x request or response, after any empty lines? A
+    registered method or a status line is enough; an unregistered method needs its whole
+    request line in `data`."""
+    data = data.lstrip(EMPTY_LINE)
     if data.startswith(VERSION_PREFIX):
         return True
     space = data.find(b" ", 0, MAX_METHOD + 1)
-    return space > 0 and data[:space] in METHODS
+    if space <= 0:
+        return False
+    if data[:space] in METHODS:
+        return True
+    end = data.find(b"\n", space)
+    return end > 0 and start_line_ok(data[:end])
 
 
 def decode_head(data: bytes, at: int = 0) -> tuple[Message, int]:
-    """The message head starting at `at`, and the offset just past its blank line."""
+    """The message head starting at `at` (after any empty lines), and the offset just past
+    its blank line."""
+    while data.startswith(b"\n", at) or data.startswith(EMPTY_LINE, at):
+        at += 1 if data[at] == 10 else 2
     end = data.find(b"\r\n\r\n", at)
     if end < 0:
         raise Truncated("http", need=len(data) - at + 1, have=len(data) - at)
@@ -50,7 +99,7 @@ def decode_head(data: bytes, at: int = 0) -> tuple[Message, int]:
         if not (len(code) == 3 and code.isdigit()):
             raise Malformed("http", f"status line {lines[0][:60]!r}")
         request, method, target, status = False, "", "", int(code)
-    elif first in METHODS and version.startswith(b"HTTP/") and target:
+    elif is_method(first) and version.startswith(b"HTTP/") and target:
         request, status = True, 0
         method, target = first.decode("ascii"), target.decode("utf-8", "surrogateescape")
     else:

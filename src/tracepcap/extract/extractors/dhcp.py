@@ -15,7 +15,9 @@ the server acknowledged (yiaddr of the DHCPACK), else the one it requested (opti
 else its ciaddr. A transaction that ends with none of them (a DISCOVER nobody answered)
 lands on the client's MAC instead (the entity `mac-aa-bb-..`, extract/mac_keys.py), with a
 `mac` and an `oui-vendor` fact of that MAC: Scan makes it a MAC-only device, or joins it to
-the device that owns the MAC. Witness frames are the frames the client sent the claim in.
+the device that owns the MAC. That MAC is chaddr's; a client whose chaddr names no Ethernet
+MAC (hardware type 0, a zero length, all zeros) is named by the Ethernet MAC of its client
+identifier (option 61 type 1), as Zeek's dhcp.log names it. Witness frames are the frames the client sent the claim in.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..kinds import (DHCP_CLIENT_ID, DHCP_PARAMETER_LIST, DHCP_USER_CLASS, DHCP_
 from ..mac_keys import mac_key
 from .link_identity import vendor_of
 
-NAME, VERSION = "dhcp", "4"
+NAME, VERSION = "dhcp", "5"
 SERVER_PORT, CLIENT_PORT = 67, 68
 UNSPECIFIED = "0.0.0.0"
 NAK = object()  # the server refused: the requested address is not the client's
@@ -54,14 +56,28 @@ def claims(msg: dhcp.Dhcp) -> list[tuple[FactKind, str, str | None]]:
     return out
 
 
+def usable_mac(data: bytes) -> bool:
+    """Is `data` an Ethernet MAC a device can own: 6 bytes, unicast, not all zeros?"""
+    return len(data) == 6 and not data[0] & 0x01 and any(data)
+
+
+def client_id_mac(options: dict[int, bytes]) -> bytes | None:
+    """The Ethernet MAC a client names itself by in option 61 (type 1), if any."""
+    data = options.get(dhcp.OPT_CLIENT_ID, b"")
+    if len(data) == 7 and data[0] == dhcp.CLIENT_ID_ETHERNET and usable_mac(data[1:]):
+        return data[1:]
+    return None
+
+
 class _Pending:
     """One transaction's sightings: (kind, value, source) -> [first frame, first time,
-    last frame, last time, count], and the addresses it could still land on."""
-    __slots__ = ("sightings", "requested", "ciaddr")
+    last frame, last time, count], the addresses it could still land on, and the MAC its
+    client identifier names."""
+    __slots__ = ("sightings", "requested", "ciaddr", "id_mac")
 
     def __init__(self) -> None:
         self.sightings: dict[tuple, list] = {}
-        self.requested = self.ciaddr = None
+        self.requested = self.ciaddr = self.id_mac = None
 
 
 class Dhcp(Extractor):
@@ -106,6 +122,8 @@ class Dhcp(Extractor):
             txn.requested = ".".join(map(str, requested))
         if msg.ciaddr != UNSPECIFIED:
             txn.ciaddr = msg.ciaddr
+        if txn.id_mac is None:
+            txn.id_mac = client_id_mac(msg.options)
         for claim in found:
             seen = txn.sightings.get(claim)
             if seen is None:
@@ -130,8 +148,8 @@ class Dhcp(Extractor):
                 address = lease or txn.requested or txn.ciaddr
             sightings = txn.sightings
             if address is None or address == UNSPECIFIED:
-                chaddr = key[1]
-                if len(chaddr) != 6 or chaddr[0] & 0x01 or not sightings:
+                chaddr = key[1] if usable_mac(key[1]) else txn.id_mac
+                if chaddr is None or not sightings:
                     continue
                 mac = chaddr.hex(":")
                 address = mac_key(mac)

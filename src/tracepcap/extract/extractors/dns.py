@@ -19,7 +19,12 @@ deletes are left out.
 
 DNS over TCP (tcp/53) is read message by message for the whole connection, in sequence
 order: several length-prefixed messages per segment, one message over several segments,
-a zone transfer of many messages. A message's witness is the frame it began in.
+a zone transfer of many messages. A message's witness is the frame it began in. Where
+message boundaries are unknown (bytes were lost, a message was not DNS, or the connection was
+picked up mid-stream, without its SYN, at a segment that does not start a message), reading
+resumes at the next segment that starts one: a length, then a DNS message that decodes whole
+(or, when it runs past the segment, whose header and question do), as Zeek's reader of a
+resolver's long-lived connection does after a gap.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from ..extractor import Extractor
 from ..kinds import DNS_QUERY, DNS_ZONE, HOSTNAME_CLAIM, MDNS_SERVICE
 from ..segments import Followed, InOrder
 
-NAME, VERSION = "dns", "3"
+NAME, VERSION = "dns", "4"
 DNS_PORT, MDNS_PORT, LLMNR_PORT = 53, 5353, 5355
 OPCODE_NOTIFY = 4
 AXFR, IXFR, SOA = 252, 251, 6
@@ -40,6 +45,22 @@ ADDRESS_TYPES = (dns.A, dns.AAAA)
 UNSPECIFIED = ("0.0.0.0", "::")  # a sinkhole's "no such host", not a host's name
 DEVICE_INFO = "._device-info._tcp."  # RFC 6763-style record Apple devices describe themselves in
 MODEL_KEY = "model="
+
+
+def starts_message(data) -> bool:
+    """Does a segment's `data` start a length-prefixed DNS message (module doc)?"""
+    if len(data) < dns.TCP_LENGTH.size:
+        return False
+    length = dns.TCP_LENGTH.unpack_from(data, 0)[0]
+    if len(data) == dns.TCP_LENGTH.size:  # a client that writes the length on its own
+        return length >= dns.HEADER.size
+    message = bytes(data[dns.TCP_LENGTH.size:dns.TCP_LENGTH.size + length])
+    if length < dns.HEADER.size or not dns.plausible(message):
+        return False
+    msg, error = dns.read(message)
+    if len(message) == length:
+        return error is None
+    return len(msg.questions) == 1 and dns.HEADER.unpack_from(message, 0)[2] == 1
 
 
 class _Transfer:
@@ -90,8 +111,15 @@ class Dns(Extractor):
             if pkt.payload:
                 if state is None:
                     waiting = self.limits.tcp_waiting_bytes
+                    mid_stream = key not in self._tcp.syns
                     state = self._tcp.start(key, lambda seq: _TcpDirection(pkt, seq, waiting), pkt)
                     self.evicted = self._tcp.evicted
+                    if mid_stream and not starts_message(pkt.payload):
+                        state.lost = True  # picked up inside a message: wait for one to start
+                elif state.lost and starts_message(pkt.payload):
+                    state.order = InOrder(pkt.seq, self.limits.tcp_waiting_bytes)  # boundary found again
+                    state.buf.clear()
+                    state.transfer, state.lost = None, False
                 if not state.lost:
                     data, lost = state.order.push(pkt.seq, pkt.payload)
                     if lost:

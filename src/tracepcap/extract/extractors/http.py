@@ -9,7 +9,16 @@ the capture: reading starts at the first segment that begins like an HTTP messag
 direction's bytes are followed in sequence order and framed by the message heads
 (Content-Length, chunked transfer coding, bodiless statuses); a body whose end is unknown
 (a response that ends with the connection) or lost bytes leave the direction waiting for a
-segment that starts a message. Bounded per direction: a header block longer than
+segment that starts a message. Bytes that are not HTTP where a message should begin (a
+stray line, a body longer than its head said, a start line that is not one, another
+protocol's bytes before the first request) are skipped line by line up to the next line
+that starts a message, as Zeek's line-by-line reader does; empty lines before a start line
+are skipped. A direction is first read at a segment that begins with an upper-case letter or
+an empty line and starts a message in one of its lines (a proxy's PROXY line may come first).
+A method need not be registered (decoders/http.py). A response whose request
+was not read (the capture picked the connection up late, or the request still waits on a
+retransmission) is framed without knowing its method: when the bytes its Content-Length
+promised begin with a status line instead, it was the answer to a HEAD, bodiless. Bounded per direction: a header block longer than
 `http_header_bytes` is skipped, and past `max_http_messages_per_direction` messages the
 direction is no longer read; both are counted in the manifest row. A message's witness
 is the frame its head began in.
@@ -30,13 +39,18 @@ from ..extractor import Extractor
 from ..kinds import HOSTNAME_CLAIM, HTTP_SERVER, SERVED, USER_AGENT
 from ..segments import Followed, InOrder
 
-NAME, VERSION = "http", "2"
-FIRST_BYTES = frozenset(method[0] for method in http.METHODS) | {http.VERSION_PREFIX[0]}
-START = http.MAX_METHOD + 1  # bytes `starts_http` needs to decide
+NAME, VERSION = "http", "3"
+# upper-case letters begin every method a request may have, and "H" a status line; empty
+# lines may come before either
+FIRST_BYTES = frozenset(http.UPPER) | frozenset(http.EMPTY_LINE)
+START = http.MAX_METHOD + 3  # bytes `starts_http` needs to decide, past one empty line
 BLANK_LINE, CRLF = b"\r\n\r\n", b"\r\n"
 MAX_CHUNK_LINE = 1024  # a chunk-size line (with extensions) longer than this is not HTTP
 MAX_UNANSWERED = 64  # request methods remembered per direction, to frame their answers
-HEAD, BODY, CHUNK_SIZE, CHUNK_DATA, TRAILER, SEEK, DONE = range(7)
+HEAD, BODY, CHUNK_SIZE, CHUNK_DATA, TRAILER, SEEK, DONE, SCAN = range(8)
+FIRST_EMPTY = frozenset(http.EMPTY_LINE)
+H2_PREFACE = b"PRI * HTTP/2.0"  # RFC 9113 3.4: a client speaking HTTP/2 from the start
+SWITCHING = 101  # RFC 9110 15.2.2: after the empty line, both ways speak the upgraded protocol
 ENDS = FIN | RST
 
 
@@ -54,6 +68,28 @@ def host_name(header: str | None) -> str | None:
     except ValueError:
         return name or None
     return None
+
+
+def starts(data: bytes, at: int = 0) -> bool:
+    """Does a message start at `at` in `data`? (`http.starts_http`, reading the whole
+    request line only for an unregistered method.)"""
+    head = bytes(data[at:at + START])
+    return http.starts_http(head) or (http.unregistered_start(head)
+                                      and http.starts_http(bytes(data[at:at + http.LINE_WINDOW])))
+
+
+def later_start(payload) -> bool:
+    """Does a line after the first, in the first LINE_WINDOW bytes of a segment that does
+    not start a message, start one?"""
+    window = bytes(payload[:http.LINE_WINDOW])
+    if b"HTTP/" not in window or window.startswith(H2_PREFACE):
+        return False  # every start line names a version; after HTTP/2's preface come its frames
+    at = window.find(b"\n") + 1
+    while 0 < at < len(window):
+        if starts(window, at):
+            return True
+        at = window.find(b"\n", at) + 1
+    return False
 
 
 def body_mode(msg: http.Message) -> tuple[int, int]:
@@ -74,11 +110,15 @@ class _Direction:
     """One direction of an HTTP connection: its bytes in order, what they are now (a head,
     a body, a chunk...), the head or line being gathered and the frame it began in."""
 
-    __slots__ = ("order", "mode", "buf", "remaining", "frame", "ts", "messages", "unanswered")
+    __slots__ = ("order", "mode", "buf", "remaining", "frame", "ts", "messages", "unanswered",
+                 "line_start", "unasked", "early")
 
     def __init__(self, seq: int, waiting_bytes: int) -> None:
         self.order = InOrder(seq, waiting_bytes)
         self.mode, self.remaining, self.messages = HEAD, 0, 0
+        self.line_start = False  # SCAN: the bytes read so far end a line
+        self.unasked = False  # BODY of a response whose request was not read (module doc)
+        self.early = 0  # responses read before their requests: those requests answer nothing more
         self.buf = bytearray()
         self.frame = self.ts = 0
         # methods of the requests sent this way and not yet answered: a response to HEAD
@@ -110,12 +150,16 @@ class Http(Extractor):
         key = (flow, from_a)
         state = self._directions.states.get(key)
         if state is None:
-            if not payload or payload[0] not in FIRST_BYTES \
-                    or not http.starts_http(bytes(payload[:START])):
+            if not payload or payload[0] not in FIRST_BYTES:
+                return
+            first = starts(payload)
+            if not first and not later_start(payload):
                 return
             waiting = self.limits.tcp_waiting_bytes
             state = self._directions.start(key, lambda seq: _Direction(seq, waiting), pkt)
             flow.followed |= 1 if from_a else 2
+            if not first:
+                state.mode = SCAN  # another protocol's line (a proxy's PROXY line) comes first
         try:
             if payload and state.mode != DONE:
                 data, lost = state.order.push(pkt.seq, payload)
@@ -134,6 +178,11 @@ class Http(Extractor):
         while at < n:
             mode = state.mode
             if mode == BODY or mode == CHUNK_DATA:
+                if state.unasked:
+                    state.unasked = False
+                    if data.startswith(http.VERSION_PREFIX, at) and starts(data, at):
+                        state.mode = HEAD  # no body: the answer to a HEAD (module doc)
+                        continue
                 take = min(state.remaining, n - at)
                 state.remaining -= take
                 at += take
@@ -142,12 +191,22 @@ class Http(Extractor):
             elif mode == HEAD:
                 buf = state.buf
                 if not buf:
+                    while at < n and data[at] in FIRST_EMPTY:
+                        at += 1  # empty lines before a start line
+                    if at == n:
+                        return
                     state.frame, state.ts = pkt.frame, pkt.ts
-                    if n - at >= START and not http.starts_http(data[at:at + START]):
-                        state.mode = SEEK  # no message begins where one should
+                    if n - at >= START and not starts(data, at):
+                        state.mode, state.line_start = SCAN, True  # no message begins where one should
                         continue
                 before = len(buf)
                 buf += data[at:at + max(0, self.limits.http_header_bytes + 4 - before)]
+                line_end = buf.find(b"\n")
+                if line_end >= before and not http.start_line_ok(bytes(buf[:line_end])):
+                    buf.clear()  # its first line is no start line: look from the next one
+                    at += line_end + 1 - before
+                    state.mode, state.line_start = SCAN, True
+                    continue
                 found = buf.find(BLANK_LINE, max(0, before - 3))
                 if found < 0:
                     if len(buf) > self.limits.http_header_bytes:
@@ -187,7 +246,16 @@ class Http(Extractor):
                     state.mode, state.remaining = CHUNK_DATA, int(size, 16) + 2  # and its CRLF
                 else:
                     state.mode = TRAILER
-            elif mode == SEEK and at == 0 and http.starts_http(data[:START]):
+            elif mode == SCAN:
+                if state.line_start and starts(data, at):
+                    state.mode = HEAD  # a line that starts a message: framing found again
+                    continue
+                line_end = data.find(b"\n", at)
+                if line_end < 0:
+                    state.line_start = False
+                    return
+                at, state.line_start = line_end + 1, True
+            elif mode == SEEK and at == 0 and starts(data):
                 state.mode = HEAD  # a segment that starts a message: framing found again
             else:
                 return  # SEEK inside a segment, or DONE
@@ -203,11 +271,15 @@ class Http(Extractor):
             msg, _ = http.decode_head(block)
             state.mode, state.remaining = body_mode(msg)
         except Malformed:
-            state.mode = SEEK
+            state.mode, state.line_start = SCAN, True  # the next message may follow its head
             raise
         frame, ts = state.frame, state.ts
         if msg.request:
-            state.unanswered.append(msg.method)
+            answering = self._directions.states.get((flow, not from_a))
+            if answering is not None and answering.early:
+                answering.early -= 1  # its answer was read already
+            else:
+                state.unanswered.append(msg.method)
             if agent := msg.header("user-agent"):
                 self.emit.fact(pkt.src, USER_AGENT, agent, frame, ts)
             if name := host_name(msg.header("host")):
@@ -216,10 +288,20 @@ class Http(Extractor):
                     self._hosts_evicted += 1
                 self._hosts.append((flow, from_a, pkt.dst, name, frame, ts))
             return True
-        if msg.status >= 200:  # the final answer to the oldest request unanswered
+        if msg.status == SWITCHING:  # the connection now speaks the protocol asked for
             asking = self._directions.states.get((flow, not from_a))
-            method = asking.unanswered.popleft() if asking is not None and asking.unanswered else ""
-            if method == "HEAD":
+            if asking is not None:
+                if asking.unanswered:
+                    asking.unanswered.popleft()
+                asking.mode = DONE
+            state.mode = DONE
+        elif msg.status >= 200:  # the final answer to the oldest request unanswered
+            asking = self._directions.states.get((flow, not from_a))
+            method = asking.unanswered.popleft() if asking is not None and asking.unanswered else None
+            if method is None:
+                state.unasked = state.mode == BODY
+                state.early = min(state.early + 1, MAX_UNANSWERED)
+            elif method == "HEAD":
                 state.mode, state.remaining = HEAD, 0
             elif method == "CONNECT" and msg.status < 300:
                 state.mode = asking.mode = DONE  # what follows both ways is the tunnelled protocol
