@@ -25,6 +25,7 @@ from ...store import Database, open_database
 from ...store.staging import drop_stages
 from ..read.captures import unfinished_captures
 from ..web import mount_web
+from .docs import mount_docs
 from . import errors
 from .auth import TokenVerifier
 from .request_guard import RequestGuard
@@ -71,7 +72,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
                 db.dispose()
 
     app = FastAPI(title="TracePcap", version=__version__, lifespan=lifespan,
-                  docs_url=f"{PREFIX}/docs", openapi_url=f"{PREFIX}/openapi.json", redoc_url=None,
+                  docs_url=None, openapi_url=f"{PREFIX}/openapi.json", redoc_url=None,
                   dependencies=[Depends(plain_parameters)],
                   description="Packet captures in; hosts, verdicts with their reasons, and the "
                               "human actions on them out.")
@@ -82,7 +83,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     errors.install(app)
     for module in (meta, captures, hosts, notices, adjudications, exports, frames, audit, networks):
         app.include_router(module.router, prefix=PREFIX, responses=ERRORS)
+    docs = mount_docs(app, f"{PREFIX}/docs")
     mount_web(app)
     app.add_middleware(RequestGuard, settings=settings,  # outermost: its headers go on every answer
-                       docs_paths=(app.docs_url, app.swagger_ui_oauth2_redirect_url))
+                       docs_paths=(docs,))
     return app

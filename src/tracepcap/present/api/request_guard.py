@@ -32,9 +32,8 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 # cytoscape.js adds one <style> of its own (".__________cytoscape_container { position:
 # relative; }"); this is its hash, so no other inline style is allowed
 CYTOSCAPE_STYLE = "'sha256-pgvDUBa4IjFA2yuSJ2cqcyxmNYJMborsd0ORcRv9vw8='"
-# the interactive API docs (FastAPI's Swagger UI page) load Swagger from a CDN and start it
+# the interactive API docs (Swagger UI, served by the app itself: present/api/docs.py) start
 # with an inline script; that page shows no stored data
-DOCS_SOURCES = "https://cdn.jsdelivr.net"
 
 
 def host_name(host: str) -> str:
@@ -54,8 +53,8 @@ def _policies(settings: Settings) -> tuple[str, str]:
     common = "base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'"
     app = (f"default-src 'self'; script-src 'self'; style-src 'self' {CYTOSCAPE_STYLE}; "
            f"img-src 'self' data:; connect-src {connect}; {common}")
-    docs = (f"default-src 'self'; script-src 'self' 'unsafe-inline' {DOCS_SOURCES}; "
-            f"style-src 'self' {DOCS_SOURCES}; img-src 'self' data: https:; connect-src 'self'; {common}")
+    docs = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self'; "
+            f"img-src 'self' data:; connect-src 'self'; {common}")
     return app, docs
 
 
