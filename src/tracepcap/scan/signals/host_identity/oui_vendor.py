@@ -24,7 +24,9 @@ SINGLE_CLASS_VENDORS: tuple[tuple[str, str], ...] = (
     ("xerox", "Printer"), ("kyocera", "Printer"), ("ricoh", "Printer"), ("konica", "Printer"),
     ("axis communications", "IP Camera"), ("hikvision", "IP Camera"), ("dahua", "IP Camera"),
     ("polycom", "VoIP Phone"), ("yealink", "VoIP Phone"), ("snom", "VoIP Phone"), ("mitel", "VoIP Phone"),
-    ("espressif", "IoT Device"), ("raspberry pi", "IoT Device"), ("tuya", "IoT Device"),
+    # chip and module makers (Espressif, Tuya, Texas Instruments): the device knowledge base's,
+    # as weak evidence of some IoT device (scan/knowledge/devices.toml)
+    ("raspberry pi", "IoT Device"),
     ("sonos", "IoT Device"), ("philips lighting", "IoT Device"), ("signify", "IoT Device"),
     ("nest labs", "IoT Device"), ("roku", "IoT Device"), ("sony interactive", "IoT Device"),
     ("nintendo", "IoT Device"),
