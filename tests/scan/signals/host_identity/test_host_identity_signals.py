@@ -8,7 +8,8 @@ from support.facts import context, fact
 from tracepcap.extract.kinds import (DHCP_VENDOR_CLASS, INITIATED, MAC, MDNS_SERVICE, OUI_VENDOR, SERVED, SSDP_NT, TTL,
                                      USER_AGENT)
 from tracepcap.scan.context import Traffic
-from tracepcap.scan.signals.host_identity import (announcements, client_software, oui_vendor, router,
+from tracepcap.scan.signals.host_identity import (announcements, client_software, knowledge_base, oui_vendor,
+                                                  router,
                                                   user_agent_device,
                                                   services_answered, traffic_pattern, ttl_class)
 from tracepcap.scan.signals.os_family import oui_vendor as os_oui_vendor
@@ -201,5 +202,7 @@ def test_a_router_answering_dhcp_for_its_segment_is_a_gateway_router():
 
 def test_a_dial_search_target_is_a_cast_device():
     ctx = context({"tv": [fact(SSDP_NT, "urn:dial-multiscreen-org:service:dial:1", 6)]})
-    assert votes(announcements, ctx, "tv") == [
-        ("IoT Device", 35, "announces UPnP urn:dial-multiscreen-org:service:dial:1 over SSDP, frame 6 (+35)", (6,))]
+    assert votes(announcements, ctx, "tv") == []  # the device knowledge base's, as a Media Device
+    found = votes(knowledge_base, ctx, "tv")
+    assert [(label, weight, frames) for label, weight, _, frames in found] == [("Media Device", 30, (6,))]
+    assert "DIAL" in found[0][2] and "dial-multiscreen.org" in found[0][2]
