@@ -57,7 +57,7 @@ def vote(host: HostFacts) -> Iterator[Vote]:
         label = m.entry.label
         note = ""
         if label is None:
-            if m.entry.table in ("oui", "dhcp_vendor", "user_agent"):
+            if m.entry.table in ("oui", "dhcp_vendor", "user_agent") and not m.entry.chip:
                 continue  # a maker's OUI (oui_vendor.py weighs makers), an OS's DHCP client
             # a vendor's (or chip's) evidence alone says "some IoT thing"; beside evidence of a
             # specific class from the same vendor (or from anyone, for a chip), that class
