@@ -271,10 +271,11 @@ def matches(host: HostFacts, base: Knowledge | None = None) -> list[Match]:
 def appliance(host: HostFacts, found: list[Match] | None = None) -> list[Match]:
     """The matches that say the host is an appliance (an IoT thing or embedded firmware): a
     vendor's device cloud, an IoT service or device type, a device maker's or chip maker's
-    mark, an embedded DHCP client or User-Agent."""
+    mark, an embedded DHCP client or uClibc/BusyBox User-Agent. A Wget or curl User-Agent is
+    not one: administrators' machines send them as often as firmware."""
     found = matches(host) if found is None else found
-    return [m for m in found if m.entry.label or m.entry.chip or m.entry.embedded
-            or m.entry.os == "Embedded" or (m.entry.vendor and m.entry.table != "oui")]
+    return [m for m in found if m.entry.label or m.entry.chip or m.entry.os == "Embedded"
+            or (m.entry.vendor and m.entry.table != "oui")]
 
 
 def first(items: Iterable[Match]) -> Iterator[Match]:

@@ -32,8 +32,8 @@ CLASSES = {
     "feature phone": ("Mobile", "a feature phone"), "tablet": ("Mobile", "a tablet"),
     "portable media player": ("Mobile", "a portable media player"),
     "desktop": ("Workstation", "a desktop or laptop computer"),
-    "tv": ("IoT Device", "a smart TV or streaming box"), "console": ("IoT Device", "a games console"),
-    "smart speaker": ("IoT Device", "a smart speaker"), "smart display": ("IoT Device", "a smart display"),
+    "tv": ("Media Device", "a smart TV or streaming box"), "console": ("IoT Device", "a games console"),
+    "smart speaker": ("Media Device", "a smart speaker"), "smart display": ("Media Device", "a smart display"),
     "car browser": ("IoT Device", "a car's head unit"), "wearable": ("IoT Device", "a wearable"),
     "camera": ("IP Camera", "a camera"),
 }
