@@ -25,7 +25,7 @@ def votes(signal, ctx, ip):
     ("Axis Communications AB", "IP Camera", 25, ""),
     ("Hangzhou Hikvision Digital Technology Co.,Ltd.", "IP Camera", 25, ""),
     ("Zhejiang Dahua Technology Co., Ltd.", "IP Camera", 25, ""),
-    ("Sonos, Inc.", "IoT Device", 25, ""),
+    ("Sonos, Inc.", "Media Device", 25, ""),
     ("Raspberry Pi Trading Ltd", "IoT Device", 25, ""),
     ("Ubiquiti Inc", "Access Point", 10, ", a maker of several device types"),
     ("ASUSTek COMPUTER INC.", "Workstation", 10, ", a maker of several device types"),
@@ -170,7 +170,7 @@ def test_client_software():
     ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 "
      "Safari/537.36", "Workstation", "a desktop or laptop computer"),
     ("Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) 76.0.3809.146/6.0 TV "
-     "Safari/537.36", "IoT Device", "a smart TV or streaming box"),
+     "Safari/537.36", "Media Device", "a smart TV or streaming box"),
     ("Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)", "IoT Device",
      "a games console (Sony PlayStation 5)"),
 ])

@@ -27,8 +27,8 @@ SINGLE_CLASS_VENDORS: tuple[tuple[str, str], ...] = (
     # chip and module makers (Espressif, Tuya, Texas Instruments): the device knowledge base's,
     # as weak evidence of some IoT device (scan/knowledge/devices.toml)
     ("raspberry pi", "IoT Device"),
-    ("sonos", "IoT Device"), ("philips lighting", "IoT Device"), ("signify", "IoT Device"),
-    ("nest labs", "IoT Device"), ("roku", "IoT Device"), ("sony interactive", "IoT Device"),
+    ("sonos", "Media Device"), ("philips lighting", "IoT Device"), ("signify", "IoT Device"),
+    ("nest labs", "IoT Device"), ("roku", "Media Device"), ("sony interactive", "IoT Device"),
     ("nintendo", "IoT Device"),
     ("oneplus", "Mobile"), ("oppo", "Mobile"), ("vivo mobile", "Mobile"), ("motorola mobility", "Mobile"),
     ("synology", "File Server"), ("qnap", "File Server"),
