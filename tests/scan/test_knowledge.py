@@ -171,3 +171,19 @@ def test_a_second_local_address_on_another_subnet_zero_hops_away_is_no_router():
 def test_ssdp_server_of_a_camera_firmware_names_a_camera():
     ctx = context({"h": [fact(SSDP_SERVER, "Cellvision UPnP/1.0", 8)]})
     assert [label for label, _, _ in votes(knowledge_base, ctx, "h")] == ["IP Camera"]
+
+
+def test_a_host_browsing_for_things_to_control_is_a_client_device():
+    from tracepcap.extract.kinds import MDNS_QUERY
+    from tracepcap.scan.signals.host_identity import mdns_browsing
+    from tracepcap.scan.signals.os_family import apple_services
+
+    phone = context({"h": [fact(MDNS_QUERY, "_homekit._tcp", 3), fact(MDNS_QUERY, "_companion-link._tcp", 4),
+                           fact(MDNS_QUERY, "_googlecast._tcp", 5)]})
+    [(label, weight, reason)] = votes(mdns_browsing, phone, "h")
+    assert (label, weight) == ("Client device", 15) and "_googlecast._tcp" in reason
+    [(label, weight, reason)] = votes(apple_services, phone, "h")
+    assert (label, weight) == ("Apple", 10) and "_companion-link._tcp" in reason
+    airplay_only = context({"h": [fact(MDNS_QUERY, "_airplay._tcp", 3), fact(MDNS_QUERY, "_raop._tcp", 4)]})
+    assert votes(mdns_browsing, airplay_only, "h") == []  # one kind of thing: perhaps a bridge
+    assert votes(apple_services, context({"h": [fact(MDNS_QUERY, "_homekit._tcp", 3)]}), "h") == []

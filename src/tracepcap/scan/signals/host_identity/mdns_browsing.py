@@ -16,7 +16,7 @@ from ...vote import Vote
 WEIGHT = 15  # below a name or model naming the kind of client (20): they say more
 # service types a controller browses for -> what it looks for
 CONTROLLED = {
-    "_airplay._tcp": "AirPlay receivers", "_raop._tcp": "AirPlay speakers",
+    "_airplay._tcp": "AirPlay receivers", "_raop._tcp": "AirPlay receivers",
     "_googlecast._tcp": "Google Cast receivers", "_spotify-connect._tcp": "Spotify Connect players",
     "_homekit._tcp": "HomeKit accessories", "_hap._tcp": "HomeKit accessories",
     "_companion-link._tcp": "the user's other Apple devices",
