@@ -187,3 +187,31 @@ def test_a_host_browsing_for_things_to_control_is_a_client_device():
     airplay_only = context({"h": [fact(MDNS_QUERY, "_airplay._tcp", 3), fact(MDNS_QUERY, "_raop._tcp", 4)]})
     assert votes(mdns_browsing, airplay_only, "h") == []  # one kind of thing: perhaps a bridge
     assert votes(apple_services, context({"h": [fact(MDNS_QUERY, "_homekit._tcp", 3)]}), "h") == []
+
+
+def test_analyze_with_an_unusable_local_file_exits_2_naming_it(captures, tmp_path, monkeypatch):
+    from support.cli import run_cli, sqlite_store
+
+    local = tmp_path / "site.toml"
+    local.write_text("[[cloud]]\nsuffix = 'acme.example'\n")
+    monkeypatch.setenv(kb.SETTING, str(local))
+    code, out, err = run_cli("analyze", captures / "dns_demo.pcap", db=sqlite_store(tmp_path), data_dir=tmp_path)
+    assert code == 2 and str(local) in err and "needs a 'source'" in err
+    assert "Traceback" not in err
+
+
+def test_analyze_reads_the_local_file(captures, tmp_path, monkeypatch):
+    import json
+
+    from support.cli import run_cli, sqlite_store
+
+    local = tmp_path / "site.toml"  # the demo's iPad announces _dacp._tcp: call it a Media Device here
+    local.write_text("[[mdns]]\nservice = '_dacp._tcp'\nvendor = 'Our site'\nclass = 'Media Device'\n"
+                     "source = 'site register'\n")
+    monkeypatch.setenv(kb.SETTING, str(local))
+    code, out, err = run_cli("analyze", captures / "demo_all_rules.pcap", "--json", db=sqlite_store(tmp_path),
+                             data_dir=tmp_path)
+    assert code == 0, err
+    said = [r for h in json.loads(out)["hosts"] for c in h["verdicts"]["host-identity"]["candidates"]
+            for r in c["reasons"] if "site register" in r]
+    assert said and "Our site" in said[0]
