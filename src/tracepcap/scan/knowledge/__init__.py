@@ -24,11 +24,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from ...errors import UsageError
 from ...extract.kinds import (DHCP_VENDOR_CLASS, DNS_QUERY, HOSTNAME_CLAIM, MDNS_SERVICE, SSDP_NT,
                               SSDP_SERVER, SSDP_USN, TLS_SNI, USER_AGENT)
-from ..context import Fact, HostFacts
+from ..context import CaptureContext, Fact, HostFacts
 from ..names import SELF_SOURCES
 
 SHIPPED = Path(__file__).with_name("devices.toml")
@@ -235,9 +236,23 @@ def headless(host: HostFacts) -> bool:
     return len(domains) <= HEADLESS_DOMAINS
 
 
+#: capture -> host key -> its matches against the base in force: several signals of several
+#: questions ask of every host, and each host is read once per capture
+_MATCHED: WeakKeyDictionary[CaptureContext, dict[tuple[str | None, int], list[Match]]] = WeakKeyDictionary()
+
+
 def matches(host: HostFacts, base: Knowledge | None = None) -> list[Match]:
     """Every entry the host's facts match, earliest evidence first within each kind."""
     base = base or knowledge()
+    per_capture = _MATCHED.setdefault(host.capture, {})
+    key = (host.key, id(base))
+    found = per_capture.get(key)
+    if found is None:
+        found = per_capture[key] = _matches(host, base)
+    return list(found)
+
+
+def _matches(host: HostFacts, base: Knowledge) -> list[Match]:
     out: list[Match] = []
     if headless(host):
         for kind, said in ((DNS_QUERY, "it resolves"), (TLS_SNI, "it contacts (TLS SNI)")):
