@@ -18,6 +18,12 @@ ROLE_DEVICE_TYPES = {
     "Engineering Workstation": "Workstation",
 }
 
+# the things people own: a smart hub is a home-automation gateway or bridge (lock bridges too),
+# a smart appliance a kitchen appliance or a scale, a media device a TV, streaming stick or
+# smart speaker; "IoT Device" is the answer when the evidence says no more
+IOT_CLASSES = ("IP Camera", "Smart Plug", "Smart Hub", "Sensor", "Smart Lock", "Smart Appliance",
+               "Media Device")
+
 # Kinds of device the evidence may not tell apart: a host serving both DNS and web pages is a
 # Server whichever service the vote ranks first; a router and a firewall both forward.
 DEVICE_CLASSES = {
@@ -25,11 +31,7 @@ DEVICE_CLASSES = {
                      "Database Server", "Directory Server"), "Server"),
     **dict.fromkeys(("Router", "Firewall", "Switch", "Access Point"), "Network device"),
     **dict.fromkeys(("Workstation", "Mobile"), "Client device"),
-    # the things people own: a smart hub is a home-automation gateway or bridge (lock bridges
-    # too), a smart appliance a kitchen appliance or a scale, a media device a TV, streaming
-    # stick or smart speaker; "IoT Device" is the answer when the evidence says no more
-    **dict.fromkeys(IOT_CLASSES := ("IP Camera", "Smart Plug", "Smart Hub", "Sensor", "Smart Lock",
-                                    "Smart Appliance", "Media Device"), "IoT Device"),
+    **dict.fromkeys(IOT_CLASSES, "IoT Device"),
 }
 
 ADJUDICATOR = Adjudicator(
