@@ -178,6 +178,17 @@ def calibration(rows: list[Scored]) -> list[str]:
             good = sum(r.outcome in ("right", "parent") for r in band)
             cells.append(f"{len(band):>5} {pct(good, len(band))}")
         lines.append(f"{question:<14}" + "".join(f"{c:>16}" for c in cells))
+    confident = [r for r in rows if r.outcome != "unknown" and r.confidence >= CONFIDENT]
+    good = sum(r.outcome in ("right", "parent") for r in confident)
+    lines.append(f"answers at >= {CONFIDENT}: {len(confident)}, right or parent {pct(good, len(confident))} "
+                 f"(the goal: >= 95 %)")
+    iot = [r for r in rows if r.question == "host-identity" and IOT in r.acceptable
+           and r.outcome != "unknown"]
+    for lo, hi in BANDS:
+        band = [r for r in iot if lo <= r.confidence <= hi]
+        if band:
+            lines.append(f"  IoT devices at {lo}-{hi}: {len(band)}, right or parent "
+                         f"{pct(sum(r.outcome in ('right', 'parent') for r in band), len(band))}")
     return lines
 
 

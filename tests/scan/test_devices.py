@@ -108,9 +108,13 @@ def test_the_raspberry_pi_is_a_mac_only_device_with_its_dhcp_facts(demo):
     assert ("dhcp-vendor-class", "dhcpcd-6.10.1:Linux-4.9.57-v7+:armv7l:BCM2835") in facts
     assert pi["verdicts"]["hostname"]["primary_label"] == "pi3.ntop.org"
     assert pi["verdicts"]["os-family"]["primary_label"] == "Linux"  # LABELS.md: Linux
-    # LABELS.md: a single-board computer, which the vocabulary has no label for; an ARM dhcpcd
-    # build is no desktop, so its Linux answer must not make it a Workstation
-    assert pi["verdicts"]["host-identity"]["primary_label"] in (None, "Unknown")
+    # LABELS.md: a single-board computer; an ARM dhcpcd build is no desktop, so its Linux
+    # answer must not make it a Workstation; the board its DHCP vendor class names (BCM2835)
+    # is a Raspberry Pi's, which the device knowledge base files under IoT Device (issue 25)
+    identity = pi["verdicts"]["host-identity"]
+    assert identity["primary_label"] == "IoT Device"
+    reasons = " ".join(r for c in identity["candidates"] if c["label"] == "IoT Device" for r in c["reasons"])
+    assert "BCM2835" in reasons and "Raspberry Pi" in reasons
 
 
 def test_the_gateway_device_holds_its_own_address_and_no_internet_address(demo):

@@ -70,8 +70,10 @@ def test_the_tp_link_switch_is_a_switch_running_a_network_os(demo):
 
 
 def test_the_sonos_speaker_is_an_iot_device(demo):
-    assert answer(demo["192.168.1.69"], "host-identity") == ("IoT Device", False)
-    assert "MAC OUI is Sonos, Inc. (+25)" in reasons(demo["192.168.1.69"], "host-identity")
+    # LABELS.md: IoT (a Sonos speaker); a speaker is the IoT class Media Device (issue 25)
+    assert answer(demo["192.168.1.69"], "host-identity") == ("Media Device", False)
+    said = " ".join(reasons(demo["192.168.1.69"], "host-identity"))
+    assert "_spotify-connect._tcp" in said
 
 
 def test_the_discord_client_is_a_workstation_not_an_iot_device(captures, tmp_path):

@@ -48,6 +48,7 @@ DEVICE_NAME = FactKind("device-name", Grade.REPORTED)  #: a friendly name it ann
 BROWSER_SERVER_TYPE = FactKind("browser-server-type", Grade.REPORTED)  #: Windows Browser announcement flags
 CREDENTIAL = FactKind("credential", Grade.REPORTED)  #: a cleartext login, secret masked
 MDNS_SERVICE = FactKind("mdns-service", Grade.REPORTED)
+MDNS_QUERY = FactKind("mdns-query", Grade.MEASURED)  #: "_homekit._tcp": a DNS-SD service type it browsed for
 SSDP_NT = FactKind("ssdp-nt", Grade.REPORTED)
 SSDP_USN = FactKind("ssdp-usn", Grade.REPORTED)
 SSDP_SERVER = FactKind("ssdp-server", Grade.REPORTED)

@@ -18,6 +18,7 @@ from ..store.models import EntityMember, Host
 from ..store.models import VoteRow
 from .context import Answer, CaptureContext
 from .findings import discover as discover_findings
+from .knowledge import knowledge
 from .locality import localities
 from .signals import Signal, inputs_of, signal_name
 from .vote import Vote, normalize_label
@@ -42,6 +43,7 @@ def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[
     (Registry.signals() puts a question's inputs first). With `answer`, each question some
     signal declares as an input is answered per host from its votes as they are made, into
     `context.answers`, for the signals of the questions after it."""
+    knowledge()  # an operator's unusable knowledge file stops here, once, naming the file
     context = context or CaptureContext.load(session, capture_id)
     report = ScanReport()
     for question in signals:

@@ -2,7 +2,7 @@
 
 Precedence: a host-identity override, then a human-confirmed node-role (mapped below), then
 the machine vote.
-Signals: scan/signals/host_identity/ (OUI vendor of single-class makers, TTL class, services
+Signals: scan/signals/host_identity/ (the device knowledge base, OUI vendor of single-class makers, TTL class, services
 answered, client traffic pattern, router, service announcements, name cues, announced device
 models, Windows Browser roles, mobile-core protocols, LLDP/CDP, SNMP, client software).
 """
@@ -18,6 +18,12 @@ ROLE_DEVICE_TYPES = {
     "Engineering Workstation": "Workstation",
 }
 
+# the things people own: a smart hub is a home-automation gateway or bridge (lock bridges too),
+# a smart appliance a kitchen appliance or a scale, a media device a TV, streaming stick or
+# smart speaker; "IoT Device" is the answer when the evidence says no more
+IOT_CLASSES = ("IP Camera", "Smart Plug", "Smart Hub", "Sensor", "Smart Lock", "Smart Appliance",
+               "Media Device")
+
 # Kinds of device the evidence may not tell apart: a host serving both DNS and web pages is a
 # Server whichever service the vote ranks first; a router and a firewall both forward.
 DEVICE_CLASSES = {
@@ -25,6 +31,7 @@ DEVICE_CLASSES = {
                      "Database Server", "Directory Server"), "Server"),
     **dict.fromkeys(("Router", "Firewall", "Switch", "Access Point"), "Network device"),
     **dict.fromkeys(("Workstation", "Mobile"), "Client device"),
+    **dict.fromkeys(IOT_CLASSES, "IoT Device"),
 }
 
 ADJUDICATOR = Adjudicator(
@@ -33,7 +40,8 @@ ADJUDICATOR = Adjudicator(
     tier=Tier.DETERMINISTIC,
     labels=("Router", "Firewall", "Switch", "Access Point", "DNS Server", "DHCP Server", "Web Server",
             "Mail Server", "File Server", "Database Server", "Directory Server", "Printer",
-            "IP Camera", "VoIP Phone", "IoT Device", "Workstation", "Mobile", "Server", "Unknown"),
+            "IP Camera", "Smart Plug", "Smart Hub", "Sensor", "Smart Lock", "Smart Appliance",
+            "Media Device", "VoIP Phone", "IoT Device", "Workstation", "Mobile", "Server", "Unknown"),
     contest_below=35,
     margin_for_full=60,
     position=10,

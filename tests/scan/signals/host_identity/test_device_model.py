@@ -28,9 +28,9 @@ def test_both_are_discovered():
     ("Mac14,2", "a Mac", "Workstation", "macOS"),
     ("iPhone12,1", "an iPhone", "Mobile", "iOS"),
     ("iPad8,1", "an iPad", "Mobile", "iOS"),
-    ("AppleTV6,2", "an Apple TV", "IoT Device", None),
-    ("AudioAccessory1,1", "a HomePod", "IoT Device", None),
-    ("Chromecast Ultra", "a Google cast device", "IoT Device", None),
+    ("AppleTV6,2", "an Apple TV", "Media Device", None),
+    ("AudioAccessory1,1", "a HomePod", "Media Device", None),
+    ("Chromecast Ultra", "a Google cast device", "Media Device", None),
     ("HP LaserJet 400 M401dne", "a printer", "Printer", "Embedded"),
 ])
 def test_each_model_line(model, line, device, family):
@@ -42,7 +42,7 @@ def test_each_model_line(model, line, device, family):
 
 def test_a_upnp_model_names_its_source():
     assert votes(device_model, [fact(DEVICE_MODEL, "Sonos Play:1", 40, source="upnp")]) == [
-        ("IoT Device", 30, "announces model Sonos Play:1 over its UPnP description, frame 40: a Sonos "
+        ("Media Device", 30, "announces model Sonos Play:1 over its UPnP description, frame 40: a Sonos "
          "speaker (+30)", "REPORTED", (40,))]
 
 

@@ -8,7 +8,8 @@ from support.facts import context, fact
 from tracepcap.extract.kinds import (DHCP_VENDOR_CLASS, INITIATED, MAC, MDNS_SERVICE, OUI_VENDOR, SERVED, SSDP_NT, TTL,
                                      USER_AGENT)
 from tracepcap.scan.context import Traffic
-from tracepcap.scan.signals.host_identity import (announcements, client_software, oui_vendor, router,
+from tracepcap.scan.signals.host_identity import (announcements, client_software, knowledge_base, oui_vendor,
+                                                  router,
                                                   user_agent_device,
                                                   services_answered, traffic_pattern, ttl_class)
 from tracepcap.scan.signals.os_family import oui_vendor as os_oui_vendor
@@ -24,7 +25,7 @@ def votes(signal, ctx, ip):
     ("Axis Communications AB", "IP Camera", 25, ""),
     ("Hangzhou Hikvision Digital Technology Co.,Ltd.", "IP Camera", 25, ""),
     ("Zhejiang Dahua Technology Co., Ltd.", "IP Camera", 25, ""),
-    ("Sonos, Inc.", "IoT Device", 25, ""),
+    ("Sonos, Inc.", "Media Device", 25, ""),
     ("Raspberry Pi Trading Ltd", "IoT Device", 25, ""),
     ("Ubiquiti Inc", "Access Point", 10, ", a maker of several device types"),
     ("ASUSTek COMPUTER INC.", "Workstation", 10, ", a maker of several device types"),
@@ -169,7 +170,7 @@ def test_client_software():
     ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 "
      "Safari/537.36", "Workstation", "a desktop or laptop computer"),
     ("Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) 76.0.3809.146/6.0 TV "
-     "Safari/537.36", "IoT Device", "a smart TV or streaming box"),
+     "Safari/537.36", "Media Device", "a smart TV or streaming box"),
     ("Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)", "IoT Device",
      "a games console (Sony PlayStation 5)"),
 ])
@@ -201,5 +202,7 @@ def test_a_router_answering_dhcp_for_its_segment_is_a_gateway_router():
 
 def test_a_dial_search_target_is_a_cast_device():
     ctx = context({"tv": [fact(SSDP_NT, "urn:dial-multiscreen-org:service:dial:1", 6)]})
-    assert votes(announcements, ctx, "tv") == [
-        ("IoT Device", 35, "announces UPnP urn:dial-multiscreen-org:service:dial:1 over SSDP, frame 6 (+35)", (6,))]
+    assert votes(announcements, ctx, "tv") == []  # the device knowledge base's, as a Media Device
+    found = votes(knowledge_base, ctx, "tv")
+    assert [(label, weight, frames) for label, weight, _, frames in found] == [("Media Device", 30, (6,))]
+    assert "DIAL" in found[0][2] and "dial-multiscreen.org" in found[0][2]

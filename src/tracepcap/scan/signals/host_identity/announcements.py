@@ -13,19 +13,18 @@ WEIGHT = 35
 MDNS_SERVICES = {
     "_ipp._tcp": "Printer", "_ipps._tcp": "Printer", "_printer._tcp": "Printer",
     "_pdl-datastream._tcp": "Printer", "_scanner._tcp": "Printer", "_uscan._tcp": "Printer",
-    # not _airplay or _raop: Macs, iPhones and iPads announce them as well as speakers and TVs
-    "_googlecast._tcp": "IoT Device",
-    "_hap._tcp": "IoT Device", "_spotify-connect._tcp": "IoT Device", "_sonos._tcp": "IoT Device",
+    # not _airplay or _raop: Macs, iPhones and iPads announce them as well as speakers and TVs;
+    # the things people own (_googlecast, _hap, _spotify-connect, _sonos, cameras' types) are
+    # the device knowledge base's (scan/knowledge/devices.toml, knowledge_base.py)
     "_apple-mobdev2._tcp": "Mobile",  # not _companion-link: Macs announce it as well as phones
     "_rfb._tcp": "Workstation", "_smb._tcp": "File Server", "_afpovertcp._tcp": "File Server",
-    "_adisk._tcp": "File Server", "_axis-video._tcp": "IP Camera", "_rtsp._tcp": "IP Camera",
+    "_adisk._tcp": "File Server", "_rtsp._tcp": "IP Camera",
 }
 # UPnP device type fragments in SSDP NT/ST/USN -> device type
 SSDP_TYPES = {
-    "internetgatewaydevice": "Router", "wanconnectiondevice": "Router", "mediarenderer": "IoT Device",
-    "mediaserver": "File Server", "printer": "Printer", "digitalsecuritycamera": "IP Camera",
-    # DIAL (DIscovery And Launch): what TVs and streaming sticks answer "cast to" with
-    "dial-multiscreen-org:service:dial": "IoT Device",
+    "internetgatewaydevice": "Router", "wanconnectiondevice": "Router",
+    "mediaserver": "File Server", "printer": "Printer",
+    # media renderers, DIAL receivers and cameras: the device knowledge base's
 }
 
 

@@ -35,10 +35,10 @@ MODELS = (
            "Workstation", "macOS"),
     _model(r"^(iphone|ipod)\d+,\d+$", "an iPhone", "Mobile", "iOS"),
     _model(r"^ipad\d+,\d+$", "an iPad", "Mobile", "iOS"),  # iPadOS is iOS
-    _model(r"^appletv\d+,\d+$", "an Apple TV", "IoT Device"),
-    _model(r"^audioaccessory\d+,\d+$", "a HomePod", "IoT Device"),
-    _model(r"chromecast|google home|google nest", "a Google cast device", "IoT Device"),
-    _model(r"^sonos\b", "a Sonos speaker", "IoT Device", "Linux"),  # Sonos players run Linux
+    _model(r"^appletv\d+,\d+$", "an Apple TV", "Media Device"),
+    _model(r"^audioaccessory\d+,\d+$", "a HomePod", "Media Device"),
+    _model(r"chromecast|google home|google nest", "a Google cast device", "Media Device"),
+    _model(r"^sonos\b", "a Sonos speaker", "Media Device", "Linux"),  # Sonos players run Linux
     _model(r"laserjet|officejet|deskjet|pixma|imageclass|imagerunner|ecotank|workforce"
            r"|^brother (hl|mfc|dcp)-", "a printer", "Printer", "Embedded"),
 )

@@ -5,7 +5,8 @@ iOS (iPadOS is iOS here) and Android run on phones and tablets: Mobile. macOS, W
 ChromeOS run on computers people sit at: Workstation (Windows only when it answers no
 service: a Windows host answering services is a server as often as a desktop). Linux is a desktop client only when the host answers no service; a Linux server, NAS
 or appliance answers something; and never when its DHCP vendor class names an ARM build
-(`…:armv7l:BCM2835`): a single-board computer or an appliance as often as a desktop. An Apple answer (macOS or iOS, not told apart) is a client
+(`…:armv7l:BCM2835`): a single-board computer or an appliance as often as a desktop, nor when
+it shows an appliance's marks in the device knowledge base (a plug's cloud, an embedded client). An Apple answer (macOS or iOS, not told apart) is a client
 device of either kind. A network OS is a Router when it serves DHCP or DNS to the segment,
 otherwise a network device of a kind its services or LLDP must tell.
 An OS answer that rests only on facts host-identity's own signals read (the initial TTL,
@@ -23,6 +24,7 @@ from collections.abc import Iterator
 from ....extract.facts import Grade
 from ....extract.kinds import DHCP_VENDOR_CLASS
 from ...context import HostFacts
+from ...knowledge import appliance
 from ...vote import Vote
 
 INPUTS = ("os-family",)
@@ -60,7 +62,7 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     if answer.label in CLIENT_OS:
         label, why = CLIENT_OS[answer.label]
         yield _vote(label, weight, f"{answer.cite()}: {answer.label} {why}")
-    elif answer.label == "Linux" and not host.served() and not _arm_board(host):
+    elif answer.label == "Linux" and not host.served() and not _arm_board(host) and not appliance(host):
         yield _vote("Workstation", PARENT_WEIGHT, f"{answer.cite()}, and it answers no service: "
                     "a desktop Linux client")
     elif answer.label == "Apple":

@@ -1,12 +1,15 @@
 """A router fronts other networks: one MAC sends the traffic of many addresses that are not
-on its own subnet or that arrive hops away. Only the MAC's owner (context.mac_owners) votes."""
+on its own subnet or that arrive hops away. Only the MAC's owner (context.mac_owners) votes.
+A second site-local address on another subnet that arrives zero hops away is the same box's
+own (an appliance keeping its fixed setup address beside its DHCP lease, an alias): it
+forwards nothing, so it does not vote (a second address on its own subnet is a faint hint)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from ....extract.pipeline import ip_sort_key
-from ...context import HostFacts
+from ...context import HostFacts, is_local
 from ...ownership import parsed_address, subnet_of
 from ...vote import Vote
 
@@ -34,8 +37,10 @@ def vote(host: HostFacts) -> Iterator[Vote]:
                   and not addr.is_link_local]
         if not others:
             continue
-        off = sorted((ip for ip in others if parsed_address(ip) not in own
-                      or host.capture.host(ip).hops), key=ip_sort_key)
+        hops = {ip: host.capture.host(ip).hops for ip in others}
+        off = sorted((ip for ip in others if hops[ip] or (parsed_address(ip) not in own and (
+            not is_local(ip) or hops[ip] is None))), key=ip_sort_key)
+        same = [ip for ip in others if parsed_address(ip) in own and ip not in off]
         if off:
             weight = min(MAX_WEIGHT, PER_FRONTED * (len(off) + 1))
             sample = ", ".join(off[:3]) + (", ..." if len(off) > 3 else "")
@@ -48,7 +53,7 @@ def vote(host: HostFacts) -> Iterator[Vote]:
                 yield Vote("Router", GATEWAY_WEIGHT, f"and it answers {' and '.join(gives)} for the "
                            f"segment, first in frame {first}: what a gateway router gives its network "
                            f"(+{GATEWAY_WEIGHT})", fact.grade, (first,))
-        else:
+        elif same:
             yield Vote("Router", SAME_SUBNET_WEIGHT, f"its MAC {fact.value} also carries "
-                       f"{', '.join(others[:3])} on its own subnet (+{SAME_SUBNET_WEIGHT})",
+                       f"{', '.join(same[:3])} on its own subnet (+{SAME_SUBNET_WEIGHT})",
                        fact.grade, (fact.first_frame,))

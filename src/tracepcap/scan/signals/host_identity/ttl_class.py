@@ -2,7 +2,9 @@
 switches and access points as much as routers, so it votes for the parent "Network device"
 and leaves the kind to routing, LLDP/CDP and services; 128 of Windows desktops; 64
 (Unix-likes) says little about the device type. A remote server that starts at 255 is no
-equipment of this network: TTL 255 votes only for hosts on the site."""
+equipment of this network: TTL 255 votes only for hosts on the site. Neither votes for a
+host with an appliance's marks in the device knowledge base (os_family/ttl.py
+`names_nothing`): Wi-Fi modules' embedded stacks start at 128 or 255 as well."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from collections.abc import Iterator
 
 from ...context import HostFacts, initial_ttl
 from ...vote import Vote
+from ..os_family.ttl import names_nothing
 
 NETWORK_WEIGHT = 20
 WINDOWS_WEIGHT = 10
@@ -20,6 +23,8 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     if main is None:
         return
     start = initial_ttl(int(main.value))
+    if start in (128, 255) and names_nothing(host):
+        return
     if start == 255 and host.locality != "remote":
         yield Vote("Network device", NETWORK_WEIGHT, f"sends with TTL {main.value} (initial 255, typical "
                    f"of network equipment: routers, switches, access points) (+{NETWORK_WEIGHT})",

@@ -2,7 +2,9 @@
 Python port of Matomo's maintained device-detector rules, package `device-detector`):
 smartphone, tablet, desktop, TV, console ... A browser writes the device class into its
 User-Agent only through the platform it runs on, and proxies or privacy settings rewrite
-it, so the weight is that of any one thing a host says of itself.
+it, so the weight is that of any one thing a host says of itself. A User-Agent the device
+knowledge base calls an embedded client (uclibc, BusyBox, Wget, curl) is not read: Device
+Detector takes those for a desktop, and they are firmware's.
 
 Device Detector loads its rule files on first use and compiles each rule the first time a
 User-Agent reaches it; a User-Agent no rule matches reaches ~2,700 of them (1.2-1.7 s with
@@ -20,6 +22,7 @@ from functools import lru_cache
 from ....derived import file_source, load, save
 from ....extract.kinds import USER_AGENT
 from ...context import HostFacts
+from ...knowledge import knowledge
 from ...vote import Vote
 
 WEIGHT = 20
@@ -29,8 +32,8 @@ CLASSES = {
     "feature phone": ("Mobile", "a feature phone"), "tablet": ("Mobile", "a tablet"),
     "portable media player": ("Mobile", "a portable media player"),
     "desktop": ("Workstation", "a desktop or laptop computer"),
-    "tv": ("IoT Device", "a smart TV or streaming box"), "console": ("IoT Device", "a games console"),
-    "smart speaker": ("IoT Device", "a smart speaker"), "smart display": ("IoT Device", "a smart display"),
+    "tv": ("Media Device", "a smart TV or streaming box"), "console": ("IoT Device", "a games console"),
+    "smart speaker": ("Media Device", "a smart speaker"), "smart display": ("Media Device", "a smart display"),
     "car browser": ("IoT Device", "a car's head unit"), "wearable": ("IoT Device", "a wearable"),
     "camera": ("IP Camera", "a camera"),
 }
@@ -99,7 +102,11 @@ def device_class(user_agent: str) -> tuple[str, str, str] | None:
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     said: set[str] = set()
+    base = knowledge()
     for fact in sorted(host.facts(USER_AGENT), key=lambda f: (f.first_frame, f.value)):
+        embedded = base.user_agent(fact.value)
+        if embedded is not None and embedded.embedded:
+            continue  # uclibc, BusyBox, Wget, curl: firmware's clients, never a desktop
         found = device_class(fact.value)
         if found is None or found[0] in said:
             continue

@@ -1,6 +1,8 @@
 """The OS a host's HTTP clients name in User-Agent (REPORTED), read by the maintained
 ua-parser (uap-core's expressions): browsers copy the OS into it, but extensions, proxies
-and privacy settings rewrite it, so it weighs less than what was measured."""
+and privacy settings rewrite it, so it weighs less than what was measured. A User-Agent the
+device knowledge base calls embedded firmware's (uclibc, BusyBox) votes for its os-family
+(Embedded), and no desktop family is read from it."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from ua_parser import parse_os
 
 from ....extract.kinds import USER_AGENT
 from ...context import HostFacts
+from ...knowledge import knowledge
 from ...vote import Vote
 
 WEIGHT = 20
@@ -34,7 +37,16 @@ def reported_family(user_agent: str) -> tuple[str, str] | None:
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     voted: set[str] = set()
+    base = knowledge()
     for fact in sorted(host.facts(USER_AGENT), key=lambda f: (f.first_frame, f.value)):
+        entry = base.user_agent(fact.value)
+        if entry is not None and entry.embedded:
+            if entry.os and entry.os not in voted:
+                voted.add(entry.os)
+                yield Vote(entry.os, WEIGHT, f"its User-Agent {fact.value[:60]!r}, first in frame "
+                           f"{fact.first_frame}: {entry.note} [{entry.provenance()}] (+{WEIGHT})",
+                           fact.grade, (fact.first_frame,))
+            continue
         if (found := reported_family(fact.value)) and found[0] not in voted:
             voted.add(found[0])
             shown = fact.value if len(fact.value) <= 80 else fact.value[:77].rsplit(" ", 1)[0] + "..."
