@@ -141,6 +141,21 @@ class NoticeOut(BaseModel):
     text: str
 
 
+class SoftwareOut(BaseModel):
+    """Software a device runs or serves, and the fact text it was read from."""
+    model_config = ConfigDict(from_attributes=True)
+    device: str
+    product: str
+    version: str | None
+    platform: str | None
+    seen_as: str
+    evidence: str
+    text: str
+    first_frame: int
+    last_frame: int
+    count: int
+
+
 class CaptureDetail(CaptureOut):
     manifest: list[ManifestOut]
     findings: list[FindingOut]

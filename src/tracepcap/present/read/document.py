@@ -18,7 +18,12 @@ from .captures import findings
 from .manifest import manifest
 from .notices import notices_of
 from .trail import event_document, evidence_document
+from .software import entries as software_entries
 from .verdicts import documents_by_host_position
+
+# a host document's software entries: what `read.software.Software` holds but the device
+SOFTWARE_FIELDS = ("product", "version", "platform", "seen_as", "evidence", "text", "first_frame",
+                   "last_frame", "count")
 
 
 def capture_document(session: Session, capture: Capture, registry: Registry) -> dict:
@@ -80,12 +85,15 @@ def host_parts(session: Session, capture_id: str, registry: Registry) -> Iterato
                 have["last_frame"] = max(have["last_frame"], last)
                 have["count"] += count
         host_facts = [merged[k] for k in sorted(merged)]
+        installed = [{name: getattr(entry, name) for name in SOFTWARE_FIELDS}
+                     for entry in software_entries(key, ((f["kind"], f["value"], f["source"], f["first_frame"],
+                                                          f["last_frame"], f["count"]) for f in host_facts))]
         answers = sorted(((order[q], q, text) for q, text in verdicts.take(position) if q in order),
                          key=lambda answer: answer[0])
         yield ({"key": key, "ip": ip, "addresses": list(addresses),
                 "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
                 "locality": locality, "locality_reason": locality_reason, "randomised": bool(randomised),
-                "facts": host_facts}, [(q, text) for _, q, text in answers])
+                "facts": host_facts, "software": installed}, [(q, text) for _, q, text in answers])
 
 
 class _Rows:
