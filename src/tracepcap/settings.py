@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     upload_idle_timeout_seconds: float = Field(default=30, gt=0)
     #: past its first idle timeout, an upload averaging fewer bytes per second is cut (408)
     upload_min_bytes_per_second: int = Field(default=4096, ge=0)
+    #: request bodies of every route but the capture uploads: larger ones are answered 413
+    max_body_bytes: int = Field(default=1 << 20, gt=0)
     #: uploads received at once; one more is answered 503 with Retry-After
     max_concurrent_uploads: int = Field(default=4, ge=1)
     #: the Host names this server answers to (others: 400), so a DNS-rebinding page cannot

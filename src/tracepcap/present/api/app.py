@@ -27,6 +27,7 @@ from ..read.captures import unfinished_captures
 from ..web import mount_web
 from . import errors
 from .auth import TokenVerifier
+from .body_limit import BodyLimit
 from .request_guard import RequestGuard
 from .request_text import plain_parameters
 from .routes import adjudications, audit, captures, exports, frames, hosts, meta, networks, notices
@@ -83,6 +84,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     for module in (meta, captures, hosts, notices, adjudications, exports, frames, audit, networks):
         app.include_router(module.router, prefix=PREFIX, responses=ERRORS)
     mount_web(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # inside the guard: foreign hosts first
     app.add_middleware(RequestGuard, settings=settings,  # outermost: its headers go on every answer
                        docs_paths=(app.docs_url, app.swagger_ui_oauth2_redirect_url))
     return app
