@@ -20,6 +20,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from .extract.settings import Limits
 
 GIB = 1 << 30
+MAX_CAPTURE_WORKERS = 256  #: processes one capture's walk may be sharded over
 #: the names a browser may use for a server on this machine; `tracepcap serve` adds its --host
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 
@@ -39,7 +40,7 @@ class Settings(BaseSettings):
     #: captures `serve` analyzes at once: one long capture never holds back the next upload
     analysis_workers: int = Field(default=2, ge=1, le=64)
     #: processes one capture's walk is sharded over (extract/parallel.py); default: the cores
-    capture_workers: int | None = Field(default=None, ge=1, le=256)
+    capture_workers: int | None = Field(default=None, ge=1, le=MAX_CAPTURE_WORKERS)
     #: a Dask scheduler (tcp://host:8786) to send each capture's shards to instead
     dask_scheduler: str | None = None
     #: captures smaller than this are walked in one process: starting shards costs more
