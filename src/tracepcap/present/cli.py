@@ -45,7 +45,9 @@ def _settings(args: argparse.Namespace) -> Settings:
         overrides["capture_workers"] = args.workers
     if getattr(args, "scheduler", None):
         overrides["dask_scheduler"] = args.scheduler
-    return Settings(**overrides)
+    settings = Settings(**overrides)
+    settings.check_dask()  # a refused scheduler is a usage error before anything is stored
+    return settings
 
 
 def _demo_capture(settings: Settings) -> Path:
@@ -341,7 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=_workers, metavar="N",
                    help="processes to shard the walk over (default: the machine's cores from 3 up, else 1: one walk)")
     p.add_argument("--scheduler", metavar="URL",
-                   help="a Dask scheduler (tcp://host:8786): its workers walk the shards")
+                   help="a trusted Dask scheduler (tls://host:8786 with TRACEPCAP_DASK_TLS_* files, or "
+                        "tcp:// on this machine): its workers walk the shards")
     p.add_argument("--network", help="put the capture into this network (see `tracepcap network create`)")
     p.set_defaults(run=cmd_analyze)
 

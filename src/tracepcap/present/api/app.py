@@ -45,6 +45,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     """The app for `settings` (default: from the environment). A `db` passed in stays the
     caller's to dispose; one opened here is disposed at shutdown."""
     settings = settings or get_settings()
+    settings.check_dask()  # a scheduler that may not be used stops the server at start, said so
     registry = registry or get_registry()
     owns_db = db is None
     db = db or open_database(settings.database_url)
