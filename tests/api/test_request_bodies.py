@@ -113,6 +113,16 @@ def test_deeply_nested_json_is_422_not_500(api, client, depth):
         assert f"more than {MAX_JSON_DEPTH} levels" in error["message"]
 
 
+def test_a_large_body_under_the_cap_is_checked_and_passed_on_whole(api, client):
+    """Past 64 KiB the depth check runs in a worker thread; the route still gets every byte."""
+    padding = {"pad": [{"k": "x" * 50, "v": [1, 2, "]"]}] * 6000}
+    assert 64 * 1024 < len(json.dumps(padding)) < MIB
+    created = client.post("/networks", json={"name": "padded", **padding})
+    assert created.status_code == 201 and created.json()["name"] == "padded", created.text
+    deep = json.dumps({"name": "deep", **padding})[:-1] + ', "x": ' + "[" * 40 + "]" * 40 + "}"
+    assert_error(client.post("/networks", content=deep, headers={"Content-Type": "application/json"}), 422)
+
+
 def test_json_within_the_depth_is_judged_by_its_route(api, client):
     nested = {"name": "lab", "extra": json.loads("[" * (MAX_JSON_DEPTH - 1) + "]" * (MAX_JSON_DEPTH - 1))}
     assert client.post("/networks", json=nested).status_code == 201  # extra fields are ignored
@@ -125,6 +135,8 @@ def test_depth_counts_brackets_outside_strings_only():
     assert not too_deep(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH)
     assert too_deep(b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1))
     assert too_deep(b'{"a": ' * (MAX_JSON_DEPTH + 1) + b"1" + b"}" * (MAX_JSON_DEPTH + 1))
+    hidden = b'["]",' * (MAX_JSON_DEPTH + 1) + b"1" + b"]" * (MAX_JSON_DEPTH + 1)  # strings' closers hide it
+    assert json.loads(hidden) and too_deep(hidden)
     assert not too_deep(b"[}")  # invalid, shallow: the parser says so with its position
     assert too_deep(b"[" * 10_000)  # invalid and deep: the parser would recurse first
 
