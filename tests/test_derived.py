@@ -77,8 +77,8 @@ def test_a_damaged_cache_file_is_derived_again(tmp_path, monkeypatch):
     monkeypatch.setenv("TRACEPCAP_CACHE_DIR", str(tmp_path))
     derived.save("table", "v1", {"a": 1})
     assert derived.derived("table", "v1", lambda: pytest.fail("cached")) == {"a": 1}
-    (path,) = tmp_path.glob("table-*.pickle")
-    path.write_bytes(b"\x80\x05not a pickle")
+    (path,) = tmp_path.glob("table-*.json")
+    path.write_bytes(b"{not json")
     assert derived.derived("table", "v1", lambda: {"a": 2}) == {"a": 2}
     assert derived.load("table", "v1") == {"a": 2}
 
@@ -107,3 +107,125 @@ def test_the_cache_directory_is_private(tmp_path, monkeypatch):
     monkeypatch.delenv("TRACEPCAP_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert derived.cache_dir() == tmp_path / "xdg" / "tracepcap"
+
+
+# -- issue 23: the cache is code-free data, and only a private cache of ours is trusted --------
+
+class Planted:
+    """A pickle that runs code when loaded: it would create `marker`."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+def plant_everywhere(cache: Path, name: str, source: str, marker: Path) -> None:
+    import pickle
+
+    digest = derived._path(name, source).name.rsplit(".", 1)[0]
+    for suffix in (".json", ".pickle"):
+        (cache / (digest + suffix)).write_bytes(pickle.dumps(Planted(marker)))
+
+
+def test_a_planted_pickle_is_never_loaded(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("TRACEPCAP_CACHE_DIR", str(cache))
+    marker = tmp_path / "ran"
+    plant_everywhere(cache, "table", "v1", marker)
+    assert derived.derived("table", "v1", lambda: {"a": 1}) == {"a": 1}
+    assert not marker.exists()
+    assert derived.load("table", "v1") == {"a": 1}  # the planted file was replaced by data
+
+
+def test_the_real_consumers_never_run_a_planted_pickle(tmp_path):
+    """OUI table and compiled rules, in a fresh process over a cache planted for both."""
+    marker = tmp_path / "ran"
+    cache = tmp_path / "cache"
+    probe(cache)  # names the files the consumers read
+    for path in cache.iterdir():
+        name, digest = path.stem.rsplit("-", 1)
+        for suffix in (".json", ".pickle"):
+            (cache / f"{name}-{digest}{suffix}").write_bytes(
+                __import__("pickle").dumps(Planted(marker)))
+    again = probe(cache)
+    assert not marker.exists()
+    assert again["vendors"][0] == "Apple, Inc." and again["known"] > 1000
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o702, 0o720])
+def test_a_directory_others_may_write_is_not_used(tmp_path, monkeypatch, caplog, mode):
+    cache = tmp_path / "shared"
+    cache.mkdir()
+    os.chmod(cache, mode)
+    monkeypatch.setenv("TRACEPCAP_CACHE_DIR", str(cache))
+    marker = tmp_path / "ran"
+    # even plain data planted there is not believed
+    (derived._path("table", "v1")).write_text(json.dumps(
+        {"format": derived.FORMAT, "value": "planted"}))
+    calls = []
+    with caplog.at_level("WARNING", logger="tracepcap.derived"):
+        assert derived.derived("table", "v1", lambda: calls.append(1) or "fresh") == "fresh"
+        assert derived.derived("table", "v1", lambda: calls.append(1) or "fresh") == "fresh"
+    assert len(calls) == 2 and not marker.exists()
+    assert derived._path("table", "v1").read_text().count("planted") == 1  # not rewritten
+    assert cache.stat().st_mode & 0o777 == mode  # left as found, and said so, once
+    warnings = [r.getMessage() for r in caplog.records if "not used" in r.getMessage()]
+    assert len(warnings) == 1 and "writable by group or others" in warnings[0]
+
+
+def test_a_directory_or_file_of_another_user_is_not_used(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("TRACEPCAP_CACHE_DIR", str(tmp_path / "cache"))
+    derived.save("table", "v1", {"a": 1})
+    assert derived.load("table", "v1") == {"a": 1}
+    me = os.getuid()
+    monkeypatch.setattr(derived.os, "getuid", lambda: me + 1)  # as if another user owned them
+    with caplog.at_level("WARNING", logger="tracepcap.derived"):
+        assert derived.derived("table", "v1", lambda: {"a": 2}) == {"a": 2}
+    assert any(f"owned by uid {me}" in r.getMessage() for r in caplog.records)
+    monkeypatch.setattr(derived.os, "getuid", lambda: me)
+    assert derived.load("table", "v1") == {"a": 1}  # nothing was written as the other user
+
+
+def test_a_file_others_may_write_or_a_link_is_not_believed(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TRACEPCAP_CACHE_DIR", str(cache))
+    derived.save("table", "v1", {"a": 1})
+    path = derived._path("table", "v1")
+    os.chmod(path, 0o666)
+    assert derived.load("table", "v1") is None
+    assert derived.derived("table", "v1", lambda: {"a": 2}) == {"a": 2}
+    assert path.stat().st_mode & 0o777 == 0o600  # replaced by a private file
+    elsewhere = tmp_path / "elsewhere.json"
+    path.rename(elsewhere)
+    path.symlink_to(elsewhere)
+    assert derived.load("table", "v1") is None
+
+
+def test_files_are_written_private_and_round_trip_plain_types(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACEPCAP_CACHE_DIR", str(tmp_path / "cache"))
+    old = os.umask(0)
+    try:
+        value = {(24, 1): ("x", None, b"\x00\xff"), "s": {1, 2}, 3: [1.5, True, None]}
+        derived.save("table", "v1", value)
+    finally:
+        os.umask(old)
+    path = derived._path("table", "v1")
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+    assert derived.load("table", "v1") == value
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temp file left
+
+
+def test_an_oui_file_of_another_shape_under_its_name_is_derived_again(tmp_path):
+    """A cache file holding another shape (an older layout) must not break link-identity."""
+    probe(tmp_path)
+    (oui,) = tmp_path.glob("oui-registry-*.json")
+    derived_doc = json.loads(oui.read_text())
+    derived_doc["value"] = {"d": [[{"t": [24, 0]}, {"t": ["x", "y", None]}]]}  # a dict, not rows
+    oui.write_text(json.dumps(derived_doc))
+    again = probe(tmp_path)
+    assert again["vendors"][0] == "Apple, Inc."
+    assert json.loads(oui.read_text())["value"] != derived_doc["value"]  # replaced by rows

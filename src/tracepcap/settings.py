@@ -20,6 +20,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from .extract.settings import Limits
 
 GIB = 1 << 30
+MAX_CAPTURE_WORKERS = 256  #: processes one capture's walk may be sharded over
 #: the names a browser may use for a server on this machine; `tracepcap serve` adds its --host
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 
@@ -39,9 +40,16 @@ class Settings(BaseSettings):
     #: captures `serve` analyzes at once: one long capture never holds back the next upload
     analysis_workers: int = Field(default=2, ge=1, le=64)
     #: processes one capture's walk is sharded over (extract/parallel.py); default: the cores
-    capture_workers: int | None = Field(default=None, ge=1, le=256)
-    #: a Dask scheduler (tcp://host:8786) to send each capture's shards to instead
+    capture_workers: int | None = Field(default=None, ge=1, le=MAX_CAPTURE_WORKERS)
+    #: a Dask scheduler to send each capture's shards to instead: tls://host:8786, or tcp://
+    #: on this machine only (extract/dask_trust.py): results come back as pickles
     dask_scheduler: str | None = None
+    #: Dask TLS: the CA that signed the cluster's certificates, this client's certificate and key
+    dask_tls_ca_file: Path | None = None
+    dask_tls_cert_file: Path | None = None
+    dask_tls_key_file: Path | None = None
+    #: allow a plain tcp:// scheduler on another machine (every host between must be trusted)
+    dask_allow_insecure: bool = False
     #: captures smaller than this are walked in one process: starting shards costs more
     parallel_min_bytes: int = Field(default=32 << 20, ge=0)
 
@@ -49,6 +57,8 @@ class Settings(BaseSettings):
     upload_idle_timeout_seconds: float = Field(default=30, gt=0)
     #: past its first idle timeout, an upload averaging fewer bytes per second is cut (408)
     upload_min_bytes_per_second: int = Field(default=4096, ge=0)
+    #: request bodies of every route but the capture uploads: larger ones are answered 413
+    max_body_bytes: int = Field(default=1 << 20, gt=0)
     #: uploads received at once; one more is answered 503 with Retry-After
     max_concurrent_uploads: int = Field(default=4, ge=1)
     #: the Host names this server answers to (others: 400), so a DNS-rebinding page cannot
@@ -107,7 +117,7 @@ class Settings(BaseSettings):
     def capture_dir(self) -> Path:
         return self.data_dir / "captures"
 
-    def extract_plan(self, path: Path) -> tuple[int, str | None]:
+    def extract_plan(self, path: Path) -> tuple[int, object | None]:
         """(processes, Dask scheduler or None) to walk the capture at `path` with: one walk
         in this process below `parallel_min_bytes`."""
         try:
@@ -117,9 +127,23 @@ class Settings(BaseSettings):
         if size < self.parallel_min_bytes:
             return 1, None
         if self.capture_workers is not None:
-            return self.capture_workers, self.dask_scheduler
+            return self.capture_workers, self.dask_cluster
         from .extract.parallel import default_workers
-        return default_workers(), self.dask_scheduler
+        return default_workers(), self.dask_cluster
+
+    @property
+    def dask_cluster(self):
+        """The Dask scheduler with how to reach it (extract/dask_trust.py), or None."""
+        if not self.dask_scheduler:
+            return None
+        from .extract.dask_trust import DaskCluster
+        return DaskCluster(self.dask_scheduler, self.dask_tls_ca_file, self.dask_tls_cert_file,
+                           self.dask_tls_key_file, self.dask_allow_insecure)
+
+    def check_dask(self) -> None:
+        """SchedulerRefused (a usage error) when the configured scheduler may not be used."""
+        if self.dask_cluster is not None:
+            self.dask_cluster.check()
 
     @property
     def extract_limits(self) -> Limits:

@@ -164,6 +164,7 @@ def test_a_cancelled_sharded_walk_stops_its_processes(stress):
 
 
 def test_the_plan_walks_small_captures_in_one_process(tmp_path):
+    from tracepcap.extract.dask_trust import DaskCluster
     from tracepcap.settings import Settings
     small, big = tmp_path / "small.pcap", tmp_path / "big.pcap"
     small.write_bytes(bytes(10))
@@ -171,7 +172,7 @@ def test_the_plan_walks_small_captures_in_one_process(tmp_path):
     settings = Settings(data_dir=tmp_path, parallel_min_bytes=1000, capture_workers=3,
                         dask_scheduler="tcp://10.0.0.1:8786")
     assert settings.extract_plan(small) == (1, None)
-    assert settings.extract_plan(big) == (3, "tcp://10.0.0.1:8786")
+    assert settings.extract_plan(big) == (3, DaskCluster("tcp://10.0.0.1:8786"))
     assert settings.extract_plan(tmp_path / "missing.pcap") == (1, None)
     assert Settings(data_dir=tmp_path, parallel_min_bytes=0).extract_plan(big)[0] >= 1
 

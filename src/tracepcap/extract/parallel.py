@@ -21,8 +21,9 @@ process, so the answer never depends on the number of workers.
 
 Local shards run in `spawn`ed processes (safe under any start method and in servers with
 threads); progress is the slowest shard's byte offset (every shard reads the whole file).
-A Dask cluster (`scheduler`, tcp://host:8786) runs the same `run_shard`; the capture's path
-must name the same file on every worker (shared storage). A worker lost mid-walk costs its
+A Dask cluster (`scheduler`, tls://host:8786, or tcp:// on this machine: dask_trust.py, the
+results are unpickled) runs the same `run_shard`; the capture's path must name the same file
+on every worker (shared storage). A worker lost mid-walk costs its
 task a retry on another worker (the scheduler's `allowed-failures`), not the capture.
 """
 
@@ -40,6 +41,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ..errors import AnalysisCancelled
+from .dask_trust import DaskCluster, as_cluster
 from .facts import Grade, Observation, Witness
 from .kinds import MAC, OUI_VENDOR
 from .pipeline import ExtractResult, Notices, _Tally, extract, ip_sort_key, manifest_rows
@@ -143,6 +145,8 @@ def run_extract(path: Path, capture_id: str, *, limits: Limits = Limits(), worke
         return extract(path, capture_id, limits=limits, on_conversation=on_conversation,
                        on_progress=on_progress)
     if runner is None:
+        if scheduler:  # refused before the try below: a refusal is no failure to walk around
+            as_cluster(scheduler).check()
         runner = (lambda *args: on_dask(scheduler, *args)) if scheduler else on_processes
     try:
         outputs = runner(str(path), capture_id, limits, max(workers, 1), on_progress)
@@ -194,14 +198,17 @@ def on_processes(path: str, capture_id: str, limits: Limits, count: int,
             raise
 
 
-def on_dask(scheduler: str, path: str, capture_id: str, limits: Limits, count: int,
+def on_dask(scheduler: str | DaskCluster, path: str, capture_id: str, limits: Limits, count: int,
             on_progress: Callable[[int, int], None]) -> list[ShardOutput]:
     """The shards as tasks on the Dask cluster at `scheduler`, one per worker thread it has
-    (`count` is not used: the cluster's size decides); progress counts finished shards."""
+    (`count` is not used: the cluster's size decides); progress counts finished shards. The
+    results are unpickled: only a trusted cluster, over TLS or on this machine (dask_trust.py)."""
     from distributed import Client
 
+    cluster = as_cluster(scheduler)
+    security = cluster.security()  # checks first: SchedulerRefused
     total = os.path.getsize(path)
-    with Client(scheduler, set_as_default=False, timeout="30s") as client:
+    with Client(cluster.address, security=security, set_as_default=False, timeout="30s") as client:
         slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
         count = max(slots, 1)
         futures = [client.submit(run_shard, path, capture_id, limits, i, count, pure=False,

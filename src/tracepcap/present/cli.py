@@ -19,7 +19,7 @@ from ..adjudicate.registry import get_registry
 from ..analysis import DELETED, analyze
 from ..errors import NotFound, TracePcapError, UsageError
 from ..ingest import find_capture, store_file
-from ..settings import Settings
+from ..settings import MAX_CAPTURE_WORKERS, Settings
 from ..store import open_database
 from ..store.models import CaptureStatus
 from .read.hosts import require_host
@@ -45,7 +45,9 @@ def _settings(args: argparse.Namespace) -> Settings:
         overrides["capture_workers"] = args.workers
     if getattr(args, "scheduler", None):
         overrides["dask_scheduler"] = args.scheduler
-    return Settings(**overrides)
+    settings = Settings(**overrides)
+    settings.check_dask()  # a refused scheduler is a usage error before anything is stored
+    return settings
 
 
 def _demo_capture(settings: Settings) -> Path:
@@ -70,6 +72,14 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _workers(text: str) -> int:
+    """--workers: 1 .. MAX_CAPTURE_WORKERS, refused by argparse (usage, exit 2) otherwise."""
+    value = _positive(text)
+    if value > MAX_CAPTURE_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_CAPTURE_WORKERS}")
     return value
 
 
@@ -330,10 +340,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", help="pcap/pcapng file, optionally gzip'd (default: the demo office LAN)")
     p.add_argument("--db", help="SQLAlchemy database URL (default: SQLite in the data directory)")
     p.add_argument("--json", action="store_true", help="print the JSON document instead of the table")
-    p.add_argument("--workers", type=_positive, metavar="N",
+    p.add_argument("--workers", type=_workers, metavar="N",
                    help="processes to shard the walk over (default: the machine's cores from 3 up, else 1: one walk)")
     p.add_argument("--scheduler", metavar="URL",
-                   help="a Dask scheduler (tcp://host:8786): its workers walk the shards")
+                   help="a trusted Dask scheduler (tls://host:8786 with TRACEPCAP_DASK_TLS_* files, or "
+                        "tcp:// on this machine): its workers walk the shards")
     p.add_argument("--network", help="put the capture into this network (see `tracepcap network create`)")
     p.set_defaults(run=cmd_analyze)
 

@@ -3,6 +3,7 @@ time, ties by upload time, then id)."""
 
 from __future__ import annotations
 
+import re
 import secrets
 from datetime import UTC, datetime
 
@@ -16,11 +17,21 @@ from ..annotations import validation
 from ..annotations.audit import AuditAction, record, utc_now
 
 
+ID_BYTES = 8  #: a network's id: this many random bytes as lower-case hex
+LOOKS_LIKE_ID = re.compile(rf"[0-9a-fA-F]{{{2 * ID_BYTES}}}")
+
+
 def create_network(session: Session, name: str, *, actor: Actor) -> Network:
+    """A new network. Its name may not have the shape of a network id (16 hex digits): a
+    reference by id or name (`find_network`) then always names one network, never one whose
+    name happens to be another's id."""
     name = validation.text("name", name)
+    if LOOKS_LIKE_ID.fullmatch(name):
+        raise InvalidAnnotation(f"a network name cannot be {2 * ID_BYTES} hex digits like {name!r}: "
+                                "that is the shape of a network id; add a word")
     if session.scalar(select(Network).where(Network.name == name)) is not None:
         raise InvalidAnnotation(f"a network named {name!r} exists")
-    network = Network(id=secrets.token_hex(8), name=name, created_at=utc_now(), created_by=actor.name)
+    network = Network(id=secrets.token_hex(ID_BYTES), name=name, created_at=utc_now(), created_by=actor.name)
     session.add(network)
     session.flush()
     record(session, AuditAction.NETWORK_CREATED, actor, after={"network": network.id, "name": name})

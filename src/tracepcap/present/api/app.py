@@ -28,6 +28,7 @@ from ..web import mount_web
 from .docs import mount_docs
 from . import errors
 from .auth import TokenVerifier
+from .body_limit import BodyLimit
 from .request_guard import RequestGuard
 from .request_text import plain_parameters
 from .routes import adjudications, audit, captures, exports, frames, hosts, meta, networks, notices, software
@@ -45,6 +46,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     """The app for `settings` (default: from the environment). A `db` passed in stays the
     caller's to dispose; one opened here is disposed at shutdown."""
     settings = settings or get_settings()
+    settings.check_dask()  # a scheduler that may not be used stops the server at start, said so
     registry = registry or get_registry()
     owns_db = db is None
     db = db or open_database(settings.database_url)
@@ -86,6 +88,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
         app.include_router(module.router, prefix=PREFIX, responses=ERRORS)
     docs = mount_docs(app, f"{PREFIX}/docs")
     mount_web(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # inside the guard: foreign hosts first
     app.add_middleware(RequestGuard, settings=settings,  # outermost: its headers go on every answer
                        docs_paths=(docs,))
     return app

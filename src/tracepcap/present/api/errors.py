@@ -5,11 +5,13 @@
 
 Domain errors (`tracepcap.errors`) carry their own status (`http_status`); request validation
 is 422 with the field and the rule of each problem; routing errors (unknown path, method) keep
-Starlette's status. Anything else is a 500 whose message names the error type only.
+Starlette's status. A full disk (file or database) is a 507 that says so; anything else is
+a 500 whose message names the error type only.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import re
 
@@ -26,7 +28,7 @@ log = logging.getLogger(__name__)
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 _HTTP_CODES = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type",
-               422: "validation_error", 503: "unavailable"}
+               422: "validation_error", 503: "unavailable", 507: "insufficient_storage"}
 
 
 def error_response(status: int, code: str, message: str, details: object = None,
@@ -65,12 +67,45 @@ async def _http(request: Request, err: StarletteHTTPException) -> JSONResponse:
     return error_response(err.status_code, code, message, headers=getattr(err, "headers", None))
 
 
+SQLITE_FULL = 13  #: sqlite3's extended error code family "database or disk is full"
+PG_DISK_FULL = "53100"  #: PostgreSQL's SQLSTATE disk_full
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
+
+
+def disk_full(err: BaseException) -> bool:
+    """True when `err`, or an error it was raised from, says a disk (or quota) is full: a file
+    write (ENOSPC, EDQUOT), SQLite's SQLITE_FULL or PostgreSQL's disk_full, as the database
+    driver raised it or as SQLAlchemy wrapped it."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, OSError) and err.errno in DISK_FULL_ERRNOS:
+            return True
+        for driver in (err, getattr(err, "orig", None)):
+            if driver is not None and ((getattr(driver, "sqlite_errorcode", None) or 0) & 0xFF == SQLITE_FULL
+                                       or getattr(driver, "sqlstate", None) == PG_DISK_FULL):
+                return True
+        err = err.__cause__ or err.__context__
+    return False
+
+
 def _internal(err: Exception) -> JSONResponse:
+    if disk_full(err):  # the server's fault, but one an operator can act on: say so (507)
+        return error_response(507, "insufficient_storage",
+                              "the server's disk is full: nothing was stored; free space on the server "
+                              "(captures and the database) and try again")
     return error_response(500, "internal_error", f"internal error ({type(err).__name__}); see the server log")
 
 
+def _log(method: object, path: object, err: Exception) -> None:
+    if disk_full(err):
+        log.error("disk full on %s %s: %s", method, path, err)
+    else:
+        log.exception("unhandled error on %s %s", method, path)
+
+
 async def _unexpected(request: Request, err: Exception) -> JSONResponse:
-    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    _log(request.method, request.url.path, err)
     return _internal(err)
 
 
@@ -95,7 +130,7 @@ class CatchAll:
         try:
             await self.app(scope, receive, tracking_send)
         except Exception as err:  # noqa: BLE001 - named boundary: one request
-            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            _log(scope.get("method"), scope.get("path"), err)
             if started:
                 raise
             await _internal(err)(scope, receive, send)

@@ -44,7 +44,7 @@ ETHERTYPE_NAMES = {0x0800: "IPv4", 0x86DD: "IPv6", 0x0806: "ARP", 0x8100: "802.1
                    0x8847: "MPLS", 0x8864: "PPPoE session", 0x6558: "Ethernet bridging"}
 TCP_FLAGS = ((tcp.SYN, "SYN"), (tcp.ACK, "ACK"), (tcp.FIN, "FIN"), (tcp.RST, "RST"), (tcp.PSH, "PSH"))
 TIME_SLACK = 1e-6  # seconds: a stored float time and one recomputed from ticks may differ in the last bit
-RANGE = re.compile(r"^(\d{1,19})(?:-(\d{1,19}))?$")
+RANGE = re.compile(r"\A([0-9]{1,19})(?:-([0-9]{1,19}))?\Z")  # ASCII digits only: int() takes any script's
 
 
 class BadFrames(UsageError):

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import FileResponse, StreamingResponse
 
 from ....extract.slices import pcapng_slice
+from ....store.models import MAX_BIGINT
 from ...read.frames import (MAX_SLICE_FRAMES, capture_index, conversation_frames, frame_detail, frames_at,
                             parse_frames, stored_file)
 from ..deps import Analyst, CaptureDep, SessionDep, SettingsDep, Viewer
@@ -41,7 +42,9 @@ def frame_slice(capture: CaptureDep, settings: SettingsDep,
 
 @router.get("/conversations/{conversation}.pcap", response_class=StreamingResponse, responses=SLICE,
             dependencies=[Viewer])
-def conversation_slice(capture: CaptureDep, conversation: int, session: SessionDep,
+def conversation_slice(capture: CaptureDep,
+                       conversation: Annotated[int, Path(ge=1, le=MAX_BIGINT, description="the conversation's id")],
+                       session: SessionDep,
                        settings: SettingsDep) -> StreamingResponse:
     """Every frame of one conversation (its id from GET .../conversations), as pcapng."""
     path, index = capture_index(settings.capture_dir, capture, settings.extract_limits)

@@ -52,7 +52,7 @@ class CompiledRules:
 
         self.regex = regex
         self.source = file_source("device-detector", "regex") + f" python {sys.version_info[:2]}"
-        self.known: dict[tuple[str, int], object] = load(self.NAME, self.source) or {}
+        self.known: dict[tuple[str, int], object] = self._restore(load(self.NAME, self.source))
         self.compiled = 0  #: rules this process compiled (the cache lacked them)
         self.saved = len(self.known)
 
@@ -67,9 +67,28 @@ class CompiledRules:
     def __getattr__(self, name: str):  # the rest of the `regex` module, as it is
         return getattr(self.regex, name)
 
+    def _restore(self, stored) -> dict[tuple[str, int], object]:
+        """The patterns a cache file holds as plain data (each pattern's compiled form, as
+        `regex` itself would pickle it), rebuilt without the parser; {} if it holds none."""
+        known: dict[tuple[str, int], object] = {}
+        if not isinstance(stored, dict):
+            return known
+        build = self.regex._regex.compile
+        for key, compiled in stored.items():
+            try:
+                pattern, flags = key
+                known[(pattern, flags)] = build(*compiled)
+            except Exception:  # noqa: BLE001 - a damaged entry is compiled again on use
+                continue
+        return known
+
     def save(self) -> None:
         if len(self.known) > self.saved:
-            save(self.NAME, self.source, self.known)
+            try:
+                plain = {key: p._pickled_data for key, p in self.known.items()}
+            except AttributeError:  # a `regex` that does not expose it: compile each process
+                return
+            save(self.NAME, self.source, plain)
             self.saved = len(self.known)
 
 
