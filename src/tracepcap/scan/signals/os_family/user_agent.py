@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-from ua_parser import parse_os
-
 from ....extract.kinds import USER_AGENT
 from ...context import HostFacts
 from ...vote import Vote
@@ -25,6 +23,7 @@ LINUX = frozenset(("Linux", "Ubuntu", "Debian", "Fedora", "Red Hat", "CentOS", "
 @lru_cache(maxsize=4096)
 def reported_family(user_agent: str) -> tuple[str, str] | None:
     """(our label, ua-parser's OS family) for a User-Agent, None if it names no OS we know."""
+    from ua_parser import parse_os  # loaded on the first User-Agent: its tables cost start-up time
     os = parse_os(user_agent)
     if os is None:
         return None
