@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import SERVED
 from ...context import HostFacts
 from ...vote import Vote
+
+READS = (SERVED,)  # it votes only from these: not run for a host with none
 
 # service port -> (service name, device type)
 SERVICES = {

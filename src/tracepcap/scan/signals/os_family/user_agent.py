@@ -11,6 +11,8 @@ from ....extract.kinds import USER_AGENT
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (USER_AGENT,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 20
 # ua-parser's OS family -> our label; distributions are Linux
 FAMILIES = {"Windows": "Windows", "Mac OS X": "macOS", "Mac OS": "macOS", "iOS": "iOS",
