@@ -96,14 +96,14 @@ def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
            report: ScanReport, answer: Answerer | None = None) -> Iterator[dict]:
     wanted = {q for question_signals in signals.values() for s in question_signals for q in inputs_of(s)}
     for question, question_signals in signals.items():
-        named = [(signal, signal_name(signal), tuple(reads_of(signal))) for signal in question_signals]
+        named = [(signal, signal_name(signal), reads_of(signal)) for signal in question_signals]
         answers = context.answers.setdefault(question, {}) if answer and question in wanted else None
         for device in context.entities:  # entity by entity: an input question's answer needs all its votes
             host = context.entity(device)
             kinds = host.kinds
             made: list[Vote] = []
             for signal, name, reads in named:
-                if reads and not any(kind in kinds for kind in reads):
+                if reads and reads.isdisjoint(kinds):
                     continue  # it votes only from kinds this host has none of
                 try:
                     votes = list(signal(host))
