@@ -37,12 +37,16 @@ def command_function(run):
     return getattr(import_module(f"{__package__}.commands.{module}"), name)
 
 
+COMMAND_MODULES = ("analyze", "annotate", "network", "serve")  #: present/commands/*, for `__getattr__`
+
+
 def __getattr__(name: str):
     """`cli.cmd_explain` and the other handlers, for callers that import them from here."""
-    for module in ("analyze", "annotate", "network", "serve"):
-        found = getattr(import_module(f"{__package__}.commands.{module}"), name, None) if name.startswith("cmd_") else None
-        if found is not None:
-            return found
+    if name.startswith("cmd_"):
+        for module in COMMAND_MODULES:
+            found = getattr(import_module(f"{__package__}.commands.{module}"), name, None)
+            if found is not None:
+                return found
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
