@@ -6,7 +6,6 @@ questions) must be the same."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -23,9 +22,6 @@ from tracepcap.settings import Settings
 from tracepcap.store import open_database
 from tracepcap.testing.demo import build_demo_office
 
-REAL = Path(__file__).resolve().parents[3].parent / "shared" / "captures" / "real"
-
-
 @pytest.fixture(scope="module")
 def analysed(tmp_path_factory, captures):
     """(database, capture ids) of the shared captures, a few real device captures and the demo
@@ -33,8 +29,11 @@ def analysed(tmp_path_factory, captures):
     data = tmp_path_factory.mktemp("reads")
     settings = Settings(data_dir=data, database_url=f"sqlite:///{data / 'db.sqlite3'}")
     db = open_database(settings.database_url)
-    paths = sorted(captures.glob("*.pcap*")) + sorted(REAL.glob("iot-sentinel/*/Setup-A-1-STA.pcap"))[:6]
-    paths += sorted(REAL.glob("campos/*.pcap")) + [build_demo_office(data / "demo-office.pcap")]
+    real = captures / "real"
+    devices = sorted(real.glob("iot-sentinel/*/Setup-A-1-STA.pcap"))[:6]
+    hubs = sorted(real.glob("campos/*.pcap"))
+    assert len(devices) == 6 and hubs, f"the real captures are expected in {real}"
+    paths = sorted(captures.glob("*.pcap*")) + devices + hubs + [build_demo_office(data / "demo-office.pcap")]
     ids = []
     for path in paths:
         with db.session() as s:
