@@ -597,6 +597,7 @@ def worker_analyze(path: str, workers: str = "") -> dict:
     import tracepcap.analysis as analysis
     import tracepcap.extract.persist as persist
     import tracepcap.present.cli as cli
+    import tracepcap.present.commands.analyze as analyze_command
     stages: dict[str, list[float]] = {}
     plan: list[int] = []
 
@@ -622,14 +623,14 @@ def worker_analyze(path: str, workers: str = "") -> dict:
                     stages.setdefault("shards", [0.0, 0.0])[1] += children_cpu() - child
         setattr(module, name, wrapper)
 
-    timed(cli, "store_file", "ingest")
+    timed(analyze_command, "store_file", "ingest")
     timed(persist, "extract", "extract")  # the one-process walk (extract_capture calls it)
     timed(persist, "run_extract", "extract", shards=True)  # the sharded walk and its merge
     timed(analysis, "extract_capture", "extract+store")
     timed(analysis, "scan_capture", "scan")
     timed(analysis, "_adjudicate", "adjudicate")
     timed(analysis, "_swap_in", "swap+adjudicate")
-    timed(cli, "write_capture", "report")
+    timed(analyze_command, "write_capture", "report")
     argv = ["analyze", path, "--json"] + (["--workers", workers] if workers else [])
     wall, cpu, child = time.perf_counter(), time.process_time(), children_cpu()
     try:

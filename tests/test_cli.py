@@ -15,6 +15,7 @@ from sqlalchemy.exc import DataError
 
 from tracepcap import analysis
 from tracepcap.present import cli as cli_module
+from tracepcap.present.commands import analyze as analyze_command
 from tracepcap.present.cli import ExitCode
 
 
@@ -196,7 +197,7 @@ def test_an_internal_error_exits_1_with_one_line_and_no_sql(cli, captures, monke
 def test_an_unexpected_error_outside_analysis_is_one_line_exit_1(cli, captures, monkeypatch):
     def broken(*_args, **_kw):
         raise RuntimeError("disk on fire\nsecond line")
-    monkeypatch.setattr(cli_module, "store_file", broken)
+    monkeypatch.setattr(analyze_command, "store_file", broken)
     code, out, err = cli("analyze", captures / "dns_demo.pcap")
     assert (code, out, err) == (ExitCode.FAILED, "", "tracepcap: internal error (RuntimeError) disk on fire\n")
 

@@ -55,10 +55,17 @@ def _libc_with_trim():
 _LIBC = _libc_with_trim()
 
 
-def _return_free_memory() -> None:
+#: captures smaller than this hold too little after their walk for a full collection (tens of
+#: milliseconds, a large part of a short command's run) to give anything back
+FREE_MEMORY_MIN_BYTES = 16 << 20
+
+
+def _return_free_memory(capture_bytes: int) -> None:
     """Hand the walk's freed memory (its flow table, stream heads, fact table) back to the
     system before Scan builds its own: glibc's malloc keeps freed pages for reuse, and Scan
     allocates differently, so the two would add up to the analysis's peak RSS."""
+    if capture_bytes < FREE_MEMORY_MIN_BYTES:
+        return
     gc.collect()
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
@@ -86,7 +93,7 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
                                  rows_to=stage, workers=workers, scheduler=scheduler)
         extracted, lost = result.complete, result.partial
         del result  # its facts are stored: held through Scan they raised a many-host capture's peak
-        _return_free_memory()
+        _return_free_memory(path.stat().st_size)
         with db.session(write=True) as s:
             report = scan_capture(s, stage, registry.signals(), CaptureContext.load(s, stage),
                                   answer=machine_answer(registry))

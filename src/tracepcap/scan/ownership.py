@@ -89,7 +89,8 @@ def parsed_address(ip: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
 @lru_cache(maxsize=1 << 12)  # the subnets of the segment's owners and routers
 def subnet_of(ip: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     """The subnet a segment's address is guessed to be on (SUBNET_BITS)."""
-    return ipaddress.ip_network(f"{ip}/{SUBNET_BITS[parsed_address(ip).version]}", strict=False)
+    address = parsed_address(ip)  # parsed once (cached); the network is built from it, not from text
+    return ipaddress.ip_network((address, SUBNET_BITS[address.version]), strict=False)
 
 
 def owner(mac: str, senders: list[Sender], segment: Collection = ()) -> Ownership | None:

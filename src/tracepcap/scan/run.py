@@ -20,7 +20,7 @@ from .context import Answer, CaptureContext
 from .findings import discover as discover_findings
 from .knowledge import knowledge
 from .locality import localities
-from .signals import Signal, inputs_of, signal_name
+from .signals import Signal, inputs_of, reads_of, signal_name
 from .vote import Vote, normalize_label
 
 log = logging.getLogger(__name__)
@@ -98,12 +98,15 @@ def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
            report: ScanReport, answer: Answerer | None = None) -> Iterator[dict]:
     wanted = {q for question_signals in signals.values() for s in question_signals for q in inputs_of(s)}
     for question, question_signals in signals.items():
-        named = [(signal, signal_name(signal)) for signal in question_signals]
+        named = [(signal, signal_name(signal), reads_of(signal)) for signal in question_signals]
         answers = context.answers.setdefault(question, {}) if answer and question in wanted else None
         for device in context.entities:  # entity by entity: an input question's answer needs all its votes
             host = context.entity(device)
+            kinds = host.kinds
             made: list[Vote] = []
-            for signal, name in named:
+            for signal, name, reads in named:
+                if reads and reads.isdisjoint(kinds):
+                    continue  # it votes only from kinds this host has none of
                 try:
                     votes = list(signal(host))
                 except Exception as err:  # noqa: BLE001 - named boundary: one signal, one entity

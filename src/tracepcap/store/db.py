@@ -1,5 +1,9 @@
 """Open a database by URL and bring its schema to the newest migration.
 
+Opening an up-to-date database costs one query (its `alembic_version` against the newest
+revision named in migrations/versions); Alembic is imported and run only when they differ, so a
+short command does not pay for loading it.
+
 Sizing and waiting, so that load queues instead of failing: the pool holds `pool_size`
 connections plus as many again for callers outside the API's turns (the analysis worker, the
 web pages); a caller finding none free waits up to `POOL_WAIT_SECONDS`. SQLite has one writer
@@ -10,14 +14,14 @@ process's other writers on one lock per database file, then takes the file's wri
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import Busy
@@ -102,13 +106,46 @@ def open_database(url: str, *, migrate: bool = True, pool_size: int = POOL_SIZE)
     return Database(engine, pool_size)
 
 
-def alembic_config() -> Config:
+def alembic_config():
+    from alembic.config import Config
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     return cfg
 
 
+_REVISION = re.compile(r"""^(down_revision|revision)\s*(?::[^=]*)?=\s*(?:['"]([^'"]+)['"]|None)""", re.M)
+_head: list[str | None] = []  # the newest revision, read once per process
+
+
+def head_revision() -> str | None:
+    """The one revision no other migration revises, read from the files' `revision` and
+    `down_revision` lines without loading Alembic; None when that is not one plain revision
+    (a merge, a branch, a file it cannot read): then Alembic decides."""
+    if not _head:
+        revisions, revised = set(), set()
+        for path in (MIGRATIONS / "versions").glob("*.py"):
+            for name, value in _REVISION.findall(path.read_text(encoding="utf-8")):
+                (revisions if name == "revision" else revised).add(value or None)
+        heads = revisions - revised
+        _head.append(heads.pop() if len(heads) == 1 and None not in revisions else None)
+    return _head[0]
+
+
+def schema_version(engine: Engine) -> set[str] | None:
+    """The revisions the database says it is at (one query); None when it has no version table."""
+    try:
+        with engine.connect() as connection:
+            return {row[0] for row in connection.execute(text("SELECT version_num FROM alembic_version"))}
+    except DBAPIError:  # no table yet: a new database
+        return None
+
+
 def upgrade(engine: Engine) -> None:
+    """Bring the schema to the newest migration; a database already there is only asked."""
+    head = head_revision()
+    if head is not None and schema_version(engine) == {head}:
+        return
+    from alembic import command
     cfg = alembic_config()
     with engine.begin() as connection:
         cfg.attributes["connection"] = connection

@@ -17,12 +17,6 @@ import struct
 from functools import lru_cache
 from typing import NamedTuple
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.hashes import SHA256
-from cryptography.hazmat.primitives.hmac import HMAC
-
 from . import Malformed, need
 
 LONG_HEADER = 0xC0  # header form and fixed bit (RFC 9000 17.2)
@@ -68,6 +62,8 @@ class Initial(NamedTuple):
 
 
 def _hmac(key: bytes, data: bytes) -> bytes:
+    from cryptography.hazmat.primitives.hashes import SHA256  # loaded at the first Initial, not at start
+    from cryptography.hazmat.primitives.hmac import HMAC
     mac = HMAC(key, SHA256())
     mac.update(data)
     return mac.finalize()
@@ -94,6 +90,7 @@ def client_keys(version: int, dcid: bytes) -> Keys:
 
 def header_mask(hp: bytes, sample: bytes) -> bytes:
     """AES-ECB of the sample under the header protection key (RFC 9001 5.4.3)."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     return Cipher(algorithms.AES(hp), modes.ECB()).encryptor().update(sample)
 
 
@@ -168,6 +165,8 @@ def _packet(buf, start: int, version: int) -> tuple[Initial | None, int]:
     header = bytes((first,)) + bytes(buf[start + 1:at]) + pn_bytes
     packet_number = int.from_bytes(pn_bytes, "big")
     nonce = (int.from_bytes(keys.iv, "big") ^ packet_number).to_bytes(12, "big")
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
     try:
         plain = AESGCM(keys.key).decrypt(nonce, bytes(buf[at + pn_len:end]), header)
     except InvalidTag:

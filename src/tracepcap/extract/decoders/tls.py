@@ -14,9 +14,6 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-from cryptography import x509
-from cryptography.x509.oid import NameOID
-
 from . import Malformed, Truncated, need
 
 RECORD = struct.Struct("!BHH")  # content type, legacy version, length
@@ -203,6 +200,8 @@ _CERT_NAMES: dict[bytes, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def _certificate_names(der: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    from cryptography import x509  # loaded on the first certificate, not at every start
+    from cryptography.x509.oid import NameOID
     try:
         cert = x509.load_der_x509_certificate(der)
         cns = [str(a.value) for a in cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)]

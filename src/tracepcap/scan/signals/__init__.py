@@ -6,6 +6,12 @@ Cross-question inputs: a signal module may read other questions' machine answers
 `host.answer(question)`, and must declare them, `INPUTS = ("os-family",)`. The registry
 checks the declarations (known questions, no cycle) and orders the questions so that an
 input is answered, from its own votes, before the signals that read it run.
+
+Fact kinds read: a signal module that votes only from some fact kinds may say so,
+`READS = (USER_AGENT,)`; Scan then does not run it for a host holding none of them (most hosts
+of a large capture hold few kinds, and most signals read one or two). A signal that reads
+anything else (traffic, another host's facts, a question's answer) declares nothing and runs
+for every host.
 """
 
 from __future__ import annotations
@@ -42,6 +48,13 @@ def inputs_of(signal: Signal) -> tuple[str, ...]:
     """The questions whose machine answers a signal reads: its module's `INPUTS`."""
     module = sys.modules.get(getattr(signal, "__module__", "") or "")
     return tuple(getattr(signal, "inputs", None) or getattr(module, "INPUTS", ()))
+
+
+def reads_of(signal: Signal) -> frozenset[str]:
+    """The names of the fact kinds a signal votes from, its module's `READS`; empty when it
+    declares none (it runs for every host)."""
+    module = sys.modules.get(getattr(signal, "__module__", "") or "")
+    return frozenset(kind.name for kind in getattr(signal, "reads", None) or getattr(module, "READS", ()))
 
 
 def signal_name(signal: Signal) -> str:

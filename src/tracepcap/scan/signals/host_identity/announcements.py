@@ -8,6 +8,8 @@ from ....extract.kinds import MDNS_SERVICE, SSDP_NT, SSDP_USN
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (MDNS_SERVICE, SSDP_NT, SSDP_USN)  # it votes only from these: not run for a host with none
+
 WEIGHT = 35
 # DNS-SD service type (RFC 6763; IANA service names) -> device type
 MDNS_SERVICES = {

@@ -12,6 +12,8 @@ from ....extract.kinds import BROWSER_SERVER_TYPE
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (BROWSER_SERVER_TYPE,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 25
 # server type bit (as the fact names it) -> (device type, what the bit says); first match wins
 ROLES = (("domain-controller", "Directory Server", "a domain controller"),

@@ -9,6 +9,8 @@ from ....extract.kinds import DHCP_VENDOR_CLASS
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (DHCP_VENDOR_CLASS,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 20
 DHCP_VENDOR_CLASSES = (("android-dhcp", "Mobile"), ("MSFT", "Workstation"))
 

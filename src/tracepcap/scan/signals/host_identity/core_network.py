@@ -15,6 +15,8 @@ from ....extract.kinds import INITIATED, SERVED
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (INITIATED, SERVED)  # it votes only from these: not run for a host with none
+
 WEIGHT = 45  # above an announced service: a PFCP peer is a core function, nothing else
 EITHER_END = {"udp/8805": "PFCP", "udp/2123": "GTP-C", "tcp/3868": "Diameter", "sctp/3868": "Diameter"}
 ANSWERED_ONLY = {"sctp/38412": "NGAP", "sctp/36412": "S1AP"}

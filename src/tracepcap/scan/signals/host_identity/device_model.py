@@ -15,6 +15,8 @@ from ....extract.kinds import DEVICE_MODEL
 from ...context import Fact, HostFacts
 from ...vote import Vote
 
+READS = (DEVICE_MODEL,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 30
 
 

@@ -11,6 +11,8 @@ from ....extract.kinds import LLDP_CAPABILITIES, LLDP_PLATFORM
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (LLDP_CAPABILITIES, LLDP_PLATFORM)  # it votes only from these: not run for a host with none
+
 WEIGHT = 70
 ALSO_ROUTES_WEIGHT = 35  # a bridge that also routes (a layer-3 switch) is a switch first
 # capability (as lldp-capabilities facts name them) -> device type, most specific first:

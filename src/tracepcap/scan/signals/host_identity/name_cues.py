@@ -20,6 +20,8 @@ from ...context import Fact, HostFacts
 from ...names import SELF_SOURCES
 from ...vote import Vote
 
+READS = (HOSTNAME_CLAIM,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 20
 
 

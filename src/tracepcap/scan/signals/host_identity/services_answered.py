@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ....extract.kinds import HTTP_SERVER
+from ....extract.kinds import HTTP_SERVER, SERVED
 from ...context import HostFacts
 from ...knowledge import appliance
 from ...vote import Vote
+
+READS = (SERVED,)  # it votes only from these: not run for a host with none
 
 # service port -> (service name, device type)
 SERVICES = {

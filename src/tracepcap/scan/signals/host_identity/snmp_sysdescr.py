@@ -11,6 +11,8 @@ from ....extract.kinds import SNMP_SYSDESCR
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (SNMP_SYSDESCR,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 45
 # (pattern on the lower-cased sysDescr, device type); the first match wins, so the more
 # specific kinds come before the switch and router families their vendors also make

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import TTL
 from ...context import HostFacts, initial_ttl
 from ...vote import Vote
 from ..os_family.ttl import names_nothing
+
+READS = (TTL,)  # it votes only from these: not run for a host with none
 
 NETWORK_WEIGHT = 20
 WINDOWS_WEIGHT = 10

@@ -25,6 +25,8 @@ from ...context import HostFacts
 from ...knowledge import knowledge
 from ...vote import Vote
 
+READS = (USER_AGENT,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 20
 # Device Detector's device types -> our device type, and how a reason names the class
 CLASSES = {

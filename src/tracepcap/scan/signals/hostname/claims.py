@@ -12,6 +12,8 @@ from ...context import Fact, HostFacts
 from ...names import CERTIFICATE_SOURCES, SELF_SOURCES, name_key, specificity
 from ...vote import Vote
 
+READS = (HOSTNAME_CLAIM,)  # it votes only from these: not run for a host with none
+
 CERTIFICATE_WEIGHT, SELF_WEIGHT, THIRD_PARTY_WEIGHT = 45, 30, 12
 MAX_REPETITION_BONUS = 3
 SAYS = {  # how a reason names each source

@@ -13,6 +13,8 @@ from ...names import CERTIFICATE_SOURCES, SELF_SOURCES, name_key, same_name
 from ...vote import Vote
 from .claims import display_names
 
+READS = (HOSTNAME_CLAIM,)  # it votes only from these: not run for a host with none
+
 DISPUTE_WEIGHT = -20
 
 

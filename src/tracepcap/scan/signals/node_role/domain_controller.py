@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ....extract.facts import Grade
+from ....extract.kinds import SERVED
 from ...context import HostFacts
 from ...vote import Vote
+
+READS = (SERVED,)  # it votes only from these: not run for a host with none
 
 WEIGHT = 70
 KERBEROS, LDAP = ("tcp/88", "udp/88"), ("tcp/389", "udp/389", "tcp/636", "tcp/3268")

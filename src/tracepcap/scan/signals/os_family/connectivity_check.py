@@ -17,6 +17,8 @@ from ....extract.kinds import DNS_QUERY
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (DNS_QUERY,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 20
 PROBES = {
     "www.msftconnecttest.com": ("Windows", "Windows' connectivity indicator (NCSI) probe"),

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import DEVICE_MODEL
 from ...context import HostFacts
 from ...vote import Vote
 from ..host_identity.device_model import WEIGHT, models, reason
+
+READS = (DEVICE_MODEL,)  # it votes only from these: not run for a host with none
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:

@@ -12,6 +12,8 @@ from ....extract.kinds import DHCP_PARAMETER_LIST
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (DHCP_PARAMETER_LIST,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 20
 # option 55 as sent, codes in order -> (families, whose DHCP client)
 PARAMETER_LISTS = {

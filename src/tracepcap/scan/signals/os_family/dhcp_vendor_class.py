@@ -12,6 +12,8 @@ from ....extract.kinds import DHCP_VENDOR_CLASS
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (DHCP_VENDOR_CLASS,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 20
 # vendor class prefix -> (family, whose client); first match wins
 VENDOR_CLASSES = (

@@ -12,6 +12,8 @@ from ....extract.kinds import HTTP_SERVER
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (HTTP_SERVER,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 20
 # token in the header (lower case) -> (family, what it names); first match wins
 SERVER_TOKENS = (

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import HOSTNAME_CLAIM
 from ...context import HostFacts
 from ...vote import Vote
 from ..host_identity.name_cues import WEIGHT, cues, reason
+
+READS = (HOSTNAME_CLAIM,)  # it votes only from these: not run for a host with none
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:

@@ -13,6 +13,8 @@ from ....extract.kinds import OS_VERSION
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (OS_VERSION,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 30  # the host describes its own OS to a peer: strong, but only a claim
 # pattern (case-insensitive, whole word) -> family; first match wins
 OS_NAMES = ((re.compile(r"\bwindows\b", re.I), "Windows"), (re.compile(r"\b(darwin|mac ?os)", re.I), "macOS"),

@@ -12,6 +12,8 @@ from ....extract.kinds import SSH_BANNER
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (SSH_BANNER,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 25  # the host's own server software, rarely rewritten; still only what it says
 # token in the banner (lower case) -> (family, what it names); first match wins
 BANNER_TOKENS = (

@@ -21,6 +21,8 @@ from ...context import Fact, HostFacts, initial_ttl
 from ...p0f import Database, Signature, database, split_signature
 from ...vote import Vote
 
+READS = (TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE)  # it votes only from these: not run for a host with none
+
 WEIGHT = 40  # measured from the packets themselves: outweighs any one thing a host says
 LINUX_KERNEL, APPLE = ("Linux", "Android", "ChromeOS"), ("macOS", "iOS")
 # p0f's system names -> the os-family labels that run that stack, and the stack in words

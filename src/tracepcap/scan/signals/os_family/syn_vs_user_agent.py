@@ -13,6 +13,8 @@ from ...vote import Vote
 from .syn_signature import stacks as measured_stacks
 from .user_agent import reported_family
 
+READS = (USER_AGENT,)  # it votes only from these: not run for a host with none
+
 
 def vote(host: HostFacts) -> Iterator[Vote]:
     user_agents = host.facts(USER_AGENT)

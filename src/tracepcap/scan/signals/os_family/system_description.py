@@ -15,6 +15,8 @@ from ....extract.kinds import LLDP_PLATFORM, LLDP_SOFTWARE, SNMP_SYSDESCR
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (SNMP_SYSDESCR, LLDP_SOFTWARE, LLDP_PLATFORM)  # it votes only from these: not run for a host with none
+
 WEIGHT = 30  # the device's own agent describing its system: strong, but only a claim
 KINDS = (SNMP_SYSDESCR, LLDP_SOFTWARE, LLDP_PLATFORM)
 # what a reason calls each (kind, source): LLDP and CDP share the lldp-* kinds

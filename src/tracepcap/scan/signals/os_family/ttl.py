@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import TTL
 from ...context import HostFacts, initial_ttl
 from ...knowledge import appliance
 from ...vote import Vote
+
+READS = (TTL,)  # it votes only from these: not run for a host with none
 
 WEIGHT = 10
 FAMILIES = {128: ("Windows", "the Windows default"),

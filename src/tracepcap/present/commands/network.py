@@ -1,0 +1,110 @@
+"""`tracepcap network create|list|add|remove|show|changes`: series of captures of one site."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ...adjudicate import networks
+from ...adjudicate.actor import SYSTEM_ACTOR
+from ...adjudicate.registry import get_registry
+from ...ingest import find_capture
+from ...store import open_database
+from ..read.networks import change_documents, inventory, network_detail, network_fields, networks as read_networks
+from . import ExitCode, settings_for
+
+
+def _with_session(args: argparse.Namespace, work):
+    settings = settings_for(args)
+    db = open_database(settings.database_url)
+    try:
+        with db.session(write=True) as s:
+            return work(s)
+    finally:
+        db.dispose()
+
+
+def cmd_network_create(args: argparse.Namespace) -> ExitCode:
+    network = _with_session(args, lambda s: network_fields(networks.create_network(s, args.name, actor=SYSTEM_ACTOR)))
+    print(json.dumps(network, default=str, indent=2) if args.json else f"network {network['id']}  {network['name']}")
+    return ExitCode.OK
+
+
+def cmd_network_list(args: argparse.Namespace) -> ExitCode:
+    rows = _with_session(args, read_networks)
+    if args.json:
+        print(json.dumps(rows, default=str, indent=2))
+    for n in [] if args.json else rows:
+        print(f"{n['id']}  {n['name']}  {n['captures']} captures")
+    return ExitCode.OK
+
+
+def cmd_network_add(args: argparse.Namespace) -> ExitCode:
+    def work(s):
+        network = networks.find_network(s, args.name)
+        networks.add_capture(s, get_registry(), network, find_capture(s, args.capture).id, actor=SYSTEM_ACTOR)
+        return network_detail(s, network)
+    _print_network(_with_session(args, work), args.json)
+    return ExitCode.OK
+
+
+def cmd_network_remove(args: argparse.Namespace) -> ExitCode:
+    def work(s):
+        network = networks.find_network(s, args.name)
+        networks.remove_capture(s, get_registry(), network, find_capture(s, args.capture).id, actor=SYSTEM_ACTOR)
+        return network_detail(s, network)
+    _print_network(_with_session(args, work), args.json)
+    return ExitCode.OK
+
+
+def _print_network(detail: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(detail, default=str, indent=2))
+        return
+    print(f"network {detail['id']}  {detail['name']}  {detail['captures']} captures")
+    for c in detail["capture_list"]:
+        print(f"  {c['position'] + 1}. {c['id']}  {c['name']}  {c['status']}")
+
+
+def cmd_network_show(args: argparse.Namespace) -> ExitCode:
+    def work(s):
+        network = networks.find_network(s, args.name)
+        return network_detail(s, network) | {"inventory": inventory(s, network, 0, args.limit)}
+    detail = _with_session(args, work)
+    if args.json:
+        print(json.dumps(detail, default=str, indent=2))
+        return ExitCode.OK
+    _print_network(detail, False)
+    print(f"devices: {detail['inventory']['total']}")
+    for row in detail["inventory"]["rows"]:
+        held = ", ".join(row["addresses"] + [m for m in row["macs"] if row["entity_key"] not in row["addresses"]])
+        print(f"  {row['entity_key']}{f' ({held})' if held and held != row['entity_key'] else ''}  "
+              f"first seen {row['first_seen']}  last seen {row['last_seen']}")
+        for question, a in row["answers"].items():
+            if a["state"] == "machine":
+                continue
+            extra = f" ({a['note']})" if a.get("note") else ""
+            stale = f"  STALE since {a['stale_since']}: {a['moved']}" if a["state"] == "stale" else ""
+            print(f"    {question}: {a['label']}  [{a['state']}, by {a.get('author')}]{extra}{stale}")
+    return ExitCode.OK
+
+
+def cmd_network_changes(args: argparse.Namespace) -> ExitCode:
+    def work(s):
+        network = networks.find_network(s, args.name)
+        return network_detail(s, network), change_documents(s, network.id)
+    detail, events = _with_session(args, work)
+    if args.json:
+        print(json.dumps(events, default=str, indent=2))
+        return ExitCode.OK
+    current = None
+    for e in events:
+        if e["capture_id"] != current:
+            current = e["capture_id"]
+            print(f"{e['previous_name']} -> {e['capture_name']}")
+        frames = f"  frames {', '.join(map(str, e['frames'][:8]))}" if e["frames"] else ""
+        reviewed = f"  (reviewed by {e['reviewed_by']})" if e["reviewed"] else ""
+        print(f"  [{e['severity']}] {e['kind']}: {e['summary']}{frames}{reviewed}")
+    if not events:
+        print(f"no changes between the {detail['captures']} captures of {detail['name']}")
+    return ExitCode.OK

@@ -1,0 +1,97 @@
+"""Signals that declare the fact kinds they vote from (`READS`) are not run for a host holding
+none of them, and skipping them changes no vote: every capture here is scanned with the
+declarations honoured and with them ignored, and the votes (and the answers handed to later
+questions) must be the same."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from tracepcap.adjudicate.actor import SYSTEM_ACTOR
+from tracepcap.adjudicate.registry import get_registry
+from tracepcap.adjudicate.runner import machine_answer
+from tracepcap.analysis import analyze
+from tracepcap.extract.kinds import SSH_BANNER, USER_AGENT
+from tracepcap.ingest import store_file
+from tracepcap.scan import run
+from tracepcap.scan.context import CaptureContext
+from tracepcap.scan.signals import reads_of
+from tracepcap.settings import Settings
+from tracepcap.store import open_database
+from tracepcap.testing.demo import build_demo_office
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory, captures):
+    """(database, capture ids) of the shared captures, a few real device captures and the demo
+    office, each analysed once."""
+    data = tmp_path_factory.mktemp("reads")
+    settings = Settings(data_dir=data, database_url=f"sqlite:///{data / 'db.sqlite3'}")
+    db = open_database(settings.database_url)
+    real = captures / "real"
+    devices = sorted(real.glob("iot-sentinel/*/Setup-A-1-STA.pcap"))[:6]
+    hubs = sorted(real.glob("campos/*.pcap"))
+    assert len(devices) == 6 and hubs, f"the real captures are expected in {real}"
+    paths = sorted(captures.glob("*.pcap*")) + devices + hubs + [build_demo_office(data / "demo-office.pcap")]
+    ids = []
+    for path in paths:
+        with db.session() as s:
+            capture, _ = store_file(s, settings.capture_dir, path, uploaded_by=SYSTEM_ACTOR.name,
+                                       max_bytes=settings.max_capture_bytes)
+            ids.append(capture.id)
+        analyze(db, settings, ids[-1])
+    yield db, ids
+    db.dispose()
+
+
+def scan_rows(db, capture_id: str) -> tuple[list[dict], dict]:
+    registry = get_registry()
+    with db.session() as s:
+        context = CaptureContext.load(s, capture_id)
+        rows = list(run._votes(context, registry.signals(), run.ScanReport(), machine_answer(registry)))
+    return rows, context.answers
+
+
+def test_skipping_by_declared_kinds_changes_no_vote(analysed, monkeypatch):
+    db, ids = analysed
+    honoured = [scan_rows(db, i) for i in ids]
+    monkeypatch.setattr(run, "reads_of", lambda signal: frozenset())
+    ignored = [scan_rows(db, i) for i in ids]
+    assert sum(len(rows) for rows, _ in honoured) > 100  # the captures voted
+    for capture_id, with_skip, without in zip(ids, honoured, ignored):
+        assert with_skip == without, capture_id
+
+
+def test_most_signals_declare_what_they_read():
+    signals = [s for question in get_registry().signals().values() for s in question]
+    declared = [s for s in signals if reads_of(s)]
+    assert len(declared) >= len(signals) * 2 // 3
+    assert all(kind.islower() and "-" in kind or kind.isalpha() for s in declared for kind in reads_of(s))
+
+
+def test_a_signal_is_asked_only_of_hosts_holding_a_kind_it_reads(analysed, monkeypatch):
+    db, ids = analysed
+    asked: dict[str, list[str]] = {"reads": [], "plain": []}
+
+    def reads_user_agent(host):
+        asked["reads"].append(host.key)
+        return iter(())
+    reads_user_agent.reads = (USER_AGENT, SSH_BANNER)
+
+    def reads_anything(host):
+        asked["plain"].append(host.key)
+        return iter(())
+    monkeypatch.setattr(sys.modules[run.__name__], "signal_name", lambda signal: signal.__name__)
+    skipped = 0
+    with db.session() as s:
+        for capture_id in ids:
+            context = CaptureContext.load(s, capture_id)
+            list(run._votes(context, {"os-family": (reads_user_agent, reads_anything)}, run.ScanReport()))
+            holding = [e.key for e in context.entities
+                       if context.entity(e).facts(USER_AGENT) or context.entity(e).facts(SSH_BANNER)]
+            assert asked["reads"] == holding
+            assert asked["plain"] == [e.key for e in context.entities]
+            skipped += len(context.entities) - len(holding)
+            asked["reads"].clear(), asked["plain"].clear()
+    assert skipped > 0
