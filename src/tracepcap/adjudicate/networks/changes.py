@@ -1,4 +1,4 @@
-"""Changes between consecutive captures of a network, as typed events with a severity and
+"""Changes between a capture of a network and what came before it (baseline.py keeps the history), as typed events with a severity and
 the frames that witness them: device appeared / disappeared, address moved to another MAC,
 gateway changed, answer changed, new service served, new application used, new tunnel endpoint,
 new cleartext login, traffic peak, new finding. Computed from what each capture's analysis
@@ -17,13 +17,14 @@ import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ...extract.kinds import CREDENTIAL, INITIATED, IP_MAC_BINDING, MAC, SERVED, TUNNEL_ENDPOINT
+from ...extract.kinds import (APPLICATION_USED, CREDENTIAL, INITIATED, IP_MAC_BINDING, MAC, OUI_VENDOR, SERVED,
+                              TUNNEL_ENDPOINT)
 from ...extract.mac_keys import mac_key
 from ...store.models import (Capture, ChangeReview, Conversation, Entity, EntityMember, Finding, Locality,
-                             NetworkCapture, NetworkChange, ObservationRow, VerdictRow)
+                             NetworkChange, ObservationRow, VerdictRow)
 from ..actor import Actor
 from ..annotations.audit import AuditAction, record, utc_now
 from ..contract import Basis
@@ -100,6 +101,7 @@ class Snapshot:
     largest: dict[str, tuple[int, str, int, int]] = field(default_factory=dict)
     # entity -> (bytes, peer, bytes the device sent, first frame) of its largest conversation pair
     holder: dict[str, str] = field(default_factory=dict)  # address -> the entity holding it
+    vendors: dict[str, str] = field(default_factory=dict)  # device -> its MAC's registry vendor
 
 
 def snapshot(session: Session, capture: Capture, *, answers_only: bool = False,
@@ -122,7 +124,7 @@ def snapshot(session: Session, capture: Capture, *, answers_only: bool = False,
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value, func.min(ObservationRow.first_frame)).where(
             ObservationRow.capture_id == cid, ObservationRow.kind.in_(
                 [IP_MAC_BINDING.name, SERVED.name, TUNNEL_ENDPOINT.name, CREDENTIAL.name, MAC.name,
-                 INITIATED.name])).group_by(
+                 INITIATED.name, APPLICATION_USED.name, OUI_VENDOR.name])).group_by(
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value)):
         entity = key_of(member, member)  # facts are held per address or MAC: gathered onto the device
         if kind == INITIATED.name:
@@ -130,6 +132,17 @@ def snapshot(session: Session, capture: Capture, *, answers_only: bool = False,
                 was = snap.applications[entity].get(app)
                 if was is None or frame < was[1]:
                     snap.applications[entity][app] = (value, frame)
+            continue
+        if kind == APPLICATION_USED.name:  # "BitTorrent DHT udp/6881": recognised by its payload
+            app, _, port = value.rpartition(" ")
+            app = app or value
+            was = snap.applications[entity].get(app)
+            if was is None or frame < was[1]:
+                snap.applications[entity][app] = (port, frame)
+            continue
+        if kind == OUI_VENDOR.name:
+            if value:
+                snap.vendors.setdefault(entity, value)
             continue
         snap.first_frame[entity] = min(frame, snap.first_frame.get(entity, frame))
         if kind == IP_MAC_BINDING.name:
@@ -378,61 +391,6 @@ def _size(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.1f} {unit}"
     return f"{n} B"
-
-
-def recompute(session: Session, network_id: str, captures: list[Capture], stale: set[str] = frozenset(),
-              answers_of: dict[str, set[str] | None] | None = None) -> int:
-    """Keep one set of changes per consecutive pair: pairs no longer consecutive go, pairs
-    involving a capture in `stale` (re-analysed) are recomputed, missing pairs computed.
-    `answers_of`: capture -> the entities (None: all) whose answers a human action or the
-    carry-forward changed there; the answer-changed events of the pairs around it are
-    recomputed for those entities only. Returns how many pairs were computed."""
-    pairs = list(zip(captures, captures[1:]))
-    wanted = {(a.id, b.id) for a, b in pairs}
-    members = {m.capture_id: m for m in session.scalars(select(NetworkCapture).where(
-        NetworkCapture.network_id == network_id))}
-    stored = {(prev, cur) for prev, cur in session.execute(select(
-        NetworkChange.previous_id, NetworkChange.capture_id).where(NetworkChange.network_id == network_id).distinct())}
-    # a pair with no events is remembered by its later capture's `changes_from`
-    stored |= {(m.changes_from, cid) for cid, m in members.items() if m.changes_from}
-    for prev, cur in list(stored):
-        if (prev, cur) not in wanted or prev in stale or cur in stale:
-            session.execute(delete(NetworkChange).where(NetworkChange.network_id == network_id,
-                                                        NetworkChange.previous_id == prev,
-                                                        NetworkChange.capture_id == cur))
-            stored.discard((prev, cur))
-            if cur in members and members[cur].changes_from == prev:
-                members[cur].changes_from = None
-    snaps: dict[str, Snapshot] = {}
-
-    def snap(c: Capture) -> Snapshot:
-        if c.id not in snaps:
-            snaps[c.id] = snapshot(session, c)
-        return snaps[c.id]
-    computed = 0
-    for a, b in pairs:
-        if (a.id, b.id) in stored:
-            continue
-        events = diff(snap(a), snap(b))
-        session.add_all(NetworkChange(network_id=network_id, capture_id=b.id, previous_id=a.id, **e) for e in events)
-        members[b.id].changes_from = a.id
-        computed += 1
-    for a, b in pairs:
-        if (a.id, b.id) not in stored or not answers_of or (a.id not in answers_of and b.id not in answers_of):
-            continue
-        scopes = [answers_of[c] for c in (a.id, b.id) if c in answers_of]
-        entities = None if any(e is None for e in scopes) else set().union(*scopes)
-        gone = delete(NetworkChange).where(NetworkChange.network_id == network_id, NetworkChange.previous_id == a.id,
-                                           NetworkChange.capture_id == b.id,
-                                           NetworkChange.kind == ChangeKind.ANSWER_CHANGED)
-        if entities is not None:
-            gone = gone.where(NetworkChange.entity_key.in_(sorted(entities)))
-        session.execute(gone)
-        events = answer_changes(snapshot(session, a, answers_only=True, entities=entities),
-                                snapshot(session, b, answers_only=True, entities=entities))
-        session.add_all(NetworkChange(network_id=network_id, capture_id=b.id, previous_id=a.id, **e) for e in events)
-    session.flush()
-    return computed
 
 
 def mark_reviewed(session: Session, network_id: str, change_id: int, *, actor: Actor) -> NetworkChange:
