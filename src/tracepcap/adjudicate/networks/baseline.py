@@ -32,6 +32,9 @@ HIGH_TUNNELS = ("wireguard", "openvpn", "ike", "esp", "l2tp", "gre", "vxlan", "t
 HIGH_APPLICATION_WORDS = ("bittorrent", "tor", "telnet", "ftp", "tftp", "rlogin", "rsh", "rexec", "irc", "wireguard",
                           "openvpn", "ipsec", "ike", "vnc")
 
+VPN_TUNNELS = frozenset(("wireguard", "openvpn", "ike", "esp", "l2tp"))
+VPN_APPLICATION_WORDS = ("wireguard", "openvpn", "ike", "ipsec", "l2tp", "pptp")
+
 
 @dataclass
 class History:
@@ -58,7 +61,7 @@ class History:
     previous: Snapshot | None = None
 
     def usual(self, device: str) -> bool:
-        return self.captures >= 2 and self.presence.get(device, 0) >= max(2, USUAL_SHARE * self.captures)
+        return self.presence.get(device, 0) >= max(1, USUAL_SHARE * self.captures)
 
     def add(self, snap: Snapshot) -> None:
         """`snap` joins the history (the next capture is compared with it and all before)."""
@@ -130,19 +133,22 @@ def changes(history: History, after: Snapshot) -> list[dict]:
                       and classes[entity] not in history.classes]
             if novel:
                 add(ChangeKind.APPEARED, "medium", entity, "new-kind", name, frame,
-                    {"locality": after.devices[entity], "never_seen": novel},
+                    {"locality": after.devices[entity], "never_seen": novel, "addresses": named.get(entity, [])},
                     label=f"{name} ({', '.join(novel)} never seen on this network)")
             else:
-                add(ChangeKind.APPEARED, "low", entity, "new", name, frame, {"locality": after.devices[entity]})
+                add(ChangeKind.APPEARED, "low", entity, "new", name, frame,
+                    {"locality": after.devices[entity], "addresses": named.get(entity, [])})
         elif entity not in before.devices and not history.usual(entity):
             pass  # a device that comes and goes: its coming back is its pattern, not news
         elif entity not in before.devices:
             add(RETURNED, "low", entity, "device", name, frame,
-                {"of": "device", "last_seen": history.last_seen.get(entity)})
+                {"of": "device", "last_seen": history.last_seen.get(entity), "addresses": named.get(entity, [])})
+    named_before = _addresses(before)
     for entity in sorted(set(before.devices) - set(after.devices)):
         if history.usual(entity):
-            add(ChangeKind.DISAPPEARED, "low", entity, "usual", _name(entity, _addresses(before)), [],
-                {"seen_in": history.presence.get(entity), "of": history.captures})
+            add(ChangeKind.DISAPPEARED, "low", entity, "usual", _name(entity, named_before), [],
+                {"seen_in": history.presence.get(entity), "of": history.captures,
+                 "addresses": named_before.get(entity, [])})
     # a new MAC claiming a known address
     for ip, macs in sorted(after.bindings.items()):
         known = history.bindings.get(ip)
@@ -177,6 +183,8 @@ def changes(history: History, after: Snapshot) -> list[dict]:
              "entities": [sorted(before.gateway_entities), sorted(after.gateway_entities)], "returned": seen})
     # services served
     for entity, services in sorted(after.served.items()):
+        if entity not in after.devices:
+            continue  # a remote host serving something is the client's change, not the network's
         for service in sorted(set(services) - history.served.get(entity, set())):
             frame = [services[service]]
             if service not in history.services:
@@ -185,17 +193,20 @@ def changes(history: History, after: Snapshot) -> list[dict]:
             elif entity in history.presence:  # a known device serving what others here serve
                 add(ChangeKind.NEW_SERVICE, "low", entity, service, _name(entity, named), frame,
                     {"new": [service], "service": service, "known_on_network": True})
-    for entity in sorted(after.served):  # served before, not last time: returned
+    for entity in sorted(set(after.served) & set(after.devices)):  # served before, not last time: returned
         back = sorted((set(after.served[entity]) & history.served.get(entity, set()))
                       - set(before.served.get(entity, {})))
         if back and entity in before.devices:
             add(RETURNED, "low", entity, "service " + ",".join(back), _name(entity, named),
                 [after.served[entity][s] for s in back], {"of": "service", "what": back})
-    # applications used
+    # applications used (a VPN the device is a tunnel endpoint of here is the tunnel's event)
+    vpn_ends = {entity for entity, value in after.tunnels if _tunnel_kind(value) in VPN_TUNNELS}
     for entity, apps in sorted(after.applications.items()):
         if entity not in after.devices:
             continue
         for app in sorted(set(apps) - history.applications.get(entity, set())):
+            if entity in vpn_ends and any(w in app.lower() for w in VPN_APPLICATION_WORDS):
+                continue
             port, frame = apps[app]
             risky = app in HIGH_APPLICATIONS or any(w in app.lower() for w in HIGH_APPLICATION_WORDS)
             if app not in history.apps:
@@ -213,6 +224,8 @@ def changes(history: History, after: Snapshot) -> list[dict]:
                 [apps[a][1] for a in back], {"of": "application", "what": back})
     # tunnels and cleartext logins
     for (entity, value), frame in sorted(after.tunnels.items()):
+        if entity not in after.devices:
+            continue  # the far end of a device's tunnel
         if (entity, value) in history.tunnels:
             if (entity, value) not in before.tunnels:
                 add(RETURNED, "low", entity, "tunnel", _name(entity, named), [frame], {"of": "tunnel", "what": value})
