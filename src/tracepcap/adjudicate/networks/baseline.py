@@ -183,10 +183,12 @@ def changes(history: History, after: Snapshot) -> list[dict]:
              "entities": [sorted(before.gateway_entities), sorted(after.gateway_entities)], "returned": seen})
     # services served
     for entity, services in sorted(after.served.items()):
-        if entity not in after.devices:
-            continue  # a remote host serving something is the client's change, not the network's
         for service in sorted(set(services) - history.served.get(entity, set())):
             frame = [services[service]]
+            if entity not in after.devices:  # a remote server: the clients' change says more (low)
+                add(ChangeKind.NEW_SERVICE, "low", entity, f"{service} (remote)", entity, frame,
+                    {"new": [service], "service": service, "remote": True})
+                continue
             if service not in history.services:
                 add(ChangeKind.NEW_SERVICE, "medium", entity, service, _name(entity, named), frame,
                     {"new": [service], "service": service})
@@ -282,7 +284,7 @@ GROUP_TEXT = {
                                               f"{n} devices of a kind never seen on this network appeared"),
     ChangeKind.DISAPPEARED: lambda g, n: f"{n} usual devices are not in this capture",
     RETURNED: lambda g, n: f"{n} came back after an absence ({g})",
-    ChangeKind.NEW_SERVICE: lambda g, n: f"{n} devices serve {g}",
+    ChangeKind.NEW_SERVICE: lambda g, n: f"{n} {'remote hosts' if g.endswith('(remote)') else 'devices'} serve {g}",
     ChangeKind.NEW_APPLICATION: lambda g, n: f"{n} devices use {g}",
 }
 ONE_TEXT = {
@@ -291,7 +293,9 @@ ONE_TEXT = {
     ChangeKind.DISAPPEARED: lambda e: (f"{e['text']} is not in this capture (usual: in {e['detail']['seen_in']} of "
                                        f"{e['detail']['of']} earlier captures)"),
     RETURNED: lambda e: f"{e['text']} came back after an absence ({e['group']})",
-    ChangeKind.NEW_SERVICE: lambda e: (f"{e['text']} serves {e['group']}, new to this network" if e["severity"] != "low"
+    ChangeKind.NEW_SERVICE: lambda e: (f"remote host {e['text']} serves {e['detail']['service']}, first seen from here"
+                                       if e["detail"].get("remote") else
+                                       f"{e['text']} serves {e['group']}, new to this network" if e["severity"] != "low"
                                        else f"{e['text']} serves {e['group']} (known on this network, new for it)"),
 }
 LISTED = 12  # devices named in an aggregated event's summary (all are in its detail)
