@@ -6,7 +6,6 @@ the web pages read their own query strings."""
 from __future__ import annotations
 
 from fastapi import Request
-from fastapi.dependencies.utils import get_flat_dependant
 from fastapi.routing import APIRoute
 
 from ...errors import InvalidText
@@ -18,8 +17,12 @@ _TAKEN: dict[int, frozenset[str]] = {}
 def taken(route: APIRoute) -> frozenset[str]:
     """The query parameter names `route` (its dependencies included) declares."""
     if (names := _TAKEN.get(id(route))) is None:
-        flat = get_flat_dependant(route.dependant)
-        names = _TAKEN[id(route)] = frozenset(p.alias or p.name for p in flat.query_params)
+        found, todo = set(), [route.dependant]
+        while todo:  # the route's own parameters and those of every dependency under it
+            dependant = todo.pop()
+            found |= {p.alias or p.name for p in dependant.query_params}
+            todo.extend(dependant.dependencies)
+        names = _TAKEN[id(route)] = frozenset(found)
     return names
 
 
