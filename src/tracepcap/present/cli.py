@@ -267,23 +267,34 @@ def cmd_network_show(args: argparse.Namespace) -> ExitCode:
 
 
 def cmd_network_changes(args: argparse.Namespace) -> ExitCode:
+    """The summary (counts by kind and severity), then the high and medium changes; the low
+    ones (churn, behaviour that came back) with --all."""
+    from .read.change_summary import change_summary, summary_lines
+
     def work(s):
         network = networks.find_network(s, args.name)
-        return network_detail(s, network), change_documents(s, network.id)
-    detail, events = _with_session(args, work)
+        summary = change_summary(s, network.id, networks.ordered_captures(s, network.id))
+        return network_detail(s, network), change_documents(s, network.id), summary
+    detail, events, summary = _with_session(args, work)
     if args.json:
         print(json.dumps(events, default=str, indent=2))
         return ExitCode.OK
+    if not events:
+        print(f"no changes between the {detail['captures']} captures of {detail['name']}")
+        return ExitCode.OK
+    print("\n".join(summary_lines(summary)))
+    shown = events if args.all else [e for e in events if e["severity"] != "low"]
     current = None
-    for e in events:
+    for e in shown:
         if e["capture_id"] != current:
             current = e["capture_id"]
             print(f"{e['previous_name']} -> {e['capture_name']}")
         frames = f"  frames {', '.join(map(str, e['frames'][:8]))}" if e["frames"] else ""
         reviewed = f"  (reviewed by {e['reviewed_by']})" if e["reviewed"] else ""
         print(f"  [{e['severity']}] {e['kind']}: {e['summary']}{frames}{reviewed}")
-    if not events:
-        print(f"no changes between the {detail['captures']} captures of {detail['name']}")
+    if len(shown) < len(events):
+        print(f"{len(events) - len(shown)} low changes folded (devices coming and going, behaviour back after "
+              f"an absence): --all lists them")
     return ExitCode.OK
 
 
@@ -356,7 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
     network_parser("remove", "take a capture out of its network", cmd_network_remove, capture=True)
     network_parser("show", "the network's captures and inventory, with carried and stale answers",
                    cmd_network_show).add_argument("--limit", type=int, default=100, help="devices shown (default 100)")
-    network_parser("changes", "the changes between consecutive captures", cmd_network_changes)
+    network_parser("changes", "a summary of the changes against the network's history, then the high and medium "
+                   "ones", cmd_network_changes).add_argument("--all", action="store_true",
+                                                             help="list the low changes too")
 
     p = sub.add_parser("reaffirm", help="say a stale (or carried) human answer still holds here")
     _key_arguments(p)
