@@ -55,3 +55,21 @@ def test_the_same_change_on_many_devices_is_one_event_listing_them(office):
     smb = [e for e in by_week[1] if e["kind"] == "new-application" and "SMB" in e["summary"]]
     assert smb and all(e["severity"] == "low" for e in smb)
     assert max(len(e["detail"]["devices"]) for e in smb) > 1
+
+
+def test_a_history_kept_between_additions_gives_what_a_full_recomputation_gives(office):
+    from tracepcap.adjudicate.networks import baseline
+    ids, _ = series(office, range(4))  # each addition used the history the one before kept
+    with office.db.session() as s:
+        nid = networks.find_network(s, "site").id
+
+    def seen():
+        with office.db.session() as s:
+            return sorted((e["capture_id"], e["kind"], e["severity"], e["summary"])
+                          for e in read.change_documents(s, nid))
+    kept = seen()
+    assert baseline._HISTORY[nid][0][-1][0] == ids[-1]
+    baseline._HISTORY.clear()
+    with office.db.session(write=True) as s:  # as if every capture was re-analysed: all again
+        computed = baseline.recompute(s, nid, networks.ordered_captures(s, nid), set(ids))
+    assert computed == 3 and seen() == kept

@@ -329,6 +329,30 @@ def aggregate(raw: list[dict], pair: str) -> list[dict]:
     return out
 
 
+#: network -> (the captures a history holds, by id and analysis time; that history): adding a
+#: capture to a network reads the one capture, not all before it, in a process that computed
+#: the history before. Taken out while in use, put back when complete, so a failure leaves none.
+_HISTORY: dict[str, tuple[tuple, History]] = {}
+
+
+def _held(captures: list[Capture]) -> tuple:
+    return tuple((c.id, str(c.analyzed_at)) for c in captures)
+
+
+def _history(session: Session, network_id: str, captures: list[Capture]) -> History:
+    """The history of `captures` (in order): the cached one when it holds exactly them (its
+    last snapshot read again, since human answers there may have moved), else built."""
+    cached = _HISTORY.pop(network_id, None)
+    if cached is not None and cached[0] == _held(captures):
+        history = cached[1]
+        history.previous = snapshot(session, captures[-1])
+        return history
+    history = History()
+    for capture in captures:
+        history.add(snapshot(session, capture))
+    return history
+
+
 def recompute(session: Session, network_id: str, captures: list[Capture], stale: set[str] = frozenset(),
               answers_of: dict[str, set[str] | None] | None = None) -> int:
     """Keep one set of changes per capture after the first, each against the whole history
@@ -357,9 +381,7 @@ def recompute(session: Session, network_id: str, captures: list[Capture], stale:
                 members[cur].changes_from = None
     computed = 0
     if start < len(pairs):
-        history = History()
-        for capture in captures[:start + 1]:
-            history.add(snapshot(session, capture))
+        history = _history(session, network_id, captures[:start + 1])
         for a, b in pairs[start:]:
             snap = snapshot(session, b)
             events = changes(history, snap)
@@ -368,6 +390,7 @@ def recompute(session: Session, network_id: str, captures: list[Capture], stale:
             members[b.id].changes_from = a.id
             history.add(snap)
             computed += 1
+        _HISTORY[network_id] = (_held(captures), history)
     for a, b in pairs[:start]:
         if not answers_of or (a.id not in answers_of and b.id not in answers_of):
             continue
