@@ -321,7 +321,9 @@ def aggregate(raw: list[dict], pair: str) -> list[dict]:
             detail = {"devices": [e["entity_key"] for e in events], "items": [e["detail"] for e in events],
                       "count": len(events)}
             frames = [f for e in events for f in e["frames"]]
-        out.append({"kind": kind, "severity": severity, "entity_key": first["entity_key"], "summary": summary,
+        # an aggregated event names its devices in `detail.devices`, no one of them as its subject
+        subject = first["entity_key"] if len(events) == 1 else None
+        out.append({"kind": kind, "severity": severity, "entity_key": subject, "summary": summary,
                     "frames": sorted(set(frames))[:50], "detail": detail,
                     "signature": _signature(pair, kind, severity, group,
                                             ",".join(sorted(str(e["entity_key"]) for e in events)))})
