@@ -11,6 +11,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from ...adjudicate.networks import list_networks, ordered_captures
+from ...adjudicate.networks.baseline import RETURNED
 from ...adjudicate.networks.changes import ChangeKind
 from ...extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC
 from ...store.models import (Capture, ChangeReview, Entity, EntityMember, HumanOverride, Locality, Network,
@@ -188,7 +189,7 @@ def presence(session: Session, network: Network, offset: int = 0, limit: int = 1
                 EntityMember, (EntityMember.capture_id == NetworkChange.capture_id)
                 & (EntityMember.member == NetworkChange.entity_key)).where(
                 NetworkChange.network_id == network.id, EntityMember.entity_key.in_(page),
-                NetworkChange.kind != ChangeKind.APPEARED)):
+                NetworkChange.kind.notin_((ChangeKind.APPEARED, RETURNED)))):  # coming (back) is presence
             changed[device].add(position.get(cid, -1))
     rows = []
     for entity in page:
