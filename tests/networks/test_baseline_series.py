@@ -33,6 +33,11 @@ def test_eight_weeks_every_planted_event_ranked_and_the_noise_folded(office):
     # the laptop that comes and goes (weeks 1, 3, 4, 6, 8) is never an event after week 1's
     laptop = [e for week in by_week for e in week if "10.9.0.50" in e["summary"]]
     assert all(e["severity"] == "low" for e in laptop)
+    # new workstations of the office's vendor are low; the personal laptop, of a vendor the
+    # network never had, is medium
+    assert {e["severity"] for e in by_week[1] if e["kind"] == "device-appeared"} == {"low"}
+    personal = [e for e in by_week[2] if e["kind"] == "device-appeared" and "10.9.0.77" in e["summary"]]
+    assert [e["severity"] for e in personal] == ["medium"] and "never seen on this network" in personal[0]["summary"]
     # the personal laptop seen in week 3 is new then, and back in week 7 only "returned" (low)
     assert [e["kind"] for e in by_week[6] if "10.9.0.77" in e["summary"] and e["severity"] != "low"] == []
 

@@ -99,7 +99,8 @@ def _gateway(snap: Snapshot) -> tuple:
 
 
 def _vendors(snap: Snapshot) -> dict[str, str]:
-    return getattr(snap, "vendors", {}) or {}
+    """device -> its MAC's registry vendor."""
+    return snap.vendors
 
 
 def _classes(snap: Snapshot) -> dict[str, str]:
@@ -127,10 +128,11 @@ def changes(history: History, after: Snapshot) -> list[dict]:
         name = _name(entity, named)
         frame = [after.first_frame.get(entity)]
         if entity not in history.presence:
-            novel = [f"vendor {vendors[entity]}" for _ in (0,) if vendors.get(entity)
-                     and vendors[entity] not in history.vendors]
-            novel += [f"class {classes[entity]}" for _ in (0,) if classes.get(entity)
-                      and classes[entity] not in history.classes]
+            novel = []
+            if vendors.get(entity) and vendors[entity] not in history.vendors:
+                novel.append(f"vendor {vendors[entity]}")
+            if classes.get(entity) and classes[entity] not in history.classes:
+                novel.append(f"class {classes[entity]}")
             if novel:
                 add(ChangeKind.APPEARED, "medium", entity, "new-kind", name, frame,
                     {"locality": after.devices[entity], "never_seen": novel, "addresses": named.get(entity, [])},
