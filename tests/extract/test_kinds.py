@@ -106,7 +106,9 @@ def test_wire_names_and_grades_are_unchanged():
         # issue 15: topology by VLAN
         "vlan": Grade.MEASURED,
         # issue 25: the service types a host browses for over mDNS
-        "mdns-query": Grade.MEASURED}
+        "mdns-query": Grade.MEASURED,
+        # issue 27: applications by payload
+        "application-used": Grade.MEASURED}
 
 
 @pytest.mark.parametrize("module", reading_modules(), ids=lambda m: m.__name__)

@@ -1,4 +1,4 @@
-"""Changes between two captures read from the rows an analysis stores (entities, their member
+"""Changes of a capture against the one before it (its whole history) read from the rows an analysis stores (entities, their member
 names, facts on the members, conversations), written directly: a MAC claiming an address that no
 device owns appears as a device of its own; a device's facts on its IPv4 and IPv6 addresses are
 one device's; a traffic peak needs both the factor and the floor. SQLite and PostgreSQL."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from itertools import count
 
-from tracepcap.adjudicate.networks import changes
+from tracepcap.adjudicate.networks import baseline, changes
 from tracepcap.extract.mac_keys import mac_key
 from tracepcap.store.bulk import insert_rows
 from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, ObservationRow
@@ -55,7 +55,9 @@ def capture(session, n: int, *, shadow: bool = False, upload: int = 0, v6: bool 
 def events(db, before: dict, after: dict) -> list[dict]:
     with db.session(write=True) as s:
         a, b = capture(s, next(NUMBERS), **before), capture(s, next(NUMBERS), **after)
-        return changes.diff(changes.snapshot(s, a), changes.snapshot(s, b))
+        history = baseline.History()
+        history.add(changes.snapshot(s, a))
+        return baseline.changes(history, changes.snapshot(s, b))
 
 
 def test_a_mac_owning_no_address_but_claiming_one_appears_as_a_device(db):

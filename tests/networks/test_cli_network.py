@@ -41,3 +41,28 @@ def test_network_commands(cli, tmp_path):
     assert cli("network", "changes", "nowhere")[0] == 2
     code, out, _ = cli("network", "list")
     assert "hq  2 captures" in out
+
+
+def test_network_changes_opens_with_its_summary_and_folds_the_low_ones(cli, tmp_path):
+    """Issue 27: counts by severity, per capture and by kind first, then the high and medium
+    changes; the low ones are counted, and listed with --all."""
+    from support.office_weeks import series_week
+    assert cli("network", "create", "office")[0] == 0
+    for n in range(3):
+        code, _, err = cli("analyze", write_week(tmp_path / f"s{n}.pcap", n, series_week(n)), "--network", "office")
+        assert code == 0, err
+    code, out, _ = cli("network", "changes", "office", "--json")
+    events = json.loads(out)
+    low = [e for e in events if e["severity"] == "low"]
+    top = [e for e in events if e["severity"] != "low"]
+    assert low and top
+    code, out, _ = cli("network", "changes", "office")
+    lines = out.splitlines()
+    high, medium = (sum(e["severity"] == s for e in events) for s in ("high", "medium"))
+    assert lines[0] == f"{high} high, {medium} medium, {len(low)} low (folded) over 2 captures after the first"
+    assert lines[1].startswith("  s1.pcap: ") and lines[3].startswith("by kind: ")
+    assert "new-tunnel 1/0/0" in lines[3] or "new-tunnel 1/" in lines[3]
+    assert sum(line.startswith("  [") for line in lines) == len(top)
+    assert "[low]" not in out and f"{len(low)} low changes folded" in out
+    code, out, _ = cli("network", "changes", "office", "--all")
+    assert sum(line.startswith("  [") for line in out.splitlines()) == len(events)

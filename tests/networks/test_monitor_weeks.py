@@ -141,3 +141,31 @@ def test_a_later_week_where_the_gateway_changed_mac_makes_the_carried_answer_sta
     finally:
         with db.session(write=True) as s:
             networks.remove_capture(s, get_registry(), networks.find_network(s, network_id), w5, actor=SYSTEM_ACTOR)
+
+
+def test_the_weeks_against_the_network_history_rank_what_matters_and_fold_the_churn(office):
+    """Issue 27 on the real weeks: the planted changes are high in their week, week 1's IMAP
+    login coming back in week 4 is "returned" (low), the workstations' churn and SMB use are
+    one low event each, and no week shows more than 15 top-level (high or medium) events."""
+    db, _, network_id, (w1, w2, w4) = office
+    with db.session() as s:
+        events = read.change_documents(s, network_id)
+    week = {w1: [], w2: [], w4: []}
+    for e in events:
+        week[e["capture_id"]].append(e)
+    assert week[w1] == []
+
+    def high(cid, kind, *texts):
+        return [e for e in week[cid] if e["kind"] == kind and e["severity"] == "high"
+                and all(t in e["summary"] for t in texts)]
+    assert high(w2, "new-tunnel", "10.0.4.20", "wireguard")
+    assert high(w4, "gateway-changed") and high(w4, "new-cleartext-login", "ftp")
+    assert high(w4, "new-cleartext-login", "telnet") and high(w4, "new-application", "10.0.4.20", "BitTorrent DHT")
+    imap = [e for e in week[w4] if "imap" in e["summary"].lower()]
+    assert imap and {(e["kind"], e["severity"]) for e in imap} == {("returned", "low")}
+    for cid in (w2, w4):
+        top = [e for e in week[cid] if e["severity"] in ("high", "medium")]
+        assert len(top) <= 15, [e["summary"] for e in top]
+        churn = [e for e in week[cid] if e["kind"] in ("device-disappeared", "device-appeared")
+                 and e["severity"] == "low"]
+        assert len(churn) <= 2 and all(len(e["detail"]["devices"]) > 1 for e in churn)

@@ -24,6 +24,8 @@ TUNNEL_ENDPOINT = FactKind("tunnel-endpoint", Grade.MEASURED)  #: the outer end 
 # traffic
 SERVED = FactKind("served", Grade.MEASURED)  #: "tcp/443": a port it answered on
 INITIATED = FactKind("initiated", Grade.MEASURED)  #: "tcp/22": a port it opened connections to
+#: "BitTorrent DHT udp/6881": an application recognised by its payload, on the client, any port
+APPLICATION_USED = FactKind("application-used", Grade.MEASURED)
 TCP_SYN_SIGNATURE = FactKind("tcp-syn-signature", Grade.MEASURED)  #: window:mss:scale:options
 TCP_SYNACK_SIGNATURE = FactKind("tcp-synack-signature", Grade.MEASURED)  #: the same, of its SYN+ACKs
 TLS_CLIENT_FINGERPRINT = FactKind("tls-client-fingerprint", Grade.MEASURED)  #: JA3 / JA4

@@ -109,7 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     network_parser("remove", "take a capture out of its network", "network:cmd_network_remove", capture=True)
     network_parser("show", "the network's captures and inventory, with carried and stale answers",
                    "network:cmd_network_show").add_argument("--limit", type=int, default=100, help="devices shown (default 100)")
-    network_parser("changes", "the changes between consecutive captures", "network:cmd_network_changes")
+    network_parser("changes", "a summary of the changes against the network's history, then the high and medium "
+                   "ones", "network:cmd_network_changes").add_argument("--all", action="store_true",
+                                                                      help="list the low changes too")
 
     p = sub.add_parser("reaffirm", help="say a stale (or carried) human answer still holds here")
     _key_arguments(p)

@@ -22,7 +22,7 @@ from ..annotations.staleness import identity_facts
 from ..contract import Key, Verdict
 from ..registry import Registry
 from ..runner import rerun, rerun_many, stored_verdict
-from . import carry, changes
+from . import baseline, carry, changes
 from .membership import (attach, create_network, detach, find_network, list_networks, network_of,
                          ordered_captures)
 
@@ -39,7 +39,7 @@ def refresh(session: Session, registry: Registry, network_id: str, *, reanalysed
     answers_of: dict[str, set[str] | None] = {}
     for key in touched | ({answered} if answered is not None else set()):
         answers_of.setdefault(key.capture_id, set()).add(key.entity_key)
-    changes.recompute(session, network_id, captures, set(reanalysed), answers_of)
+    baseline.recompute(session, network_id, captures, set(reanalysed), answers_of)
     return touched
 
 

@@ -1,9 +1,8 @@
-"""Changes between consecutive captures of a network, as typed events with a severity and
-the frames that witness them: device appeared / disappeared, address moved to another MAC,
-gateway changed, answer changed, new service served, new application used, new tunnel endpoint,
-new cleartext login, traffic peak, new finding. Computed from what each capture's analysis
-stored (entities, facts, conversations, verdicts, findings) and kept per pair of captures, so
-adding a capture computes one pair.
+"""What one capture of a network shows, as far as changes are concerned (`snapshot`), the
+change kinds, and the answer-changed events between two captures. The events themselves -
+device appeared / disappeared / returned, address moved to another MAC, gateway changed, new
+service served, new application used, new tunnel endpoint, new cleartext login, traffic peak,
+new finding - are computed against the network's whole history in `baseline.py`.
 
 The subject of an event is the device (its entity key: `mac-..` for an on-link device, the
 address for a remote or routed host): a device's facts are held per address or MAC (its
@@ -17,13 +16,14 @@ import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ...extract.kinds import CREDENTIAL, INITIATED, IP_MAC_BINDING, MAC, SERVED, TUNNEL_ENDPOINT
+from ...extract.kinds import (APPLICATION_USED, CREDENTIAL, INITIATED, IP_MAC_BINDING, MAC, OUI_VENDOR, SERVED,
+                              TUNNEL_ENDPOINT)
 from ...extract.mac_keys import mac_key
 from ...store.models import (Capture, ChangeReview, Conversation, Entity, EntityMember, Finding, Locality,
-                             NetworkCapture, NetworkChange, ObservationRow, VerdictRow)
+                             NetworkChange, ObservationRow, VerdictRow)
 from ..actor import Actor
 from ..annotations.audit import AuditAction, record, utc_now
 from ..contract import Basis
@@ -100,6 +100,7 @@ class Snapshot:
     largest: dict[str, tuple[int, str, int, int]] = field(default_factory=dict)
     # entity -> (bytes, peer, bytes the device sent, first frame) of its largest conversation pair
     holder: dict[str, str] = field(default_factory=dict)  # address -> the entity holding it
+    vendors: dict[str, str] = field(default_factory=dict)  # device -> its MAC's registry vendor
 
 
 def snapshot(session: Session, capture: Capture, *, answers_only: bool = False,
@@ -122,7 +123,7 @@ def snapshot(session: Session, capture: Capture, *, answers_only: bool = False,
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value, func.min(ObservationRow.first_frame)).where(
             ObservationRow.capture_id == cid, ObservationRow.kind.in_(
                 [IP_MAC_BINDING.name, SERVED.name, TUNNEL_ENDPOINT.name, CREDENTIAL.name, MAC.name,
-                 INITIATED.name])).group_by(
+                 INITIATED.name, APPLICATION_USED.name, OUI_VENDOR.name])).group_by(
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value)):
         entity = key_of(member, member)  # facts are held per address or MAC: gathered onto the device
         if kind == INITIATED.name:
@@ -130,6 +131,17 @@ def snapshot(session: Session, capture: Capture, *, answers_only: bool = False,
                 was = snap.applications[entity].get(app)
                 if was is None or frame < was[1]:
                     snap.applications[entity][app] = (value, frame)
+            continue
+        if kind == APPLICATION_USED.name:  # "BitTorrent DHT udp/6881": recognised by its payload
+            app, _, port = value.rpartition(" ")
+            app = app or value
+            was = snap.applications[entity].get(app)
+            if was is None or frame < was[1]:
+                snap.applications[entity][app] = (port, frame)
+            continue
+        if kind == OUI_VENDOR.name:
+            if value:
+                snap.vendors.setdefault(entity, value)
             continue
         snap.first_frame[entity] = min(frame, snap.first_frame.get(entity, frame))
         if kind == IP_MAC_BINDING.name:
@@ -231,105 +243,6 @@ def _signature(*parts: object) -> str:
     return hashlib.sha1("\x1f".join(map(str, parts)).encode()).hexdigest()
 
 
-def diff(before: Snapshot, after: Snapshot) -> list[dict]:
-    """The change events from `before` to `after`, the later capture."""
-    out: list[dict] = []
-
-    def add(kind: str, entity: str | None, summary: str, frames: list, detail: dict, subject: str = "",
-            severity: str | None = None) -> None:
-        out.append({"kind": kind, "severity": severity or SEVERITY[kind], "entity_key": entity, "summary": summary,
-                    "frames": sorted({f for f in frames if f}), "detail": detail,
-                    "signature": _signature(before.capture.id, after.capture.id, kind, entity, subject)})
-
-    later, earlier = after.capture.name, before.capture.name
-    named_after, named_before = _addresses(after), _addresses(before)
-    for entity in sorted(set(after.devices) - set(before.devices)):
-        add(ChangeKind.APPEARED, entity, f"{_name(entity, named_after)} appeared "
-            f"({after.devices[entity] or 'locality unknown'})",
-            [after.first_frame.get(entity)], {"locality": after.devices[entity],
-                                              "addresses": named_after.get(entity, [])})
-    for entity in sorted(set(before.devices) - set(after.devices)):
-        add(ChangeKind.DISAPPEARED, entity, f"{_name(entity, named_before)} is not in {later} "
-            f"(last seen in {earlier})", [],
-            {"last_frame_before": before.first_frame.get(entity), "addresses": named_before.get(entity, [])})
-    for ip, macs in sorted(after.bindings.items()):
-        was = before.bindings.get(ip)
-        if not was:
-            continue
-        new = sorted(set(macs) - set(was))
-        if new:
-            still = sorted(set(macs) & set(was))
-            text = (f"{ip} is now also claimed by {', '.join(new)} besides {', '.join(still)} (ARP/ND)"
-                    if still else f"{ip} moved from {', '.join(sorted(was))} to {', '.join(new)}")
-            add(ChangeKind.ADDRESS_MOVED, ip, text, [macs[m] for m in new],
-                {"was": sorted(was), "now": sorted(macs), "new": new, "device": after.holder.get(ip),
-                 "device_before": before.holder.get(ip)}, subject=",".join(new))
-    gw = []
-    if before.gateway_mac and after.gateway_mac and before.gateway_mac != after.gateway_mac:
-        gw.append(f"the MAC carrying off-link traffic moved from {before.gateway_mac} to {after.gateway_mac}")
-    if before.upstream and after.upstream and before.upstream[0] != after.upstream[0]:
-        gw.append(f"clients' traffic leaves through {after.upstream[0]} ({after.upstream[1]} clients) instead of "
-                  f"{before.upstream[0]} ({before.upstream[1]} clients)")
-    if before.gateway_entities and after.gateway_entities and before.gateway_entities != after.gateway_entities:
-        gw.append(f"the gateway answer moved from {', '.join(sorted(before.gateway_entities))} to "
-                  f"{', '.join(sorted(after.gateway_entities))}")
-    if gw:
-        frames = [after.upstream[2] if after.upstream else None, after.gateway_mac_frame]
-        add(ChangeKind.GATEWAY_CHANGED, after.upstream[0] if after.upstream else after.gateway_mac,
-            "gateway changed: " + "; ".join(gw), frames,
-            {"mac": [before.gateway_mac, after.gateway_mac],
-             "upstream": [before.upstream and before.upstream[0], after.upstream and after.upstream[0]],
-             "entities": [sorted(before.gateway_entities), sorted(after.gateway_entities)]},
-            subject=f"{after.gateway_mac}|{after.upstream and after.upstream[0]}")
-    out.extend(answer_changes(before, after))
-    for entity, services in sorted(after.served.items()):
-        new = sorted(set(services) - set(before.served.get(entity, {})))
-        if new:
-            add(ChangeKind.NEW_SERVICE, entity, f"{_name(entity, named_after)} serves {', '.join(new)} "
-                f"(new since {earlier})",
-                [services[s] for s in new], {"new": new, "was": sorted(before.served.get(entity, {}))},
-                subject=",".join(new))
-    for entity, apps in sorted(after.applications.items()):
-        new = sorted(set(apps) - set(before.applications.get(entity, {})))
-        if entity not in before.devices:  # a newcomer: its appearance says it; the risky ones still count
-            new = [app for app in new if app in HIGH_APPLICATIONS]
-        if new and entity in after.devices:  # a device's, not a remote host's
-            used = [f"{app} ({apps[app][0]})" for app in new]
-            add(ChangeKind.NEW_APPLICATION, entity, f"{_name(entity, named_after)} uses {', '.join(used)} "
-                f"(new since {earlier})", [apps[app][1] for app in new],
-                {"new": new, "ports": [apps[app][0] for app in new],
-                 "was": sorted(before.applications.get(entity, {}))}, subject=",".join(new),
-                severity="high" if set(new) & HIGH_APPLICATIONS else None)
-    for entity, moved in sorted(after.traffic.items()):
-        if entity not in before.devices:  # a newcomer has no volume of its own to compare with
-            continue
-        was = before.traffic.get(entity, 0)  # present before, silent: any volume over the floor
-        if moved < PEAK_FLOOR or moved < PEAK_FACTOR * max(was, 1):
-            continue
-        total, peer, sent, frame = after.largest[entity]
-        add(ChangeKind.TRAFFIC_PEAK, entity,
-            f"{_name(entity, named_after)} moved {_size(moved)} (was {_size(was)} in {earlier}; a peak is "
-            f"≥{PEAK_FACTOR}× the previous capture and ≥{_size(PEAK_FLOOR)}): the largest, {_size(total)} with "
-            f"{peer} ({_size(sent)} sent by it)", [frame],
-            {"bytes": moved, "was": was, "peer": peer, "peer_bytes": total, "sent": sent,
-             "factor": PEAK_FACTOR, "floor": PEAK_FLOOR}, subject=peer)
-    for (entity, value), frame in sorted(after.tunnels.items()):
-        if (entity, value) not in before.tunnels:
-            add(ChangeKind.NEW_TUNNEL, entity, f"{_name(entity, named_after)} is a tunnel endpoint: {value}", [frame],
-                {"tunnel": value}, subject=value)
-    for (entity, value), frame in sorted(after.logins.items()):
-        if (entity, value) not in before.logins:
-            add(ChangeKind.NEW_CLEARTEXT_LOGIN, entity, f"cleartext login from {_name(entity, named_after)}: {value}",
-                [frame],
-                {"login": value}, subject=value)
-    for (kind, entities), (severity, summary, frames) in sorted(after.findings.items()):
-        if (kind, entities) not in before.findings:
-            add(ChangeKind.NEW_FINDING, entities[0] if entities else None, f"new finding {kind}: {summary}",
-                frames, {"finding": kind, "entities": list(entities)}, subject=f"{kind}|{','.join(entities)}",
-                severity=severity)
-    return out
-
-
 def answer_changes(before: Snapshot, after: Snapshot) -> list[dict]:
     """Answer-changed events: the stored answer (a human's counts as the answer) moved, or the
     machine's own answer moved (under a human one too). One event per question and device."""
@@ -378,61 +291,6 @@ def _size(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.1f} {unit}"
     return f"{n} B"
-
-
-def recompute(session: Session, network_id: str, captures: list[Capture], stale: set[str] = frozenset(),
-              answers_of: dict[str, set[str] | None] | None = None) -> int:
-    """Keep one set of changes per consecutive pair: pairs no longer consecutive go, pairs
-    involving a capture in `stale` (re-analysed) are recomputed, missing pairs computed.
-    `answers_of`: capture -> the entities (None: all) whose answers a human action or the
-    carry-forward changed there; the answer-changed events of the pairs around it are
-    recomputed for those entities only. Returns how many pairs were computed."""
-    pairs = list(zip(captures, captures[1:]))
-    wanted = {(a.id, b.id) for a, b in pairs}
-    members = {m.capture_id: m for m in session.scalars(select(NetworkCapture).where(
-        NetworkCapture.network_id == network_id))}
-    stored = {(prev, cur) for prev, cur in session.execute(select(
-        NetworkChange.previous_id, NetworkChange.capture_id).where(NetworkChange.network_id == network_id).distinct())}
-    # a pair with no events is remembered by its later capture's `changes_from`
-    stored |= {(m.changes_from, cid) for cid, m in members.items() if m.changes_from}
-    for prev, cur in list(stored):
-        if (prev, cur) not in wanted or prev in stale or cur in stale:
-            session.execute(delete(NetworkChange).where(NetworkChange.network_id == network_id,
-                                                        NetworkChange.previous_id == prev,
-                                                        NetworkChange.capture_id == cur))
-            stored.discard((prev, cur))
-            if cur in members and members[cur].changes_from == prev:
-                members[cur].changes_from = None
-    snaps: dict[str, Snapshot] = {}
-
-    def snap(c: Capture) -> Snapshot:
-        if c.id not in snaps:
-            snaps[c.id] = snapshot(session, c)
-        return snaps[c.id]
-    computed = 0
-    for a, b in pairs:
-        if (a.id, b.id) in stored:
-            continue
-        events = diff(snap(a), snap(b))
-        session.add_all(NetworkChange(network_id=network_id, capture_id=b.id, previous_id=a.id, **e) for e in events)
-        members[b.id].changes_from = a.id
-        computed += 1
-    for a, b in pairs:
-        if (a.id, b.id) not in stored or not answers_of or (a.id not in answers_of and b.id not in answers_of):
-            continue
-        scopes = [answers_of[c] for c in (a.id, b.id) if c in answers_of]
-        entities = None if any(e is None for e in scopes) else set().union(*scopes)
-        gone = delete(NetworkChange).where(NetworkChange.network_id == network_id, NetworkChange.previous_id == a.id,
-                                           NetworkChange.capture_id == b.id,
-                                           NetworkChange.kind == ChangeKind.ANSWER_CHANGED)
-        if entities is not None:
-            gone = gone.where(NetworkChange.entity_key.in_(sorted(entities)))
-        session.execute(gone)
-        events = answer_changes(snapshot(session, a, answers_only=True, entities=entities),
-                                snapshot(session, b, answers_only=True, entities=entities))
-        session.add_all(NetworkChange(network_id=network_id, capture_id=b.id, previous_id=a.id, **e) for e in events)
-    session.flush()
-    return computed
 
 
 def mark_reviewed(session: Session, network_id: str, change_id: int, *, actor: Actor) -> NetworkChange:

@@ -30,6 +30,7 @@ from . import errors
 from .auth import TokenVerifier
 from .body_limit import BodyLimit
 from .request_guard import RequestGuard
+from .known_query import known_query
 from .request_text import plain_parameters
 from .routes import adjudications, audit, captures, exports, frames, hosts, meta, networks, notices, software
 from .schemas import ErrorOut
@@ -75,7 +76,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
 
     app = FastAPI(title="TracePcap", version=__version__, lifespan=lifespan,
                   docs_url=None, openapi_url=f"{PREFIX}/openapi.json", redoc_url=None,
-                  dependencies=[Depends(plain_parameters)],
+                  dependencies=[Depends(plain_parameters), Depends(known_query)],
                   description="Packet captures in; hosts, verdicts with their reasons, and the "
                               "human actions on them out.")
     app.state.settings, app.state.db, app.state.registry, app.state.worker = settings, db, registry, worker

@@ -90,21 +90,32 @@ def cmd_network_show(args: argparse.Namespace) -> ExitCode:
 
 
 def cmd_network_changes(args: argparse.Namespace) -> ExitCode:
+    """The summary (counts by kind and severity), then the high and medium changes; the low
+    ones (churn, behaviour that came back) with --all."""
+    from ..read.change_summary import change_summary, summary_lines
+
     def work(s):
         network = networks.find_network(s, args.name)
-        return network_detail(s, network), change_documents(s, network.id)
-    detail, events = _with_session(args, work)
+        summary = change_summary(s, network.id, networks.ordered_captures(s, network.id))
+        return network_detail(s, network), change_documents(s, network.id), summary
+    detail, events, summary = _with_session(args, work)
     if args.json:
         print(json.dumps(events, default=str, indent=2))
         return ExitCode.OK
+    if not events:
+        print(f"no changes between the {detail['captures']} captures of {detail['name']}")
+        return ExitCode.OK
+    print("\n".join(summary_lines(summary)))
+    shown = events if args.all else [e for e in events if e["severity"] != "low"]
     current = None
-    for e in events:
+    for e in shown:
         if e["capture_id"] != current:
             current = e["capture_id"]
             print(f"{e['previous_name']} -> {e['capture_name']}")
         frames = f"  frames {', '.join(map(str, e['frames'][:8]))}" if e["frames"] else ""
         reviewed = f"  (reviewed by {e['reviewed_by']})" if e["reviewed"] else ""
         print(f"  [{e['severity']}] {e['kind']}: {e['summary']}{frames}{reviewed}")
-    if not events:
-        print(f"no changes between the {detail['captures']} captures of {detail['name']}")
+    if len(shown) < len(events):
+        print(f"{len(events) - len(shown)} low changes folded (devices coming and going, behaviour back after "
+              f"an absence): --all lists them")
     return ExitCode.OK

@@ -11,6 +11,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from ...adjudicate.networks import list_networks, ordered_captures
+from ...adjudicate.networks.baseline import RETURNED
 from ...adjudicate.networks.changes import ChangeKind
 from ...extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC
 from ...store.models import (Capture, ChangeReview, Entity, EntityMember, HumanOverride, Locality, Network,
@@ -43,9 +44,12 @@ def network_detail(session: Session, network: Network) -> dict:
 
 def change_documents(session: Session, network_id: str, capture_id: str | None = None, *,
                      severities: tuple[str, ...] | None = None, captures: list[Capture] | None = None,
-                     detail: bool = True) -> list[dict]:
+                     detail: bool = True, kinds: tuple[str, ...] | None = None,
+                     device: str | None = None) -> list[dict]:
     """The changes, in capture order, then severity, kind and entity; each with its review.
-    `detail=False` (the web page) leaves each change's detail out."""
+    `detail=False` (the web page) leaves each change's detail out. `kinds`: only these kinds;
+    `device`: only the changes naming it (its key, or an address or MAC key it holds in the
+    capture; an aggregated change names every device it lists)."""
     order = {c.id: i for i, c in enumerate(captures if captures is not None else ordered_captures(session, network_id))}
     names = dict(session.execute(select(Capture.id, Capture.name).where(Capture.id.in_(list(order)))).all()) if order else {}
     reviews = {sig: (actor, at) for sig, actor, at in session.execute(select(
@@ -58,9 +62,19 @@ def change_documents(session: Session, network_id: str, capture_id: str | None =
         stmt = stmt.where(NetworkChange.capture_id == capture_id)
     if severities is not None:
         stmt = stmt.where(NetworkChange.severity.in_(severities))
+    if kinds is not None:
+        stmt = stmt.where(NetworkChange.kind.in_(kinds))
+    if device is not None:
+        if NetworkChange.detail not in columns:
+            columns.append(NetworkChange.detail)
+            stmt = stmt.add_columns(NetworkChange.detail)
+        held = {device} | set(session.scalars(select(EntityMember.entity_key).where(
+            EntityMember.capture_id.in_(list(order)), EntityMember.member == device)))
     rows = sorted(session.execute(stmt), key=lambda c: (order.get(c.capture_id, 1 << 30),
                                                         SEVERITY_ORDER.get(c.severity, 3), c.kind,
                                                         c.entity_key or "", c.id))
+    if device is not None:
+        rows = [c for c in rows if c.entity_key in held or held & set(map(str, (c.detail or {}).get("devices") or ()))]
     out = []
     for c in rows:
         actor, at = reviews.get(c.signature, (None, None))
@@ -175,7 +189,7 @@ def presence(session: Session, network: Network, offset: int = 0, limit: int = 1
                 EntityMember, (EntityMember.capture_id == NetworkChange.capture_id)
                 & (EntityMember.member == NetworkChange.entity_key)).where(
                 NetworkChange.network_id == network.id, EntityMember.entity_key.in_(page),
-                NetworkChange.kind != ChangeKind.APPEARED)):
+                NetworkChange.kind.notin_((ChangeKind.APPEARED, RETURNED)))):  # coming (back) is presence
             changed[device].add(position.get(cid, -1))
     rows = []
     for entity in page:

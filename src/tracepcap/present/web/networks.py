@@ -19,6 +19,7 @@ from ...errors import TracePcapError
 from ...ingest import find_capture
 from ..api.deps import Analyst, DbDep, RegistryDep, SessionDep, SettingsDep, Viewer
 from ..read import networks as read
+from ..read.change_summary import change_summary
 from . import views
 from .routes import _page, render
 
@@ -49,7 +50,7 @@ def network_context(session, network, grid_offset: int = 0, inventory_offset: in
         events = into.get(c["id"], [])
         timeline.append({"capture": c, "events": events[:STEP_SHOWN], "more": len(events[STEP_SHOWN:]),
                          "low": counts.get((c["id"], "low"), 0)})
-    return {"network": detail, "timeline": timeline,
+    return {"network": detail, "timeline": timeline, "summary": change_summary(session, network.id, captures),
             "grid": read.presence(session, network, grid_offset, GRID_PAGE, shared),
             "inventory": read.inventory(session, network, inventory_offset, GRID_PAGE, shared), "page_size": GRID_PAGE,
             "titles": {a.question: a.title for a in get_registry()}}

@@ -14,7 +14,9 @@ import anyio
 from fastapi import APIRouter, Path, Query, Request, Response, status
 
 from ....adjudicate import networks
-from ....errors import UsageError
+from ....adjudicate.networks.baseline import RETURNED
+from ....adjudicate.networks.changes import ChangeKind
+from ....errors import InvalidText, UsageError
 from ....ingest import find_capture
 from ....store.models import MAX_INTEGER
 from ...read import networks as read
@@ -101,14 +103,34 @@ def remove_capture(nid: str, cid: str, session: SessionDep, registry: RegistryDe
     return read.network_detail(session, network)
 
 
+SEVERITIES = ("high", "medium", "low")
+KINDS = frozenset(v for k, v in vars(ChangeKind).items() if k.isupper()) | {RETURNED}
+
+
 @router.get("/networks/{nid}/changes", dependencies=[Viewer])
-def list_changes(nid: str, session: SessionDep,
-                 capture: Annotated[str | None, Query(description="only the changes into this capture")] = None
-                 ) -> list[dict]:
-    """The typed changes between consecutive captures, in capture order then severity, each
-    with its witness frames and whether (and by whom) it was reviewed."""
+def list_changes(nid: str, session: SessionDep, response: Response,
+                 capture: Annotated[str | None, Query(description="only the changes into this capture")] = None,
+                 severity: Annotated[list[str] | None, Query(description="high, medium or low (repeatable)")] = None,
+                 kind: Annotated[list[str] | None, Query(description="a change kind (repeatable)")] = None,
+                 device: Annotated[str | None, Query(description="changes naming this device (key or address)")]
+                 = None, offset: Offset = 0, limit: Limit = 100) -> list[dict]:
+    """The typed changes of each capture against the network's history before it, in capture
+    order then severity, each with its witness frames and whether (and by whom) it was
+    reviewed; one page of them (`X-Total-Count` holds how many match)."""
     network = networks.find_network(session, nid)
-    return read.change_documents(session, network.id, find_capture(session, capture).id if capture else None)
+    for value in severity or ():
+        if value not in SEVERITIES:
+            raise InvalidText("severity", "one-of", f"unknown severity {value!r}: one of {', '.join(SEVERITIES)}",
+                              location="query")
+    for value in kind or ():
+        if value not in KINDS:
+            raise InvalidText("kind", "one-of", f"unknown change kind {value!r}: one of {', '.join(sorted(KINDS))}",
+                              location="query")
+    events = read.change_documents(session, network.id, find_capture(session, capture).id if capture else None,
+                                   severities=tuple(severity) if severity else None,
+                                   kinds=tuple(kind) if kind else None, device=device)
+    response.headers["X-Total-Count"] = str(len(events))
+    return events[offset:offset + limit]
 
 
 @router.post("/networks/{nid}/changes/{change_id}/review", dependencies=[Analyst])
