@@ -20,6 +20,7 @@ from ... import __version__
 from ...adjudicate.registry import Registry, get_registry
 from ...analysis import analyze
 from ...ingest import sweep_stale_uploads
+from ...ingest.lease import requeue_stalled
 from ...settings import Settings, get_settings
 from ...store import Database, open_database
 from ...store.staging import drop_stages
@@ -49,7 +50,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     db = db or open_database(settings.database_url)
     worker = AnalysisWorker(lambda capture_id, cancelled: analyze(db, settings, capture_id, registry,
                                                                   cancelled=cancelled),
-                            threads=settings.analysis_workers)
+                            threads=settings.analysis_workers,
+                            sweep=lambda busy, capture_id: _requeue(db, settings, busy, capture_id),
+                            sweep_seconds=min(60.0, settings.analysis_lease_seconds / 2))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -86,3 +89,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     app.add_middleware(RequestGuard, settings=settings,  # outermost: its headers go on every answer
                        docs_paths=(app.docs_url, app.swagger_ui_oauth2_redirect_url))
     return app
+
+
+def _requeue(db: Database, settings: Settings, busy: set[str], capture_id: str | None) -> list[str]:
+    """Stalled captures (ingest/lease.py) back to queued, in a unit of work of their own."""
+    with db.session(write=True) as session:
+        return requeue_stalled(session, settings.analysis_lease_seconds, capture_id=capture_id, exclude=busy)
