@@ -30,7 +30,7 @@ from . import errors
 from .auth import TokenVerifier
 from .request_guard import RequestGuard
 from .request_text import plain_parameters
-from .routes import adjudications, audit, captures, exports, frames, hosts, meta, networks, notices
+from .routes import adjudications, annotations, audit, captures, exports, frames, hosts, meta, networks, notices
 from .schemas import ErrorOut
 from .turns import Turns
 from .worker import AnalysisWorker
@@ -83,7 +83,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     app.state.upload_slots = anyio.CapacityLimiter(settings.max_concurrent_uploads)
     app.dependency_overrides[get_settings] = lambda: settings
     errors.install(app)
-    for module in (meta, captures, hosts, notices, adjudications, exports, frames, audit, networks):
+    for module in (meta, captures, hosts, notices, adjudications, annotations, exports, frames, audit, networks):
         app.include_router(module.router, prefix=PREFIX, responses=ERRORS)
     mount_web(app)
     app.add_middleware(RequestGuard, settings=settings,  # outermost: its headers go on every answer
