@@ -118,6 +118,40 @@ def _annotate(args: argparse.Namespace, action) -> ExitCode:
     return ExitCode.OK
 
 
+def cmd_import_labels(args: argparse.Namespace) -> ExitCode:
+    """Apply a CSV (or JSON) of overrides, evidence and dismissals to one capture in one
+    transaction, all or nothing (adjudicate/annotations/bulk.py), as the CLI's actor."""
+    from ..adjudicate.annotations import bulk
+    path = Path(args.path)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
+    kind = "application/json" if path.suffix.lower() == ".json" else "text/csv"
+    rows = bulk.parse_rows(data, kind)
+    settings = _settings(args)
+    db = open_database(settings.database_url)
+    try:
+        with db.session(write=True) as s:
+            result = bulk.apply_bulk(s, get_registry(), find_capture(s, args.capture).id, rows, actor=SYSTEM_ACTOR)
+    except bulk.BulkRejected as err:
+        for problem in err.details["problems"]:
+            where = f"row {problem['row']}" + (f" (line {problem['line']})" if "line" in problem else "")
+            print(f"{where}: {problem['message']}", file=sys.stderr)
+        raise UsageError(f"{len(err.details['problems'])} of {err.details['rows']} rows refused, "
+                         "nothing was applied") from None
+    finally:
+        db.dispose()
+    document = result.to_document()
+    if args.json:
+        print(json.dumps(document, indent=2))
+    else:
+        print(f"applied {document['rows']} rows: {document['overrides']} overrides, {document['evidence']} "
+              f"evidence, {document['dismissals']} dismissals; {document['keys_readjudicated']} verdicts "
+              "re-adjudicated")
+    return ExitCode.OK
+
+
 def cmd_override(args: argparse.Namespace) -> ExitCode:
     if args.clear:
         return _annotate(args, lambda s, r, k, actor: annotations.clear_override(s, r, k, actor=actor))
@@ -396,6 +430,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reason", help="why (required when dismissing)")
     p.add_argument("--undo", action="store_true", help="remove the dismissal")
     p.set_defaults(run=cmd_dismiss)
+
+    p = sub.add_parser("import-labels", help="apply a CSV (or .json) of overrides, evidence and dismissals "
+                       "to a capture, all or nothing")
+    p.add_argument("path", help="CSV with a header line: kind,question,entity,label,reason,weight")
+    p.add_argument("capture", help="capture id, unique id prefix, or sha256")
+    p.add_argument("--db", help="SQLAlchemy database URL")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=cmd_import_labels)
 
     p = sub.add_parser("explain", help="verdict, candidates, reasons, annotations and the trail")
     _key_arguments(p)
