@@ -74,3 +74,12 @@ def test_a_bulk_import_readjudicates_each_key_once(db, settings, captures, monke
         result = bulk.apply_bulk(s, registry, cid, rows, actor=SYSTEM_ACTOR)
     assert result.evidence == 60
     assert reruns == [{Key("host-identity", cid, e) for e in entities[:3]}]
+
+
+def test_identity_facts_of_many_entities_are_each_ones_own(db, settings, captures):
+    from tracepcap.adjudicate.annotations.staleness import identity_facts, identity_facts_many
+    cid, entities = _analyzed(db, settings, captures / "demo_all_rules.pcap")
+    with db.session() as s:
+        many = identity_facts_many(s, cid, set(entities))
+        assert many == {e: identity_facts(s, cid, e) for e in entities}
+        assert any(facts["mac"] for facts in many.values())  # not only empty lists

@@ -26,8 +26,8 @@ from sqlalchemy.orm import Session
 
 from ...errors import InvalidAnnotation, NotFound, TracePcapError, UsageError
 from ...scan.vote import normalize_label
-from ...store.entities import resolve as resolve_entity
-from ...store.models import Capture, Dismissal, Entity
+from ...store.entities import spellings
+from ...store.models import Capture, Dismissal, Entity, EntityMember, HumanOverride
 from ..actor import Actor
 from ..contract import Key
 from ..registry import Registry
@@ -37,7 +37,7 @@ from .dismissed_labels import put_dismissal
 from .evidence import audit_evidence, new_evidence
 from .locking import lock_for_writing
 from .overrides import put_override
-from .staleness import identity_facts
+from .staleness import identity_facts_many
 
 KINDS = ("override", "evidence", "dismissal")
 DEFAULT_QUESTION = "host-identity"
@@ -45,6 +45,8 @@ DEFAULT_WEIGHT = 40  # as `tracepcap evidence add`
 MAX_ROWS = 10_000
 MAX_BODY_BYTES = 4 << 20  #: a bulk document larger than this is refused before it is parsed
 MAX_ENTITY_CHARS = 255
+MAX_LOOKUP_CHARS = 64  # no entity name is longer (store/entities.resolve)
+CHUNK = 500  # names in one IN (...) list
 SHOWN_IN_MESSAGE = 5  # rows named in the error's message; `details` lists them all
 
 
@@ -186,20 +188,31 @@ def _weight(fields: dict) -> int:
 
 
 class _Entities:
-    """Entity names resolved once per import: any of a device's names to its key."""
+    """Entity names resolved for a whole import at once (store/entities.resolve's rule: the
+    key itself, else any of its addresses or MACs in a common spelling), in a few queries."""
 
-    def __init__(self, session: Session, capture_id: str) -> None:
-        self.session, self.capture_id, self.known = session, capture_id, {}
+    def __init__(self, session: Session, capture_id: str, names: set[str]) -> None:
+        self.capture_id = capture_id
+        names = {n for n in names if n and len(n) <= MAX_LOOKUP_CHARS}
+        wanted = sorted(names)
+        keys: set[str] = set()
+        for start in range(0, len(wanted), CHUNK):
+            keys.update(session.scalars(select(Entity.key).where(Entity.capture_id == capture_id,
+                                                                 Entity.key.in_(wanted[start:start + CHUNK]))))
+        spelled = {n: spellings(n) for n in names if n not in keys}
+        candidates = sorted({c for forms in spelled.values() for c in forms})
+        members: dict[str, str] = {}
+        for start in range(0, len(candidates), CHUNK):
+            members.update(session.execute(select(EntityMember.member, EntityMember.entity_key).where(
+                EntityMember.capture_id == capture_id, EntityMember.member.in_(candidates[start:start + CHUNK]))).all())
+        self.known = {n: n for n in keys} | {
+            n: next((members[f] for f in forms if f in members), None) for n, forms in spelled.items()}
 
     def key_of(self, name: str) -> str:
-        if name not in self.known:
-            found = resolve_entity(self.session, self.capture_id, name)
-            if found is None and self.session.get(Entity, (self.capture_id, name)) is not None:
-                found = name
-            self.known[name] = found
-        if self.known[name] is None:
+        found = self.known.get(name)
+        if found is None:
             raise InvalidAnnotation(f"no host or device {name!r} in capture {self.capture_id}")
-        return self.known[name]
+        return found
 
 
 def _check(row: Row, registry: Registry, capture_id: str, entities: _Entities) -> _Checked:
@@ -228,7 +241,8 @@ def _check(row: Row, registry: Registry, capture_id: str, entities: _Entities) -
 
 def check_rows(session: Session, registry: Registry, capture_id: str, rows: list[Row]) -> list[_Checked]:
     """Every row checked against the rules and the store; BulkRejected naming each bad row."""
-    entities = _Entities(session, capture_id)
+    entities = _Entities(session, capture_id, {str(r.fields.get("entity") or "").strip() for r in rows
+                                               if isinstance(r.fields.get("entity"), str)})
     checked, problems = [], []
     dismissed = {(d.question, d.entity_key, d.label_key) for d in session.scalars(
         select(Dismissal).where(Dismissal.capture_id == capture_id))}
@@ -275,21 +289,29 @@ def apply_bulk(session: Session, registry: Registry, capture_id: str, rows: list
     checked = check_rows(session, registry, capture_id, rows)
     result = BulkResult(rows=len(checked), keys={c.key for c in checked})
     _take_turns(session, capture_id, result.keys)
-    snapshots: dict[str, dict] = {}
-    for c in checked:
+    # a handful of statements however many rows: what the rows replace is read at once, the
+    # new rows and their audit events are inserted together, each key re-adjudicated once
+    overridden = {c.key.entity_key for c in checked if c.kind == "override"}
+    snapshots = identity_facts_many(session, capture_id, overridden) if overridden else {}
+    overrides: dict[Key, HumanOverride | None] = {}
+    wanted = sorted(overridden)
+    for start in range(0, len(wanted), CHUNK):
+        for o in session.scalars(select(HumanOverride).where(HumanOverride.capture_id == capture_id,
+                                                             HumanOverride.entity_key.in_(wanted[start:start + CHUNK]))):
+            overrides[Key(o.question, o.capture_id, o.entity_key)] = o
+    evidence = {c.row.number: new_evidence(session, c.key, c.label, c.weight, c.text, actor=actor)
+                for c in checked if c.kind == "evidence"}
+    session.flush()  # the evidence's ids go in their audit events
+    for c in checked:  # each row's audit event, in the document's order
         if c.kind == "override":
-            if c.key.entity_key not in snapshots:
-                snapshots[c.key.entity_key] = identity_facts(session, capture_id, c.key.entity_key)
-            put_override(session, c.key, c.label, c.text, actor=actor, snapshot=snapshots[c.key.entity_key],
-                         flush=False)
+            overrides[c.key] = put_override(session, c.key, c.label, c.text, actor=actor, flush=False,
+                                            snapshot=snapshots[c.key.entity_key], existing=overrides.get(c.key))
             result.overrides += 1
         elif c.kind == "dismissal":
             put_dismissal(session, c.key, c.label, c.text, actor=actor, flush=False)
             result.dismissals += 1
         else:
-            evidence = new_evidence(session, c.key, c.label, c.weight, c.text, actor=actor)
-            session.flush()  # its id goes in its audit event
-            audit_evidence(session, evidence, c.key, actor, flush=False)
+            audit_evidence(session, evidence[c.row.number], c.key, actor, flush=False)
             result.evidence += 1
     session.flush()
     rerun_many(session, registry, result.keys)

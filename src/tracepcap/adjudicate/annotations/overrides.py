@@ -42,12 +42,17 @@ def set_override(session: Session, registry: Registry, key: Key, label: str, rat
     return carry_on(session, registry, key, rerun(session, registry, key))
 
 
+_UNKNOWN = object()
+
+
 def put_override(session: Session, key: Key, label: str, rationale: str, *, actor: Actor,
-                 snapshot: dict | None = None, flush: bool = True) -> HumanOverride:
+                 snapshot: dict | None = None, flush: bool = True, existing=_UNKNOWN) -> HumanOverride:
     """Write the override (label and rationale already validated, the key canonical and its
     turn taken) and its audit event; no re-adjudication (the caller's: `rerun` for one key,
-    `rerun_many` for a batch). `snapshot`: the entity's identity facts, when the caller has them."""
-    existing = _find_override(session, key)
+    `rerun_many` for a batch). A batch passes what it already read: `snapshot` (the entity's
+    identity facts) and `existing` (the key's override, or None)."""
+    if existing is _UNKNOWN:
+        existing = _find_override(session, key)
     before = _override_dict(existing)
     now = utc_now()
     if snapshot is None:
