@@ -12,7 +12,7 @@ from sqlalchemy.exc import OperationalError
 
 from tracepcap import analysis
 from tracepcap.ingest import store_file
-from tracepcap.ingest.lease import is_stalled, requeue_stalled
+from tracepcap.ingest.lease import any_stalled, is_stalled, requeue_stalled
 from tracepcap.store.models import Capture, CaptureStatus
 
 
@@ -70,11 +70,13 @@ def test_a_failure_never_recorded_is_said_and_the_capture_is_queued_again_past_i
     capture = _status(db, cid)
     assert capture.status == CaptureStatus.ANALYZING and capture.heartbeat_at is not None
     with db.session(write=True) as s:  # within its lease: alive as far as anyone can tell
+        assert not any_stalled(s, lease_seconds=3600)
         assert requeue_stalled(s, lease_seconds=3600) == []
     assert _status(db, cid).status == CaptureStatus.ANALYZING
     with db.session(write=True) as s:
         s.get(Capture, cid).heartbeat_at = datetime.now(UTC) - timedelta(hours=2)
     with db.session(write=True) as s:
+        assert any_stalled(s, lease_seconds=3600) and not any_stalled(s, lease_seconds=3600, exclude={cid})
         assert requeue_stalled(s, lease_seconds=3600, exclude={cid}) == []  # this process is on it
         assert requeue_stalled(s, lease_seconds=3600) == [cid]
     capture = _status(db, cid)

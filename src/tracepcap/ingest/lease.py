@@ -56,18 +56,31 @@ def stalled_note(capture: Capture) -> str:
             "outcome could not be recorded); queued again")
 
 
-def requeue_stalled(session: Session, lease_seconds: float, *, capture_id: str | None = None,
-                    exclude: Iterable[str] = ()) -> list[str]:
-    """Set every stalled capture (or only `capture_id`) back to `queued`, saying why; return
-    their ids. `exclude`: captures this process is analyzing right now (alive, if quiet)."""
+def _stalled(lease_seconds: float, capture_id: str | None):
     cutoff = utc_now() - timedelta(seconds=lease_seconds)
     stmt = select(Capture).where(Capture.status == CaptureStatus.ANALYZING,
                                  or_(Capture.heartbeat_at.is_(None), Capture.heartbeat_at < cutoff))
     if capture_id is not None:
         stmt = stmt.where(Capture.id == capture_id)
+    return stmt.order_by(Capture.uploaded_at, Capture.id)
+
+
+def any_stalled(session: Session, lease_seconds: float, *, capture_id: str | None = None,
+                exclude: Iterable[str] = ()) -> bool:
+    """Whether `requeue_stalled` would find one: a read, so that a writer's turn is taken only
+    when there is something to write."""
+    skip = set(exclude)
+    return any(c.id not in skip and is_stalled(c, lease_seconds)
+               for c in session.scalars(_stalled(lease_seconds, capture_id)))
+
+
+def requeue_stalled(session: Session, lease_seconds: float, *, capture_id: str | None = None,
+                    exclude: Iterable[str] = ()) -> list[str]:
+    """Set every stalled capture (or only `capture_id`) back to `queued`, saying why; return
+    their ids. `exclude`: captures this process is analyzing right now (alive, if quiet)."""
     skip = set(exclude)
     requeued = []
-    for capture in session.scalars(stmt.order_by(Capture.uploaded_at, Capture.id)):
+    for capture in session.scalars(_stalled(lease_seconds, capture_id)):
         if capture.id in skip or not is_stalled(capture, lease_seconds):
             continue
         capture.error = stalled_note(capture)

@@ -20,7 +20,7 @@ from ... import __version__
 from ...adjudicate.registry import Registry, get_registry
 from ...analysis import analyze
 from ...ingest import sweep_stale_uploads
-from ...ingest.lease import requeue_stalled
+from ...ingest.lease import any_stalled, requeue_stalled
 from ...settings import Settings, get_settings
 from ...store import Database, open_database
 from ...store.staging import drop_stages
@@ -92,6 +92,10 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
 
 
 def _requeue(db: Database, settings: Settings, busy: set[str], capture_id: str | None) -> list[str]:
-    """Stalled captures (ingest/lease.py) back to queued, in a unit of work of their own."""
+    """Stalled captures (ingest/lease.py) back to queued, in a unit of work of their own (a
+    writing one only when a read found one)."""
+    with db.session() as session:
+        if not any_stalled(session, settings.analysis_lease_seconds, capture_id=capture_id, exclude=busy):
+            return []
     with db.session(write=True) as session:
         return requeue_stalled(session, settings.analysis_lease_seconds, capture_id=capture_id, exclude=busy)
