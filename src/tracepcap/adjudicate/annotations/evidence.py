@@ -39,7 +39,7 @@ def add_evidence(session: Session, registry: Registry, key: Key, label: str, wei
                             validation.text("reason", reason), actor=actor)
     session.flush()
     audit_evidence(session, evidence, key, actor)
-    return evidence, carry_on(session, registry, key, rerun(session, registry, key))
+    return evidence, carry_on(session, registry, key, rerun(session, registry, key), evidence_of=evidence.id)
 
 
 def new_evidence(session: Session, key: Key, label: str, weight: int, reason: str, *,
@@ -89,7 +89,7 @@ def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: i
     evidence.updated_at = utc_now()
     session.flush()
     record(session, AuditAction.EVIDENCE_EDITED, actor, key=key, before=before, after=_evidence_dict(evidence))
-    return evidence, carry_on(session, registry, key, rerun(session, registry, key))
+    return evidence, carry_on(session, registry, key, rerun(session, registry, key), evidence_of=evidence.id)
 
 
 @canonical(True)
@@ -97,8 +97,9 @@ def delete_evidence(session: Session, registry: Registry, key: Key, evidence_id:
     take_turn(session, registry, key)
     evidence = _own_evidence(session, key, evidence_id, actor)
     before = _evidence_dict(evidence)
+    origin = evidence.carried_id or evidence.id  # a copy's removal stops its origin's carrying
     stop_if_carried(session, evidence, actor=actor)
     session.delete(evidence)
     session.flush()
     record(session, AuditAction.EVIDENCE_DELETED, actor, key=key, before=before, after=None)
-    return carry_on(session, registry, key, rerun(session, registry, key))
+    return carry_on(session, registry, key, rerun(session, registry, key), evidence_of=origin)
