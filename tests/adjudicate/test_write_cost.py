@@ -51,10 +51,9 @@ def test_one_write_runs_as_many_statements_on_a_small_capture_as_on_a_large_one(
         cid, entities = _analyzed(db, settings, captures / name)
         before = _verdict_times(db, cid)
 
-        def write():
+        def write(key=Key("host-identity", cid, entities[-1])):
             with db.session(write=True) as s:
-                annotations.set_override(s, registry, Key("host-identity", cid, entities[-1]), "Router", "r",
-                                         actor=SYSTEM_ACTOR)
+                annotations.set_override(s, registry, key, "Router", "r", actor=SYSTEM_ACTOR)
         counts.append(len(_statements(db, write)))
         after = _verdict_times(db, cid)
         rewritten = {k for k in after if after[k] != before.get(k)}
