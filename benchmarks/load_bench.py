@@ -2,11 +2,17 @@
 
 For each backend: starts `tracepcap serve` under uvicorn on 127.0.0.1 (a temporary data
 directory; PostgreSQL in a schema of its own, dropped at the end), uploads a shared capture,
-waits for its analysis, then fires
+waits for its analysis, then
+  - sends single writes one after another (`--single`, default 100; nothing else in flight):
+    the latency of one human write, p50/p99 (goal: p50 <= 50 ms),
+and fires
   - a burst of concurrent writes (overrides and evidence, alternating, spread over the hosts),
   - a burst of concurrent reads (host list, verdict, capture detail, in turn),
 all requests in flight at once; during the write burst the capture is re-analysed by the CLI in
 another process (`tracepcap analyze` on the same file; `--no-reanalyze` to leave it out).
+Last, one bulk import (`POST /api/captures/{cid}/annotations:bulk`) of `--bulk` rows (default
+1,000: overrides, evidence and dismissals over the hosts) in one request (goal: <= 5 s), its
+audit events counted. Goals for the write burst: 200 concurrent writes done in <= 15 s.
 Prints failures (the goal is 0), throughput and p50/p99 latency per operation, and checks the
 store: every successful write has exactly one audit event and every failed one none, and each
 host's stored verdict carries the override its last `override.set` event wrote (none lost to
@@ -14,7 +20,7 @@ the re-analysis). Nothing is asserted about time; the exit status is 1 when a re
 failed or the audit check did not hold.
 
     .venv/bin/python benchmarks/load_bench.py [--backend sqlite|postgresql|both] [--writes 200]
-        [--reads 500] [--postgres URL] [--capture PATH] [--no-reanalyze]
+        [--reads 500] [--single 100] [--bulk 1000] [--postgres URL] [--capture PATH] [--no-reanalyze]
 
 Bounded: one burst of each kind per backend, every request with a 120 s timeout, the server
 stopped at the end whatever happened. Traffic goes to 127.0.0.1 only.
@@ -88,14 +94,15 @@ def upload_and_wait(client: httpx.Client, path: Path) -> str:
     return cid
 
 
-def write_requests(cid: str, hosts: list[str], count: int) -> list[tuple[str, str, str, dict, str]]:
+def write_requests(cid: str, hosts: list[str], count: int, *,
+                   prefix: str = "load") -> list[tuple[str, str, str, dict, str]]:
     """(operation, method, path, body, marker): the marker is unique per request and lands in
     the audit event's `after`, so each request's events can be counted."""
     out = []
     for i in range(count):
         entity = hosts[i % len(hosts)]
         base = f"/captures/{cid}/adjudications/{QUESTION}/{entity}"
-        marker = f"load-{i}"
+        marker = f"{prefix}-{i}"
         if i % 2 == 0:
             out.append(("override", "PUT", f"{base}/override", {"label": f"Label {i}", "rationale": marker}, marker))
         else:
@@ -140,6 +147,53 @@ async def burst(base: str, requests: list) -> list[tuple[str, int | str, float, 
         return await asyncio.gather(*tasks)
 
 
+def single_writes(client: httpx.Client, requests: list) -> list[tuple[str, int | str, float, str | None]]:
+    """Each request alone, after the previous one answered: one write's own cost."""
+    out = []
+    for op, method, path, body, marker in requests:
+        started = time.perf_counter()
+        try:
+            outcome: int | str = client.request(method, path, json=body).status_code
+        except httpx.HTTPError as err:
+            outcome = type(err).__name__
+        out.append((op, outcome, time.perf_counter() - started, marker))
+    return out
+
+
+def bulk_rows(hosts: list[str], count: int) -> list[dict]:
+    """Rows of an asset-list import: overrides, evidence and dismissals in turn over the hosts."""
+    rows = []
+    for i in range(count):
+        entity = hosts[i % len(hosts)]
+        if i % 3 == 0:
+            rows.append({"kind": "override", "entity": entity, "label": f"Asset {i}", "reason": f"bulk-{i}"})
+        elif i % 3 == 1:
+            rows.append({"kind": "evidence", "entity": entity, "label": "Printer", "weight": 10, "reason": f"bulk-{i}"})
+        else:
+            rows.append({"kind": "dismissal", "entity": entity, "label": f"Not {i}", "reason": f"bulk-{i}"})
+    return rows
+
+
+def bulk_import(client: httpx.Client, db_url: str, cid: str, hosts: list[str], count: int) -> bool:
+    rows = bulk_rows(hosts, count)
+    started = time.perf_counter()
+    r = client.post(f"/captures/{cid}/annotations:bulk", json=rows, timeout=REQUEST_TIMEOUT)
+    seconds = time.perf_counter() - started
+    from tracepcap.store.models import AuditEvent
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            events = conn.execute(select(AuditEvent.after).where(AuditEvent.action.in_(
+                ("override.set", "evidence.added", "dismissal.added")))).scalars().all()
+    finally:
+        engine.dispose()
+    audited = sum(1 for a in events if str((a or {}).get("rationale") or (a or {}).get("reason") or "")
+                  .startswith("bulk-"))
+    print(f"  bulk import of {count} rows: HTTP {r.status_code} in {seconds:.2f} s "
+          f"(goal <= 5 s: {'met' if seconds <= 5 else 'NOT met'}); {audited} audit events for them")
+    return r.status_code == 200 and audited == count
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
@@ -173,7 +227,7 @@ def audit_check(db_url: str, results: list) -> bool:
     seen = Counter((a or {}).get("rationale") or (a or {}).get("reason") for a in afters)
     wrong = [(marker, outcome, seen[marker]) for _op, outcome, _s, marker in results
              if seen[marker] != (1 if isinstance(outcome, int) and outcome < 400 else 0)]
-    print(f"  audit: {sum(seen.values())} events for "
+    print(f"  audit: {sum(seen[r[3]] for r in results)} events for "
           f"{sum(1 for r in results if isinstance(r[1], int) and r[1] < 400)} successful writes; "
           f"{'one per successful write' if not wrong else f'{len(wrong)} mismatched, e.g. {wrong[:3]}'}")
     return not wrong
@@ -240,11 +294,24 @@ def run_backend(backend: str, args: argparse.Namespace) -> bool:
                 cid = upload_and_wait(client, args.capture)
                 hosts = [h["ip"] for h in client.get(f"/captures/{cid}/hosts").json()]
             print(f"{backend}: capture {cid} with {len(hosts)} hosts")
+            failures = 0
+            if args.single:
+                with httpx.Client(base_url=f"{base}/api", timeout=REQUEST_TIMEOUT,
+                                  headers={"X-TracePcap-Request": "1"}) as client:
+                    quiet = single_writes(client, write_requests(cid, hosts, args.single, prefix="single"))
+                times = [r[2] for r in quiet]
+                p50 = statistics.median(times)
+                failures += report(f"{args.single} single writes, one at a time", quiet, sum(times))
+                print(f"    single write p50 {1000 * p50:.0f} ms p99 {1000 * percentile(times, 99):.0f} ms "
+                      f"(goal p50 <= 50 ms: {'met' if p50 <= 0.05 else 'NOT met'})")
             started = time.perf_counter()
             start_reanalysis = (lambda: reanalyze(data_dir, db_url, args.capture)) if args.reanalyze else None
             writes, reanalysis = asyncio.run(writes_beside_a_reanalysis(
                 base, write_requests(cid, hosts, args.writes), start_reanalysis))
-            failures = report(f"{args.writes} concurrent writes", writes, time.perf_counter() - started)
+            wall = time.perf_counter() - started
+            failures += report(f"{args.writes} concurrent writes", writes, wall)
+            print(f"    {args.writes} concurrent writes done in {wall:.1f} s "
+                  f"(goal <= 15 s for 200: {'met' if wall <= 15 else 'NOT met'})")
             print(f"  re-analysis by the CLI during the writes: {reanalysis}")
             failures += 0 if reanalysis.startswith(("none", "exit 0")) else 1
             started = time.perf_counter()
@@ -252,7 +319,12 @@ def run_backend(backend: str, args: argparse.Namespace) -> bool:
             failures += report(f"{args.reads} concurrent reads", reads, time.perf_counter() - started)
             audited = audit_check(db_url, writes)
             kept = overrides_check(db_url, cid)
-            return failures == 0 and audited and kept
+            bulked = True
+            if args.bulk:
+                with httpx.Client(base_url=f"{base}/api", timeout=REQUEST_TIMEOUT,
+                                  headers={"X-TracePcap-Request": "1"}) as client:
+                    bulked = bulk_import(client, db_url, cid, hosts, args.bulk)
+            return failures == 0 and audited and kept and bulked
         finally:
             server.terminate()
             try:
@@ -273,6 +345,8 @@ def main() -> int:
     parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
     parser.add_argument("--writes", type=int, default=200)
     parser.add_argument("--reads", type=int, default=500)
+    parser.add_argument("--single", type=int, default=100, help="single writes one at a time (0: none)")
+    parser.add_argument("--bulk", type=int, default=1000, help="rows of the bulk import (0: none)")
     parser.add_argument("--postgres", default=os.environ.get("TRACEPCAP_TEST_POSTGRES_URL") or POSTGRES)
     parser.add_argument("--capture", type=Path, default=CAPTURE)
     parser.add_argument("--no-reanalyze", dest="reanalyze", action="store_false",

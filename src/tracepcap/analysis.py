@@ -20,6 +20,7 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+import time
 from collections.abc import Callable
 
 from sqlalchemy import insert
@@ -32,6 +33,7 @@ from .adjudicate.runner import adjudicate_held, machine_answer
 from .errors import AnalysisCancelled, InternalError, NotFound, TracePcapError
 from .extract import extract_capture
 from .ingest import capture_path
+from .ingest.lease import beat
 from .scan import CaptureContext, scan_capture
 from .scan.run import ScanReport
 from .settings import Settings
@@ -41,6 +43,14 @@ from .store.staging import drop_stage, hold_capture, open_stage, swap
 
 log = logging.getLogger(__name__)
 DELETED = "deleted"  # what analyze returns when the capture went away meanwhile
+#: a failure that cannot be recorded (database down, disk full) is tried again after each of
+#: these pauses, in seconds; past them the capture stays `analyzing` until its lease runs out
+#: (ingest/lease.py), when it is queued again
+RECORD_RETRY_SECONDS = (0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+class FailureNotRecorded(InternalError):
+    """The analysis failed and its failure could not be written to the store."""
 
 
 def _libc_with_trim():
@@ -95,6 +105,8 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         del result  # its facts are stored: held through Scan they raised a many-host capture's peak
         _return_free_memory(path.stat().st_size)
         with db.session(write=True) as s:
+            beat(s, capture_id)  # Scan and the swap run without progress ticks
+        with db.session(write=True) as s:
             report = scan_capture(s, stage, registry.signals(), CaptureContext.load(s, stage),
                                   answer=machine_answer(registry))
         return _swap_in(db, registry, capture_id, stage, report, extracted, lost)
@@ -105,7 +117,7 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
             log.exception("analysis of capture %s failed", capture_id)
             failure = InternalError(f"internal error ({type(err).__name__}) while analyzing; "
                                     "the server log has the details")
-        status = _fail(db, capture_id, stage, str(failure))
+        status = _record_failure(db, capture_id, stage, str(failure))
         if status == DELETED:
             log.info("capture %s was deleted while it was analyzed", capture_id)
         elif raise_failure and not isinstance(err, AnalysisCancelled):
@@ -160,6 +172,29 @@ def _adjudicate(session: Session, registry: Registry, capture_id: str) -> dict[s
     carry_to_entities(session, capture_id)
     mark_stale(session, capture_id)
     return adjudicate_held(session, registry, capture_id)
+
+
+def _record_failure(db: Database, capture_id: str, stage: str, error: str, *,
+                    pauses: tuple[float, ...] | None = None) -> CaptureStatus | str:
+    """`_fail`, tried again after each of `pauses` (default RECORD_RETRY_SECONDS) while the
+    store refuses it; FailureNotRecorded when it never took. The capture then stays
+    `analyzing`, its heartbeat ageing: past the lease it is queued again (ingest/lease.py)."""
+    pauses = RECORD_RETRY_SECONDS if pauses is None else pauses
+    for attempt in range(len(pauses) + 1):
+        try:
+            return _fail(db, capture_id, stage, error)
+        except Exception as err:  # noqa: BLE001 - named boundary: recording one failure
+            if attempt == len(pauses):
+                log.error("the failure of capture %s could not be recorded after %d attempts (%s: %s); it "
+                          "stays analyzing until its lease runs out, then it is queued again",
+                          capture_id, attempt + 1, type(err).__name__, err)
+                raise FailureNotRecorded(f"the analysis of capture {capture_id} failed and its failure could "
+                                         f"not be recorded ({type(err).__name__}); it will be queued again "
+                                         "once its lease runs out") from err
+            log.warning("recording the failure of capture %s failed (%s); trying again in %.1f s",
+                        capture_id, type(err).__name__, pauses[attempt])
+            time.sleep(pauses[attempt])
+    raise AssertionError("unreachable")
 
 
 def _fail(db: Database, capture_id: str, stage: str, error: str) -> CaptureStatus | str:

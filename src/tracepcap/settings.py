@@ -39,6 +39,8 @@ class Settings(BaseSettings):
     max_records: int = Field(default=Limits().max_records, gt=0)
     #: captures `serve` analyzes at once: one long capture never holds back the next upload
     analysis_workers: int = Field(default=2, ge=1, le=64)
+    #: an `analyzing` capture with no sign of life for this long is stalled and queued again
+    analysis_lease_seconds: float = Field(default=900, gt=0)
     #: processes one capture's walk is sharded over (extract/parallel.py); default: the cores
     capture_workers: int | None = Field(default=None, ge=1, le=MAX_CAPTURE_WORKERS)
     #: a Dask scheduler to send each capture's shards to instead: tls://host:8786, or tcp://

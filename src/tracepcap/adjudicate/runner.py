@@ -225,11 +225,15 @@ def _row(v: Verdict, now: datetime) -> dict:
             "contested": v.contested, "document": v.to_document(), "updated_at": now}
 
 
-def _annotations(session: Session, adj: Adjudicator, capture_id: str, entity: str | None = None):
+def _annotations(session: Session, adj: Adjudicator, capture_id: str, entity: str | list[str] | None = None):
+    """The annotations of the question (and of the one it defers to) in the capture, of one
+    entity or a list of them (None: every entity), grouped by entity."""
     def query(model, question=adj.question):
         stmt = select(model).where(model.capture_id == capture_id, model.question == question)
-        if entity is not None:
+        if isinstance(entity, str):
             stmt = stmt.where(model.entity_key == entity)
+        elif entity is not None:
+            stmt = stmt.where(model.entity_key.in_(entity))
         return session.scalars(stmt).all()
     grouped: dict[str, Annotations] = defaultdict(lambda: Annotations(None, [], []))
     for o in query(HumanOverride):
@@ -354,7 +358,7 @@ def rerun_many(session: Session, registry: Registry, keys: set[Key]) -> None:
                 VoteRow.signal).where(VoteRow.capture_id == capture_id, VoteRow.question == question,
                                       VoteRow.entity_key.in_(wanted)).order_by(VoteRow.id)):
             votes[entity].append(Vote(label, weight, reason, grade, tuple(frames), signal))
-        notes = _annotations(session, adj, capture_id)
+        notes = _annotations(session, adj, capture_id, wanted)  # the keys' own, not the capture's
         existing = {r.entity_key: r for r in session.scalars(select(VerdictRow).where(
             VerdictRow.capture_id == capture_id, VerdictRow.question == question, VerdictRow.entity_key.in_(wanted)))}
         for entity in wanted:

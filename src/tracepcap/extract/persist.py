@@ -44,6 +44,7 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
             s.execute(delete(table).where(table.capture_id == rows_to))
         capture = s.get(Capture, capture_id)
         capture.status, capture.progress_bytes, capture.error = CaptureStatus.ANALYZING, 0, None
+        capture.heartbeat_at = datetime.now(UTC)  # its lease (ingest/lease.py)
 
     batch: list[dict] = []
     last_progress = [0.0]
@@ -70,7 +71,7 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
                 capture = s.get(Capture, capture_id)
                 if capture is None:  # deleted by another process than ours
                     raise AnalysisCancelled(f"capture {capture_id} was deleted while analyzed")
-                capture.progress_bytes = done
+                capture.progress_bytes, capture.heartbeat_at = done, datetime.now(UTC)
 
     if workers > 1 or scheduler:
         # a sharded walk records no frame index: the first frame request builds it (load_or_build)

@@ -46,7 +46,7 @@ def command_function(run):
     return getattr(import_module(f"{__package__}.commands.{module}"), name)
 
 
-COMMAND_MODULES = ("analyze", "annotate", "network", "serve")  #: present/commands/*, for `__getattr__`
+COMMAND_MODULES = ("analyze", "annotate", "import_labels", "network", "serve")  #: present/commands/*, for `__getattr__`
 
 
 def __getattr__(name: str):
@@ -151,6 +151,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reason", help="why (required when dismissing)")
     p.add_argument("--undo", action="store_true", help="remove the dismissal")
     p.set_defaults(run="annotate:cmd_dismiss")
+
+    p = sub.add_parser("import-labels", help="apply a CSV (or .json) of overrides, evidence and dismissals "
+                       "to a capture, all or nothing")
+    p.add_argument("path", help="CSV with a header line: kind,question,entity,label,reason,weight")
+    p.add_argument("capture", help="capture id, unique id prefix, or sha256")
+    p.add_argument("--db", help="SQLAlchemy database URL")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run="import_labels:cmd_import_labels")
 
     p = sub.add_parser("explain", help="verdict, candidates, reasons, annotations and the trail")
     _key_arguments(p)

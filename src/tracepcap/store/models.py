@@ -57,6 +57,9 @@ class Capture(Base):
     uploaded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     uploaded_by: Mapped[str] = mapped_column(String(255))
     analyzed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: the last sign of life of its analysis (ingest/lease.py): an `analyzing` capture whose
+    #: heartbeat is older than the lease is stalled
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class ManifestEntry(Base):

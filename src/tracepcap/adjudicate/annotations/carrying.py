@@ -12,12 +12,14 @@ from ..registry import Registry
 from ..runner import stored_verdict
 
 
-def carry_on(session: Session, registry: Registry, key: Key, verdict: Verdict) -> Verdict:
-    """Recompute the capture's network, if any; the key's verdict as it then stands."""
+def carry_on(session: Session, registry: Registry, key: Key, verdict: Verdict, *,
+             evidence_of: int | None = None) -> Verdict:
+    """Recompute the capture's network, if any (`evidence_of`: only what is carried of that
+    piece of analyst evidence, the one the human acted on); the key's verdict as it then stands."""
     from .. import networks  # networks builds on annotations: imported when used
     if networks.network_of(session, key.capture_id) is None:
         return verdict
-    networks.after_human_action(session, registry, key.capture_id, key)
+    networks.after_human_action(session, registry, key.capture_id, key, evidence_of=evidence_of)
     return stored_verdict(session, key) or verdict
 
 

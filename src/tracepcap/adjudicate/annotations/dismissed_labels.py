@@ -24,17 +24,26 @@ from .locking import take_turn
 def dismiss(session: Session, registry: Registry, key: Key, label: str, reason: str, *, actor: Actor) -> Verdict:
     take_turn(session, registry, key)
     label, reason = validation.label(label), validation.text("reason", reason)
-    label_key = normalize_label(label)
-    existing = session.scalar(of_key(Dismissal, key).where(Dismissal.label_key == label_key))
+    existing = session.scalar(of_key(Dismissal, key).where(Dismissal.label_key == normalize_label(label)))
     if existing is not None:
         raise InvalidAnnotation(f"label {label!r} is already dismissed by {existing.actor}")
-    dismissal = Dismissal(question=key.question, capture_id=key.capture_id, entity_key=key.entity_key,
-                          label=label, label_key=label_key, reason=reason, actor=actor.name, created_at=utc_now())
-    session.add(dismissal)
-    session.flush()
-    record(session, AuditAction.DISMISSAL_ADDED, actor, key=key,
-           after={"label": label, "reason": reason, "actor": actor.name})
+    put_dismissal(session, key, label, reason, actor=actor)
     return carry_on(session, registry, key, rerun(session, registry, key))
+
+
+def put_dismissal(session: Session, key: Key, label: str, reason: str, *, actor: Actor,
+                  flush: bool = True) -> Dismissal:
+    """Write the dismissal (validated, not yet dismissed, the key canonical and its turn
+    taken) and its audit event; the caller re-adjudicates."""
+    dismissal = Dismissal(question=key.question, capture_id=key.capture_id, entity_key=key.entity_key,
+                          label=label, label_key=normalize_label(label), reason=reason, actor=actor.name,
+                          created_at=utc_now())
+    session.add(dismissal)
+    if flush:
+        session.flush()
+    record(session, AuditAction.DISMISSAL_ADDED, actor, key=key,
+           after={"label": label, "reason": reason, "actor": actor.name}, flush=flush)
+    return dismissal
 
 
 @canonical(True)

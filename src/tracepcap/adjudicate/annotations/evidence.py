@@ -35,15 +35,27 @@ def _evidence_dict(e: ManualEvidence) -> dict:
 def add_evidence(session: Session, registry: Registry, key: Key, label: str, weight: int, reason: str,
                  *, actor: Actor) -> tuple[ManualEvidence, Verdict]:
     take_turn(session, registry, key)
+    evidence = new_evidence(session, key, validation.label(label), validation.weight(weight),
+                            validation.text("reason", reason), actor=actor)
+    session.flush()
+    audit_evidence(session, evidence, key, actor)
+    return evidence, carry_on(session, registry, key, rerun(session, registry, key), evidence_of=evidence.id)
+
+
+def new_evidence(session: Session, key: Key, label: str, weight: int, reason: str, *,
+                 actor: Actor) -> ManualEvidence:
+    """Add the evidence (validated, the key canonical, its turn taken); the caller flushes it
+    and then audits it (`audit_evidence`, which needs its id) and re-adjudicates."""
     now = utc_now()
     evidence = ManualEvidence(question=key.question, capture_id=key.capture_id, entity_key=key.entity_key,
-                              label=validation.label(label), weight=validation.weight(weight),
-                              reason=validation.text("reason", reason),
+                              label=label, weight=weight, reason=reason,
                               actor=actor.name, actor_subject=actor.subject, created_at=now, updated_at=now)
     session.add(evidence)
-    session.flush()
-    record(session, AuditAction.EVIDENCE_ADDED, actor, key=key, after=_evidence_dict(evidence))
-    return evidence, carry_on(session, registry, key, rerun(session, registry, key))
+    return evidence
+
+
+def audit_evidence(session: Session, evidence: ManualEvidence, key: Key, actor: Actor, *, flush: bool = True) -> None:
+    record(session, AuditAction.EVIDENCE_ADDED, actor, key=key, after=_evidence_dict(evidence), flush=flush)
 
 
 def _own_evidence(session: Session, key: Key, evidence_id: int, actor: Actor) -> ManualEvidence:
@@ -77,7 +89,7 @@ def edit_evidence(session: Session, registry: Registry, key: Key, evidence_id: i
     evidence.updated_at = utc_now()
     session.flush()
     record(session, AuditAction.EVIDENCE_EDITED, actor, key=key, before=before, after=_evidence_dict(evidence))
-    return evidence, carry_on(session, registry, key, rerun(session, registry, key))
+    return evidence, carry_on(session, registry, key, rerun(session, registry, key), evidence_of=evidence.id)
 
 
 @canonical(True)
@@ -85,8 +97,9 @@ def delete_evidence(session: Session, registry: Registry, key: Key, evidence_id:
     take_turn(session, registry, key)
     evidence = _own_evidence(session, key, evidence_id, actor)
     before = _evidence_dict(evidence)
+    origin = evidence.carried_id or evidence.id  # a copy's removal stops its origin's carrying
     stop_if_carried(session, evidence, actor=actor)
     session.delete(evidence)
     session.flush()
     record(session, AuditAction.EVIDENCE_DELETED, actor, key=key, before=before, after=None)
-    return carry_on(session, registry, key, rerun(session, registry, key))
+    return carry_on(session, registry, key, rerun(session, registry, key), evidence_of=origin)

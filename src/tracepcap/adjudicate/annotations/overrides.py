@@ -38,11 +38,25 @@ def _find_override(session: Session, key: Key) -> HumanOverride | None:
 def set_override(session: Session, registry: Registry, key: Key, label: str, rationale: str,
                  *, actor: Actor) -> Verdict:
     take_turn(session, registry, key)
-    label, rationale = validation.label(label), validation.text("rationale", rationale)
-    existing = _find_override(session, key)
+    put_override(session, key, validation.label(label), validation.text("rationale", rationale), actor=actor)
+    return carry_on(session, registry, key, rerun(session, registry, key))
+
+
+_UNKNOWN = object()
+
+
+def put_override(session: Session, key: Key, label: str, rationale: str, *, actor: Actor,
+                 snapshot: dict | None = None, flush: bool = True, existing=_UNKNOWN) -> HumanOverride:
+    """Write the override (label and rationale already validated, the key canonical and its
+    turn taken) and its audit event; no re-adjudication (the caller's: `rerun` for one key,
+    `rerun_many` for a batch). A batch passes what it already read: `snapshot` (the entity's
+    identity facts) and `existing` (the key's override, or None)."""
+    if existing is _UNKNOWN:
+        existing = _find_override(session, key)
     before = _override_dict(existing)
     now = utc_now()
-    snapshot = identity_facts(session, key.capture_id, key.entity_key)
+    if snapshot is None:
+        snapshot = identity_facts(session, key.capture_id, key.entity_key)
     if existing is None:
         existing = HumanOverride(question=key.question, capture_id=key.capture_id,
                                  entity_key=key.entity_key, label=label, rationale=rationale,
@@ -53,9 +67,11 @@ def set_override(session: Session, registry: Registry, key: Key, label: str, rat
     existing.facts_snapshot, existing.stale_since, existing.stale_detail = snapshot, None, None
     # a human answering where an answer was carried makes it this capture's own from now on
     existing.carried_from = existing.carried_id = existing.carry_note = existing.stale_capture = None
-    session.flush()
-    record(session, AuditAction.OVERRIDE_SET, actor, key=key, before=before, after=_override_dict(existing))
-    return carry_on(session, registry, key, rerun(session, registry, key))
+    if flush:
+        session.flush()
+    record(session, AuditAction.OVERRIDE_SET, actor, key=key, before=before, after=_override_dict(existing),
+           flush=flush)
+    return existing
 
 
 @canonical(True)

@@ -8,12 +8,13 @@ from sqlalchemy.orm import Session
 
 from ...extract.kinds import MAC, SERVED
 from ...store.entities import members_of
-from ...store.models import HumanOverride, ObservationRow
+from ...store.models import EntityMember, HumanOverride, ObservationRow
 from ..actor import SYSTEM_ACTOR
 from ..contract import Key
 from .audit import AuditAction, record, utc_now
 
 IDENTITY_KINDS = (MAC.name, SERVED.name)  # the facts a human answer about a host rests on
+CHUNK = 500  # names in one IN (...) list
 
 
 def identity_facts(session: Session, capture_id: str, entity: str) -> dict[str, list[str]]:
@@ -27,6 +28,24 @@ def identity_facts(session: Session, capture_id: str, entity: str) -> dict[str, 
     for kind, value in rows:
         out[kind].append(value)
     return {kind: sorted(values) for kind, values in out.items()}
+
+
+def identity_facts_many(session: Session, capture_id: str, entities: set[str]) -> dict[str, dict[str, list[str]]]:
+    """`identity_facts` of many entities, in two queries."""
+    names: dict[str, str] = {e: e for e in entities}  # member -> its entity
+    wanted = sorted(entities)
+    for start in range(0, len(wanted), CHUNK):
+        names.update(session.execute(select(EntityMember.member, EntityMember.entity_key).where(
+            EntityMember.capture_id == capture_id, EntityMember.entity_key.in_(wanted[start:start + CHUNK]))).all())
+    facts: dict[str, dict[str, set[str]]] = {e: {kind: set() for kind in IDENTITY_KINDS} for e in entities}
+    members = sorted(names)
+    for start in range(0, len(members), CHUNK):
+        for entity, kind, value in session.execute(select(ObservationRow.entity, ObservationRow.kind,
+                                                          ObservationRow.value).distinct().where(
+                ObservationRow.capture_id == capture_id, ObservationRow.entity.in_(members[start:start + CHUNK]),
+                ObservationRow.kind.in_(IDENTITY_KINDS))):
+            facts[names[entity]][kind].add(value)
+    return {e: {kind: sorted(values) for kind, values in by_kind.items()} for e, by_kind in facts.items()}
 
 
 def mark_stale(session: Session, capture_id: str) -> int:

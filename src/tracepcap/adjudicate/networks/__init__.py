@@ -28,25 +28,30 @@ from .membership import (attach, create_network, detach, find_network, list_netw
 
 
 def refresh(session: Session, registry: Registry, network_id: str, *, reanalysed: set[str] = frozenset(),
-            left: list[str] = (), answered: Key | None = None) -> set[Key]:
+            left: list[str] = (), answered: Key | set[Key] | None = None,
+            evidence_of: int | None = None) -> set[Key]:
     """Recompute what is carried (writing only the difference) and the changes of pairs that
     are new or involve a re-analysed capture; re-adjudicate the keys whose carried answers
     changed, and recompute the answer-changed events of those keys and of `answered` (the key a
-    human just answered). `left`: captures that just left the network (their copies go)."""
+    human just answered, or the keys a bulk import answered). `left`: captures that just left the
+    network (their copies go). `evidence_of`: the human acted on that one piece of analyst
+    evidence (or a copy of it): only its copies are recomputed (`carry.apply`)."""
     captures = ordered_captures(session, network_id)
-    touched = carry.apply(session, captures, list(left))
+    touched = carry.apply(session, captures, list(left), evidence_of=evidence_of)
     rerun_many(session, registry, touched)
     answers_of: dict[str, set[str] | None] = {}
-    for key in touched | ({answered} if answered is not None else set()):
+    for key in touched | ({answered} if isinstance(answered, Key) else set(answered or ())):
         answers_of.setdefault(key.capture_id, set()).add(key.entity_key)
     baseline.recompute(session, network_id, captures, set(reanalysed), answers_of)
     return touched
 
 
-def after_human_action(session: Session, registry: Registry, capture_id: str, key: Key | None = None) -> None:
-    """A human changed an answer on `capture_id` (of `key`): carry it on through its network, if any."""
+def after_human_action(session: Session, registry: Registry, capture_id: str,
+                       key: Key | set[Key] | None = None, *, evidence_of: int | None = None) -> None:
+    """A human changed an answer on `capture_id` (of `key`; `evidence_of`: by acting on that
+    piece of evidence only): carry it on through its network, if any."""
     if (network_id := network_of(session, capture_id)) is not None:
-        refresh(session, registry, network_id, answered=key)
+        refresh(session, registry, network_id, answered=key, evidence_of=evidence_of)
 
 
 def add_capture(session: Session, registry: Registry, network: Network, capture_id: str, *, actor: Actor) -> None:

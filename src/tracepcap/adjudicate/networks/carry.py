@@ -128,9 +128,12 @@ class _Matcher:
         return target, how
 
 
-def plan(session: Session, captures: list[Capture]) -> dict[tuple, Copy]:
+def plan(session: Session, captures: list[Capture], evidence_of: int | None = None) -> dict[tuple, Copy]:
     """What should be carried into the captures, in their order. Keyed by the slot a copy
-    takes: (kind, capture, origin id)."""
+    takes: (kind, capture, origin id). `evidence_of`: the plan of that one piece of analyst
+    evidence only. Evidence copies take no key slot and no human answer stops them but a
+    cleared copy, so one piece's plan is the same alone as among all the others'; what the
+    matcher reads (which entities each capture holds) is still read for all origins."""
     ids = [c.id for c in captures]
     position = {cid: i for i, cid in enumerate(ids)}
     by_id = {c.id: c for c in captures}
@@ -143,6 +146,10 @@ def plan(session: Session, captures: list[Capture]) -> dict[tuple, Copy]:
     entities = {r.entity_key for rows in natives.values() for r in rows}
     presence = ev.group_hosts(session, ids, entities)
     matcher = _Matcher(session, presence)
+    if evidence_of is not None:
+        natives = {kind: [r for r in rows if kind == "evidence" and r.id == evidence_of]
+                   for kind, rows in natives.items()}
+        entities = {r.entity_key for rows in natives.values() for r in rows}
     # the evidence of every origin entity in every capture, read at once (a few queries in all)
     cache: dict[tuple[str, str], ev.EntityEvidence] = ev.load_many(session, ids, entities) if entities else {}
 
@@ -174,7 +181,7 @@ def plan(session: Session, captures: list[Capture]) -> dict[tuple, Copy]:
                 break
             entity, last_seen = target, cid
             note = (f"carried from {by_id[origin.capture_id].name} ({origin.capture_id}), given by "
-                    f"{origin.actor} at {origin.created_at.isoformat(timespec='seconds')}; matched by {how}")
+                    f"{origin.actor} at {_utc(origin.created_at).isoformat(timespec='seconds')}; matched by {how}")
             copy = Copy(kind, origin, cid, target, note)
             if kind == "override":
                 now = evidence(cid, target)
@@ -217,17 +224,23 @@ def _described(kind: str, fields: dict) -> dict:
             "from_capture": fields["carried_from"], "note": fields["carry_note"], "kind": kind}
 
 
-def apply(session: Session, captures: list[Capture], extra: list[str] = ()) -> set[Key]:
+def apply(session: Session, captures: list[Capture], extra: list[str] = (), *,
+          evidence_of: int | None = None) -> set[Key]:
     """Bring the carried copies in `captures` (and none in `extra`, captures that left the
-    network) to the plan; return the keys whose verdicts changed."""
-    desired = plan(session, captures)
+    network) to the plan; return the keys whose verdicts changed. `evidence_of`: only the
+    copies of that one piece of analyst evidence (a human added, edited or deleted it, or
+    removed one of its copies): nothing else's plan moved."""
+    desired = plan(session, captures, evidence_of)
     ids = [c.id for c in captures] + list(extra)
     touched: set[Key] = set()
     existing: dict[tuple, object] = {}
     for kind, model in MODELS.items():
-        if not ids:
-            break
-        for row in session.scalars(select(model).where(model.capture_id.in_(ids), model.carried_from.isnot(None))):
+        if not ids or (evidence_of is not None and kind != "evidence"):
+            continue
+        stmt = select(model).where(model.capture_id.in_(ids), model.carried_from.isnot(None))
+        if evidence_of is not None:
+            stmt = stmt.where(model.carried_id == evidence_of)
+        for row in session.scalars(stmt):
             existing[(kind, row.capture_id, row.carried_id)] = row
     for slot, row in existing.items():
         if slot not in desired:
@@ -268,6 +281,12 @@ def _record_stale(session: Session, key: Key, fields: dict) -> None:
     record(session, AuditAction.OVERRIDE_STALE, SYSTEM_ACTOR, key=key, flush=False,
            before={"label": fields["label"], "baseline": fields["stale_detail"]["baseline"]},
            after={"label": fields["label"], **fields["stale_detail"]})
+
+
+def _utc(at: datetime) -> datetime:
+    """A time with its offset: a row just written holds one, the same row read back from
+    SQLite does not, and a note must read the same either way."""
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
 def _same_time(a: datetime | None, b: datetime) -> bool:

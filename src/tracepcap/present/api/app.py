@@ -20,6 +20,7 @@ from ... import __version__
 from ...adjudicate.registry import Registry, get_registry
 from ...analysis import analyze
 from ...ingest import sweep_stale_uploads
+from ...ingest.lease import any_stalled, requeue_stalled
 from ...settings import Settings, get_settings
 from ...store import Database, open_database
 from ...store.staging import drop_stages
@@ -32,7 +33,8 @@ from .body_limit import BodyLimit
 from .request_guard import RequestGuard
 from .known_query import known_query
 from .request_text import plain_parameters
-from .routes import adjudications, audit, captures, exports, frames, hosts, meta, networks, notices, software
+from .routes import (adjudications, annotations, audit, captures, exports, frames, hosts, meta, networks,
+                     notices, software)
 from .schemas import ErrorOut
 from .turns import Turns
 from .worker import AnalysisWorker
@@ -53,7 +55,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     db = db or open_database(settings.database_url)
     worker = AnalysisWorker(lambda capture_id, cancelled: analyze(db, settings, capture_id, registry,
                                                                   cancelled=cancelled),
-                            threads=settings.analysis_workers)
+                            threads=settings.analysis_workers,
+                            sweep=lambda busy, capture_id: _requeue(db, settings, busy, capture_id),
+                            sweep_seconds=min(60.0, settings.analysis_lease_seconds / 2))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -84,8 +88,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     app.state.upload_slots = anyio.CapacityLimiter(settings.max_concurrent_uploads)
     app.dependency_overrides[get_settings] = lambda: settings
     errors.install(app)
-    for module in (meta, captures, hosts, notices, software, adjudications, exports, frames, audit,
-                   networks):
+    for module in (meta, captures, hosts, notices, software, adjudications, annotations, exports, frames,
+                   audit, networks):
         app.include_router(module.router, prefix=PREFIX, responses=ERRORS)
     docs = mount_docs(app, f"{PREFIX}/docs")
     mount_web(app)
@@ -93,3 +97,13 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     app.add_middleware(RequestGuard, settings=settings,  # outermost: its headers go on every answer
                        docs_paths=(docs,))
     return app
+
+
+def _requeue(db: Database, settings: Settings, busy: set[str], capture_id: str | None) -> list[str]:
+    """Stalled captures (ingest/lease.py) back to queued, in a unit of work of their own (a
+    writing one only when a read found one)."""
+    with db.session() as session:
+        if not any_stalled(session, settings.analysis_lease_seconds, capture_id=capture_id, exclude=busy):
+            return []
+    with db.session(write=True) as session:
+        return requeue_stalled(session, settings.analysis_lease_seconds, capture_id=capture_id, exclude=busy)

@@ -26,6 +26,7 @@ import anyio
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ...adjudicate.annotations.bulk import MAX_BODY_BYTES as MAX_BULK_BYTES
 from .errors import error_response
 
 MAX_JSON_DEPTH = 32  #: our deepest body (a list of objects holding lists) needs 4
@@ -33,6 +34,8 @@ INLINE_CHECK_BYTES = 64 * 1024  #: bodies up to this are depth-checked on the lo
 #: routes whose multipart body is a capture, streamed under the upload limits instead
 UPLOAD_PATHS = (re.compile(r"/api/captures/?"), re.compile(r"/api/networks/[^/]+/captures/?"))
 #: a JSON string; one left open runs to the end, so no text makes this scan more than once
+#: the bulk annotation import: an asset list of thousands of rows, capped by the bulk service
+BULK_PATH = re.compile(r"/api/captures/[^/]+/annotations:bulk")
 _STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.S)
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -81,10 +84,13 @@ class BodyLimit:
         self.app = app
         self.max_bytes = max_bytes
 
+    def _limit(self, scope: Scope) -> int:
+        return max(self.max_bytes, MAX_BULK_BYTES) if BULK_PATH.fullmatch(scope["path"]) else self.max_bytes
+
     def _too_large(self, scope: Scope, size: str):
         return error_response(
             413, "body_too_large",
-            f"the body of {scope['method']} {scope['path']} is {size}: at most {self.max_bytes} bytes are "
+            f"the body of {scope['method']} {scope['path']} is {size}: at most {self._limit(scope)} bytes are "
             "accepted here (TRACEPCAP_MAX_BODY_BYTES); captures are uploaded to POST /api/captures")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -96,13 +102,14 @@ class BodyLimit:
         if is_upload(scope["method"], scope["path"], content_type):
             await self.app(scope, receive, send)
             return
+        limit = self._limit(scope)
         declared = headers.get("content-length")
         if declared is not None:
             if not declared.isascii() or not declared.strip().isdigit():
                 await error_response(400, "bad_request", f"invalid Content-Length {declared[:40]!r}")(
                     scope, receive, send)
                 return
-            if int(declared) > self.max_bytes:
+            if int(declared) > limit:
                 await self._too_large(scope, f"{int(declared)} bytes (Content-Length)")(scope, receive, send)
                 return
         chunks: list[bytes] = []
@@ -113,9 +120,9 @@ class BodyLimit:
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_bytes:
+            if size > limit:
                 chunks.clear()
-                await self._too_large(scope, f"more than {self.max_bytes} bytes")(scope, receive, send)
+                await self._too_large(scope, f"more than {limit} bytes")(scope, receive, send)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):

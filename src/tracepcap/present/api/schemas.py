@@ -373,3 +373,13 @@ class FrameOut(BaseModel):
 class CaptureAuditEventOut(AuditEventOut):
     """An event of a capture's audit log, with the sentence saying what it changed."""
     change: str = Field(description="what the event changed, in a line (the trail's sentence)")
+
+
+class BulkOut(BaseModel):
+    """What a bulk import applied (issue 23)."""
+
+    rows: int
+    overrides: int
+    evidence: int
+    dismissals: int
+    keys_readjudicated: int = Field(description="verdicts re-adjudicated, once each")

@@ -10,6 +10,12 @@ not queued twice. Stopping does not wait for the queue to drain: captures still 
 the one being analyzed at its next progress tick, so a capture too big to be worth it is not
 a wall in front of every later upload. How long one capture can hold the worker is bounded
 by the read limits (TRACEPCAP_MAX_DECOMPRESSED_BYTES, TRACEPCAP_MAX_RECORDS).
+
+A capture whose analysis died without recording its outcome (another process killed, the
+database down when the failure was to be written) stays `analyzing` with an ageing heartbeat.
+With a `sweep` (ingest/lease.py `requeue_stalled`, given the captures this worker is busy
+with) the worker looks for such stalled captures every `sweep_seconds` and queues them again;
+`requeue_stalled(capture_id)` does so at once for one capture (the upload of the same bytes).
 """
 
 from __future__ import annotations
@@ -24,9 +30,12 @@ log = logging.getLogger(__name__)
 
 class AnalysisWorker:
     def __init__(self, analyze: Callable[[str, Callable[[], bool]], object], *,
-                 name: str = "tracepcap-analysis", threads: int = 1) -> None:
+                 name: str = "tracepcap-analysis", threads: int = 1,
+                 sweep: Callable[[set[str], str | None], list[str]] | None = None,
+                 sweep_seconds: float = 60.0) -> None:
         """`analyze(capture_id, cancelled)` runs one analysis, asking `cancelled()` as it goes;
-        `threads` analyses run at once."""
+        `threads` analyses run at once. `sweep(busy, capture_id)` returns the stalled captures
+        (all, or only `capture_id`) it set back to queued, leaving out those in `busy`."""
         if threads < 1:
             raise ValueError(f"an analysis worker needs at least one thread (got {threads})")
         self._analyze = analyze
@@ -39,13 +48,34 @@ class AnalysisWorker:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._sweep, self._sweep_seconds = sweep, sweep_seconds
 
     def start(self) -> None:
         self._stopping.clear()
         self._threads = [threading.Thread(target=self._run, name=f"{self._name}-{n}", daemon=True)
                          for n in range(self._threads_wanted)]
+        if self._sweep is not None:
+            self._threads.append(threading.Thread(target=self._sweeping, name=f"{self._name}-lease", daemon=True))
         for thread in self._threads:
             thread.start()
+
+    def requeue_stalled(self, capture_id: str | None = None) -> list[str]:
+        """Queue again the stalled captures (or only `capture_id`) the sweep set back to queued."""
+        if self._sweep is None:
+            return []
+        with self._lock:
+            busy = self._waiting | self._current
+        requeued = self._sweep(busy, capture_id)
+        for stalled in requeued:
+            self.submit(stalled)
+        return requeued
+
+    def _sweeping(self) -> None:
+        while not self._stopping.wait(self._sweep_seconds):
+            try:
+                self.requeue_stalled()
+            except Exception:  # noqa: BLE001 - named boundary: one sweep; the next one tries again
+                log.exception("looking for stalled analyses failed")
 
     def submit(self, capture_id: str) -> None:
         with self._lock:
@@ -66,7 +96,7 @@ class AnalysisWorker:
     def stop(self, timeout: float = 10.0) -> None:
         """Stop after the captures being analyzed, if any (waiting at most `timeout`)."""
         self._stopping.set()
-        for _ in self._threads:
+        for _ in range(self._threads_wanted):
             self._queue.put(None)
         for thread in self._threads:
             thread.join(timeout)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
+from fastapi.concurrency import run_in_threadpool
 from pydantic import AfterValidator
 
 from ....adjudicate import annotations
+from ....store.models import CaptureStatus
 from ....text import SEARCH
 from ...read.captures import capture_fields, capture_total, findings, list_captures as captures
 from ...read.manifest import manifest
@@ -31,12 +33,15 @@ UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-dat
 async def upload(request: Request, response: Response, actor: ActorDep, db: DbDep, settings: SettingsDep,
                  worker: WorkerDep) -> CaptureCreated:
     """Store the upload and queue its analysis; 202 at once (poll the capture for its status),
-    or 200 with the existing capture when these bytes were uploaded before. 408 when the
-    client sends too slowly, 503 with Retry-After when every upload slot is taken."""
+    or 200 with the existing capture when these bytes were uploaded before (queued again when
+    its analysis had stalled). 408 when the client sends too slowly, 503 with Retry-After when
+    every upload slot is taken."""
     async with upload_slot(request.app.state.upload_slots, settings):
         capture, created = await receive_capture(request, db, settings, actor.name)
     if created:
         worker.submit(capture.id)
+    elif capture.status == CaptureStatus.ANALYZING and await run_in_threadpool(worker.requeue_stalled, capture.id):
+        capture.status = CaptureStatus.QUEUED
     response.status_code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
     response.headers["Location"] = f"{request.url.path.rstrip('/')}/{capture.id}"
     return CaptureCreated(id=capture.id, name=capture.name, sha256=capture.sha256, size=capture.size,
