@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..decoders import dns
+from ..decoders import DecodeError, dns
 from ..extractor import Extractor
 from ..kinds import DNS_ANSWER_CONFLICT, DNS_ANSWER_MAC
 
@@ -35,7 +35,10 @@ class DnsAnswers(Extractor):
     def observe(self, pkt, flow) -> None:
         if pkt.sport != DNS_PORT or pkt.src_mac is None or not dns.plausible(pkt.payload):
             return
-        msg = dns.decode(pkt.payload)
+        try:
+            msg = dns.decode(pkt.payload)
+        except DecodeError:
+            return  # the dns extractor reads the same bytes and reports what is wrong with them
         if not msg.response or msg.opcode != 0 or not msg.questions:
             return
         mac = pkt.src_mac.hex(":")
