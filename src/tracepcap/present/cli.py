@@ -85,14 +85,20 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
             capture_id = capture.id
             if args.network:  # joined before the analysis, which carries answers into it at its end
                 networks.attach(s, networks.find_network(s, args.network), capture_id, actor=SYSTEM_ACTOR)
-        status = analyze(db, settings, capture_id, raise_failure=True)
+        from .progress import terminal_progress
+        with terminal_progress(as_json=args.json) as progress:
+            status = analyze(db, settings, capture_id, raise_failure=True, progress=progress)
         if status == DELETED:
             raise NotFound(f"capture {capture_id} was deleted while it was analyzed")
         with db.session() as s:
             from ..store.models import Capture
             capture = s.get(Capture, capture_id)
             args.outcome = ExitCode.OK if status == CaptureStatus.DONE else ExitCode.PARTIAL  # kept if `| head` cuts us
-            write_capture(s, capture, get_registry(), sys.stdout, as_json=args.json)
+            if args.json or args.long:
+                write_capture(s, capture, get_registry(), sys.stdout, as_json=args.json)
+            else:
+                from .table import write_table
+                write_table(s, capture, get_registry(), sys.stdout)
     finally:
         db.dispose()
     return args.outcome
@@ -330,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", help="pcap/pcapng file, optionally gzip'd (default: the demo office LAN)")
     p.add_argument("--db", help="SQLAlchemy database URL (default: SQLite in the data directory)")
     p.add_argument("--json", action="store_true", help="print the JSON document instead of the table")
+    p.add_argument("--long", action="store_true", help="a block per host with each answer's reasons, not a line")
     p.add_argument("--workers", type=_positive, metavar="N",
                    help="processes to shard the walk over (default: the machine's cores from 3 up, else 1: one walk)")
     p.add_argument("--scheduler", metavar="URL",
