@@ -55,9 +55,11 @@ class Bars:
             label, unit = STAGES.get(stage, (stage, "it"))
             scaled = unit == "B"
             self._stage = stage
+            # a stage's rate ("1.2 stage/s") says nothing: its bar shows the count and the time
+            shape = {} if scaled else {"bar_format": "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}]"}
             self._bar = self._tqdm(total=total, desc=label, unit=unit, unit_scale=scaled,
                                    unit_divisor=1024 if scaled else 1000, file=self._stream,
-                                   leave=True, dynamic_ncols=True)
+                                   leave=True, dynamic_ncols=True, **shape)
         bar = self._bar
         if total != bar.total:
             bar.total = total
