@@ -147,7 +147,9 @@ def table(head: dict, hosts: Iterable[dict], count: int, questions: list[str], w
     rows = [row for _, group in groups for row in group]
     names = ["DEVICE", "MAC", "VENDOR"] + questions
     bounds = [DEVICE_WIDTH, MAC_WIDTH, VENDOR_WIDTH] + [ANSWER_WIDTH] * len(questions)
-    natural = [max([len(names[i])] + [len(_cells(r)[i]) for r in rows]) for i in range(len(names))]
+    natural = [len(name) for name in names]
+    for row in rows:
+        natural = [max(n, len(cell)) for n, cell in zip(natural, _cells(row))]
     natural = [n if i == 0 else min(n, hi) for i, (n, (_lo, hi)) in enumerate(zip(natural, bounds))]
     floors = [n if i == 0 else min(lo, n) for i, (n, (lo, _hi)) in enumerate(zip(natural, bounds))]
     gaps = len(GAP) * (len(names) - 1)
