@@ -93,8 +93,8 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         extracted, lost = result.complete, result.partial
         del result  # its facts are stored: held through Scan they raised a many-host capture's peak
         _return_free_memory()
-        tick("scan", 0, 1)
         with db.session(write=True) as s:
+            tick("scan", 0, 1)
             report = scan_capture(s, stage, registry.signals(), CaptureContext.load(s, stage),
                                   answer=machine_answer(registry))
         tick("scan", 1, 1)
