@@ -61,7 +61,7 @@ def test_every_host_says_where_it_sits_and_why(cli, captures):
         "a public address 13 hops away, seen through 10:13:31:f1:39:76, a router's MAC")
     assert {h["locality"] for h in hosts.values()} == {"on-link", "local-routed", "remote"}
     assert all(h["locality_reason"] for h in hosts.values())
-    code, table, _ = cli("analyze", captures / "demo_all_rules.pcap")
+    code, table, _ = cli("analyze", captures / "demo_all_rules.pcap", "--long")
     assert "    locality: remote (a public address 13 hops away" in table
 
 
@@ -80,6 +80,10 @@ def test_output_is_byte_identical_twice(cli, captures):
 
 def test_table_output_names_hosts(cli, captures):
     code, out, _ = cli("analyze", captures / "dns_demo.pcap")
+    assert code == ExitCode.OK
+    assert "46 packets" in out and "serves: udp/53" not in out  # a line per device: no reasons
+    assert any(line.startswith("  192.168.1.1 ") for line in out.splitlines())
+    code, out, _ = cli("analyze", captures / "dns_demo.pcap", "--long")
     assert code == ExitCode.OK
     assert "192.168.1.1 " in out and "serves: udp/53" in out and "46 packets" in out
 

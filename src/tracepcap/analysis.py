@@ -82,13 +82,18 @@ def _return_free_memory(capture_bytes: int) -> None:
 
 
 def analyze(db: Database, settings: Settings, capture_id: str, registry: Registry | None = None, *,
-            cancelled: Callable[[], bool] = lambda: False, raise_failure: bool = False) -> CaptureStatus | str:
+            cancelled: Callable[[], bool] = lambda: False, raise_failure: bool = False,
+            progress: Callable[[str, int, int], None] | None = None) -> CaptureStatus | str:
     """Analyze the capture (extract, scan, adjudicate); return its final status, or DELETED.
 
     `cancelled` is asked at every progress tick of the walk; True stops it. With
     `raise_failure` (the CLI) a failure is raised after it is recorded: the input's own error
-    as it is, anything else as InternalError, so the exit code says which.
+    as it is, anything else as InternalError, so the exit code says which. `progress(stage,
+    done, total)`, if given, hears the walk's ticks ("read", bytes of the file) on the same hook
+    that records the capture's progress for the web UI, then each later stage's start and end
+    ("scan", "adjudicate": 0 or 1 of 1).
     """
+    tick = progress or (lambda stage, done, total: None)
     registry = registry or get_registry()
     with db.session(write=True) as s:
         capture = s.get(Capture, capture_id)
@@ -100,16 +105,22 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         path = capture_path(settings.capture_dir, sha)
         workers, scheduler = settings.extract_plan(path)
         result = extract_capture(db, capture_id, path, settings.extract_limits, cancelled=cancelled,
-                                 rows_to=stage, workers=workers, scheduler=scheduler)
+                                 rows_to=stage, workers=workers, scheduler=scheduler,
+                                 progress=lambda done, total: tick("read", done, total))
         extracted, lost = result.complete, result.partial
         del result  # its facts are stored: held through Scan they raised a many-host capture's peak
         _return_free_memory(path.stat().st_size)
         with db.session(write=True) as s:
             beat(s, capture_id)  # Scan and the swap run without progress ticks
         with db.session(write=True) as s:
+            tick("scan", 0, 1)
             report = scan_capture(s, stage, registry.signals(), CaptureContext.load(s, stage),
                                   answer=machine_answer(registry))
-        return _swap_in(db, registry, capture_id, stage, report, extracted, lost)
+        tick("scan", 1, 1)
+        tick("adjudicate", 0, 1)
+        status = _swap_in(db, registry, capture_id, stage, report, extracted, lost)
+        tick("adjudicate", 1, 1)
+        return status
     except Exception as err:  # noqa: BLE001 - the named boundary of one analysis job
         if isinstance(err, TracePcapError):
             failure = err

@@ -32,12 +32,14 @@ PROGRESS_SECONDS = 0.5
 def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = Limits(), *,
                     cancelled: Callable[[], bool] = lambda: False,
                     rows_to: str | None = None, workers: int = 1,
-                    scheduler: str | None = None) -> ExtractResult:
+                    scheduler: str | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> ExtractResult:
     """Replace the Extract output under `rows_to` (default: the capture itself) with a fresh
     walk of `path`; return the result. Progress goes on the capture, whose status is left at
     "analyzing": the conductor sets the final one. The walk raises AnalysisCancelled at the
     first progress tick after `cancelled()` turns True. `workers` > 1 or a Dask `scheduler`
-    shards the walk (extract/parallel.py); the result is the same."""
+    shards the walk (extract/parallel.py); the result is the same. `progress(done, total)`, if
+    given, hears every tick too (bytes read of the file), unthrottled: the terminal's bar."""
     rows_to = rows_to or capture_id
     with db.session(write=True) as s:
         for table in (ObservationRow, Conversation, Host, ManifestEntry, Notice, NoticeCount):
@@ -64,6 +66,8 @@ def extract_capture(db: Database, capture_id: str, path: Path, limits: Limits = 
     def on_progress(done: int, total: int) -> None:
         if cancelled():
             raise AnalysisCancelled(f"the analysis of capture {capture_id} was cancelled")
+        if progress is not None:
+            progress(done, total)
         now = time.monotonic()
         if now - last_progress[0] >= PROGRESS_SECONDS or done >= total:
             last_progress[0] = now

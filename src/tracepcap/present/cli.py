@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", help="pcap/pcapng file, optionally gzip'd (default: the demo office LAN)")
     p.add_argument("--db", help="SQLAlchemy database URL (default: SQLite in the data directory)")
     p.add_argument("--json", action="store_true", help="print the JSON document instead of the table")
+    p.add_argument("--long", action="store_true", help="a block per host with each answer's reasons, not a line")
     p.add_argument("--workers", type=_workers, metavar="N",
                    help="processes to shard the walk over (default: the machine's cores from 3 up, else 1: one walk)")
     p.add_argument("--scheduler", metavar="URL",

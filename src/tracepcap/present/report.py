@@ -68,8 +68,8 @@ def _values(host: dict, kind: FactKind, *, with_source: bool = False) -> list[st
     return out
 
 
-def table_lines(head: dict, hosts: Iterable[dict], count: int) -> Iterator[str]:
-    """A readable table: one block per host, line by line."""
+def head_lines(head: dict, count: int) -> Iterator[str]:
+    """The capture's summary: its line of counts, what could not be read, notices, findings."""
     cap = head["capture"]
     yield (f"capture {cap['id']}  {cap['name']}  {cap['format']}  {cap['packets']} packets  "
            f"{count} hosts  {head['conversations']} conversations  status: {cap['status']}")
@@ -80,6 +80,11 @@ def table_lines(head: dict, hosts: Iterable[dict], count: int) -> Iterator[str]:
     for finding in head["findings"]:
         frames = ", ".join(map(str, finding["frames"][:5]))
         yield f"  finding [{finding['severity']}] {finding['kind']}: {finding['summary']} (frames {frames})"
+
+
+def table_lines(head: dict, hosts: Iterable[dict], count: int) -> Iterator[str]:
+    """The long form (`analyze --long`): the summary, then one block per host with reasons."""
+    yield from head_lines(head, count)
     yield ""
     header = f"{'IP':<40} {'MAC':<18} {'TTL':<8} VENDOR"
     yield header

@@ -37,13 +37,19 @@ def cmd_analyze(args: argparse.Namespace) -> ExitCode:
             if args.network:  # joined before the analysis, which carries answers into it at its end
                 from ...adjudicate import networks
                 networks.attach(s, networks.find_network(s, args.network), capture_id, actor=SYSTEM_ACTOR)
-        status = analyze(db, settings, capture_id, raise_failure=True)
+        from ..progress import terminal_progress
+        with terminal_progress(as_json=args.json) as progress:
+            status = analyze(db, settings, capture_id, raise_failure=True, progress=progress)
         if status == DELETED:
             raise NotFound(f"capture {capture_id} was deleted while it was analyzed")
         with db.session() as s:
             capture = s.get(Capture, capture_id)
             args.outcome = ExitCode.OK if status == CaptureStatus.DONE else ExitCode.PARTIAL  # kept if `| head` cuts us
-            write_capture(s, capture, get_registry(), sys.stdout, as_json=args.json)
+            if args.json or args.long:
+                write_capture(s, capture, get_registry(), sys.stdout, as_json=args.json)
+            else:
+                from ..table import write_table
+                write_table(s, capture, get_registry(), sys.stdout)
     finally:
         db.dispose()
     return args.outcome
