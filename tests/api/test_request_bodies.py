@@ -147,3 +147,24 @@ def test_the_depth_check_of_a_full_size_body_is_quick(body):
     started = time.perf_counter()
     too_deep(body)
     assert time.perf_counter() - started < 1.0  # linear: ~10 ms; a quadratic scan takes minutes
+
+
+def test_json_bodies_are_parsed_off_the_event_loop(client, dns_capture, monkeypatch):
+    import asyncio
+
+    from tracepcap.present.api import offloop
+    parsed_in: list[object] = []
+    real_loads = json.loads
+
+    def loads(text, *args, **kwargs):
+        try:
+            parsed_in.append(asyncio.get_running_loop())
+        except RuntimeError:
+            parsed_in.append(None)  # a worker thread: no event loop here
+        return real_loads(text, *args, **kwargs)
+
+    monkeypatch.setattr(offloop.json, "loads", loads)
+    response = client.post(f"/captures/{dns_capture}/adjudications/host-identity/10.0.0.1/evidence",
+                           json={"label": "Router", "weight": 10, "reason": "the diagram says so"})
+    assert response.status_code in (200, 201, 404), response.text
+    assert parsed_in == [None]

@@ -10,10 +10,11 @@ from fastapi import APIRouter, Depends, Request
 
 from ....adjudicate.annotations import bulk
 from ....errors import UsageError
+from ..offloop import OffLoopJsonRoute
 from ..deps import ActorDep, Analyst, CaptureDep, RegistryDep, SessionDep, Viewer
 from ..schemas import BulkOut
 
-router = APIRouter(prefix="/captures", tags=["annotations"], dependencies=[Viewer])
+router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures", tags=["annotations"], dependencies=[Viewer])
 
 BULK_BODY = {"requestBody": {"required": True, "content": {
     "application/json": {"schema": {"type": "array", "items": {"type": "object", "properties": {

@@ -8,10 +8,11 @@ from fastapi import APIRouter, HTTPException, Query
 
 from ....adjudicate.annotations import AuditAction
 from ...read.audit import AuditFilter, audit_page
+from ..offloop import OffLoopJsonRoute
 from ..deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ..schemas import CaptureAuditEventOut
 
-router = APIRouter(prefix="/captures/{cid}", tags=["audit"], dependencies=[Viewer])
+router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["audit"], dependencies=[Viewer])
 
 
 @router.get("/audit", response_model=list[CaptureAuditEventOut])

@@ -14,12 +14,13 @@ from ....text import SEARCH
 from ...read.captures import capture_fields, capture_total, findings, list_captures as captures
 from ...read.manifest import manifest
 from ...read.notices import notice_counts
+from ..offloop import OffLoopJsonRoute
 from ..deps import (Admin, ActorDep, Analyst, CaptureDep, DbDep, PageDep, RegistryDep, SessionDep, SettingsDep,
                     Viewer, WorkerDep)
 from ..schemas import CaptureCreated, CaptureDetail, CaptureOut
 from ..upload import FIELD, receive_capture, upload_slot
 
-router = APIRouter(prefix="/captures", tags=["captures"])
+router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures", tags=["captures"])
 
 UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
     "type": "object", "required": [FIELD],

@@ -9,9 +9,10 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
 from ...read.document import CSV_COLUMNS, capture_export, csv_rows
+from ..offloop import OffLoopJsonRoute
 from ..deps import CaptureDep, RegistryDep, SessionDep, Viewer
 
-router = APIRouter(prefix="/captures/{cid}", tags=["exports"], dependencies=[Viewer])
+router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["exports"], dependencies=[Viewer])
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet would run as a formula
 
 

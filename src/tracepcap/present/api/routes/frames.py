@@ -12,10 +12,11 @@ from ....extract.slices import pcapng_slice
 from ....store.models import MAX_BIGINT
 from ...read.frames import (MAX_SLICE_FRAMES, capture_index, conversation_frames, frame_detail, frames_at,
                             parse_frames, stored_file)
+from ..offloop import OffLoopJsonRoute
 from ..deps import Analyst, CaptureDep, SessionDep, SettingsDep, Viewer
 from ..schemas import FrameOut
 
-router = APIRouter(prefix="/captures/{cid}", tags=["frames"])
+router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["frames"])
 PCAPNG = "application/x-pcapng"
 SLICE = {200: {"content": {PCAPNG: {}}, "description": "a pcapng file; each packet's comment names its original frame"}}
 

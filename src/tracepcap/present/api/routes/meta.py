@@ -5,10 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from .... import __version__
+from ..offloop import OffLoopJsonRoute
 from ..deps import ActorDep, RegistryDep, Viewer
 from ..schemas import Health, Me, QuestionOut
 
-router = APIRouter(tags=["meta"])
+router = APIRouter(route_class=OffLoopJsonRoute, tags=["meta"])
 
 
 @router.get("/health", response_model=Health)

@@ -20,11 +20,12 @@ from ....errors import InvalidText, UsageError
 from ....ingest import find_capture
 from ....store.models import MAX_INTEGER
 from ...read import networks as read
+from ..offloop import OffLoopJsonRoute
 from ..deps import ActorDep, Analyst, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer, WorkerDep
 from ..schemas import In, Label, Verdict
 from ..upload import receive_capture, upload_slot
 
-router = APIRouter(tags=["networks"])
+router = APIRouter(route_class=OffLoopJsonRoute, tags=["networks"])
 Limit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0, le=MAX_INTEGER)]
 

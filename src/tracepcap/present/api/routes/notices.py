@@ -7,10 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from ...read.notices import notice_page
+from ..offloop import OffLoopJsonRoute
 from ..deps import CaptureDep, PageDep, SessionDep, Viewer
 from ..schemas import NoticeOut
 
-router = APIRouter(prefix="/captures/{cid}", tags=["notices"], dependencies=[Viewer])
+router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["notices"], dependencies=[Viewer])
 
 
 @router.get("/notices", response_model=list[NoticeOut])

@@ -8,10 +8,11 @@ from fastapi import APIRouter, Query
 
 from ...read.hosts import require_host
 from ...read.software import software
+from ..offloop import OffLoopJsonRoute
 from ..deps import CaptureDep, PageDep, SessionDep, Viewer
 from ..schemas import SoftwareOut
 
-router = APIRouter(prefix="/captures/{cid}", tags=["software"], dependencies=[Viewer])
+router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["software"], dependencies=[Viewer])
 
 
 @router.get("/software", response_model=list[SoftwareOut])
