@@ -103,7 +103,9 @@ def test_wire_names_and_grades_are_unchanged():
         "device-name": Grade.REPORTED, "browser-server-type": Grade.REPORTED,
         "credential": Grade.REPORTED,
         # issue 15: topology by VLAN
-        "vlan": Grade.MEASURED}
+        "vlan": Grade.MEASURED,
+        # issue 24: the gateway and MAC ownership
+        "mac-ttl": Grade.MEASURED, "dst-mac": Grade.MEASURED, "gateway-option": Grade.REPORTED}
 
 
 @pytest.mark.parametrize("module", reading_modules(), ids=lambda m: m.__name__)

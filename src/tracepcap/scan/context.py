@@ -17,10 +17,11 @@ from sqlalchemy.orm import Session
 
 from ..extract.facts import FactKind
 from ..extract.extractors.link_identity import vendor_of
-from ..extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OUI_VENDOR, SERVED, TTL
+from ..extract.kinds import (DST_MAC, GATEWAY_OPTION, HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, MAC_TTL,
+                             OUI_VENDOR, SERVED, TTL)
 from ..store.models import Conversation, Host, ObservationRow
 from .names import name_key
-from .entities import MAC_PREFIX, Entity, build as build_entities
+from .entities import MAC_PREFIX, Entity, build as build_entities, mac_key
 from .ownership import Ownership, Sender, owner, parsed_address, subnet_of
 
 
@@ -169,8 +170,11 @@ class CaptureContext:
     @cached_property
     def entities(self) -> list[Entity]:
         """The capture's devices and hosts in inventory order (scan/entities.py)."""
+        # a router's MAC that no address owns is a device of its own, keyed by the MAC: never
+        # by the busiest remote address it carried
+        unowned = {mac_key(mac) for mac in self.router_macs if mac not in self.mac_owners}
         return build_entities(self.hosts, self.mac_owners,
-                              {e for e in self._facts if e.startswith(MAC_PREFIX)})
+                              {e for e in self._facts if e.startswith(MAC_PREFIX)} | unowned)
 
     @cached_property
     def entity_of(self) -> dict[str, str]:
@@ -295,9 +299,12 @@ class CaptureContext:
                 sharers.setdefault(ip, 0)
             by_family: dict[int, list[Sender]] = defaultdict(list)
             for ip, frames in sorted(sharers.items()):
+                paths = self.mac_hops.get(ip)
+                forwarded = paths is not None and mac in paths and paths[mac] > min(paths.values())
                 by_family[parsed_address(ip).version].append(
                     Sender(ip, frames, self.host(ip).hops, is_local(ip), ip in bound.get(mac, ()),
-                           len(bound_macs.get(ip, ())) > 1, BINDING_SOURCES.get(bound.get(mac, {}).get(ip), "ARP/ND")))
+                           len(bound_macs.get(ip, ())) > 1, BINDING_SOURCES.get(bound.get(mac, {}).get(ip), "ARP/ND"),
+                           forwarded))
             senders[mac] = [by_family[family] for family in sorted(by_family)]
 
         def decide(segment, before: dict[str, tuple[Ownership, ...]] | None = None
@@ -335,7 +342,59 @@ class CaptureContext:
                                                       f"{mac} (never forwarded)"))
             if extra:
                 decided[mac] = decided[mac] + tuple(extra)
+        self._gateways_by_destination(senders, decided)
         return decided
+
+    def _gateways_by_destination(self, senders: dict[str, list[list[Sender]]],
+                                 decided: dict[str, tuple[Ownership, ...]]) -> None:
+        """A MAC that sent frames but that no sender owns (a router that only forwards) is
+        owned by the one site-local address its subnet's clients sent unicasts to at that MAC
+        (`dst-mac`), the one a DHCP router option names when several are: a gateway that
+        never sends an IP packet of its own."""
+        owning = {o.ip for owners in decided.values() for o in owners}
+        delivered: dict[str, list[tuple[str, Fact]]] = defaultdict(list)  # MAC -> [(address, fact)]
+        for ip in self.hosts:
+            if ip in owning or not is_local(ip):
+                continue
+            for fact in self.facts_of_kind(ip, DST_MAC.name):
+                if fact.value in senders and fact.value not in decided:
+                    delivered[fact.value].append((ip, fact))
+        for mac, found in sorted(delivered.items()):
+            named = [(ip, fact) for ip, fact in found if self.facts_of_kind(ip, GATEWAY_OPTION.name)]
+            if len(named or found) != 1:
+                continue
+            ip, fact = (named or found)[0]
+            if ip in owning or any(ip == s.ip for family in senders[mac] for s in family):
+                continue  # it sends from the MAC itself: the rules above decided against it
+            reason = (f"its subnet's clients sent {fact.count} unicast packet{'s' if fact.count > 1 else ''} "
+                      f"to {ip} at {mac} (first in frame {fact.first_frame}), and no address sending "
+                      "from the MAC owns it")
+            option = self.facts_of_kind(ip, GATEWAY_OPTION.name)
+            if option:
+                reason += (f"; the DHCP server {option[0].value} names {ip} the segment's router "
+                           f"(option 3, frame {option[0].first_frame})")
+            decided[mac] = (Ownership(ip, reason),)
+            owning.add(ip)
+
+    @cached_property
+    def mac_hops(self) -> dict[str, dict[str, int]]:
+        """Address -> {MAC it sent unicasts from: the fewest hops its TTL there says}
+        (`mac-ttl` facts), for addresses seen from several MACs: the same address arriving
+        from two MACs, nearer on one, is a router's copy of a client's frames on the farther."""
+        out: dict[str, dict[str, int]] = {}
+        for ip in self.hosts:
+            facts = self.facts_of_kind(ip, MAC_TTL.name)
+            if len(facts) < 2:
+                continue
+            nearest: dict[str, int] = {}
+            for fact in facts:
+                mac, _, ttl = fact.value.partition(" ")
+                if ttl.isdigit():
+                    hops = initial_ttl(int(ttl)) - int(ttl)
+                    nearest[mac] = min(hops, nearest.get(mac, hops))
+            if len(nearest) > 1:
+                out[ip] = nearest
+        return out
 
     @cached_property
     def owners(self) -> frozenset[str]:
@@ -346,7 +405,8 @@ class CaptureContext:
     def router_macs(self) -> frozenset[str]:
         """MACs that carry traffic of addresses from beyond the site (public, hops away)."""
         return frozenset(mac for mac, sharers in self.ips_by_mac.items()
-                         if any(not is_local(ip) and self.host(ip).hops for ip, _ in sharers))
+                         if any(not is_local(ip) and self.host(ip).hops for ip, _ in sharers)
+                         or sum(1 for ip, _ in sharers if not is_local(ip)) > 1)
 
     @cached_property
     def mac_owners(self) -> dict[str, tuple[str, ...]]:
@@ -442,7 +502,8 @@ class HostFacts:
             silent = set(mine) - {f.value for f in sent}
             if silent:
                 first: dict[str, Fact] = {}
-                for f in self.facts(IP_MAC_BINDING):
+                # a gateway that only forwards is witnessed by its clients' unicasts to it
+                for f in self.facts(IP_MAC_BINDING) + self.facts(DST_MAC):
                     if f.value in silent and (f.value not in first or f.first_frame < first[f.value].first_frame):
                         first[f.value] = f
                 sent += [first[m] for m in sorted(first)]

@@ -1,0 +1,112 @@
+"""What the link layer says about who owns a MAC beyond the sender's own `mac` fact (issue 24):
+
+- `mac-ttl` ("aa:bb:cc:dd:ee:ff 128"): the MAC an address's unicast packets came from, with
+  the TTL they carried there. A capture point that sees both sides of a router holds a
+  client's frames twice, once from its own MAC and once from the router's with the TTL one
+  lower: the per-MAC TTL is what tells the router's copy from the client's own (scan/ownership.py).
+- `dst-mac` ("aa:bb:cc:dd:ee:ff", on the destination address): the destination MAC of unicast
+  IPv4 packets a site-local client sent to a site-local address on its own /24 subnet. Such a
+  packet is delivered on the link, so the destination MAC is the address's own (or a proxy's).
+  A gateway that never sends an IP packet of its own (it only forwards) is found this way.
+- `gateway-option` (on each address a DHCP OFFER or ACK names in its router option, option 3;
+  value: the server that named it, source dhcp): the segment's default gateway, as its DHCP
+  server says.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+
+from ..decoders import dhcp
+from ..extractor import Extractor
+from ..kinds import DST_MAC, GATEWAY_OPTION, MAC_TTL
+from ..packet import is_group
+
+OPT_ROUTER = 3  # RFC 2132 3.5: the client's default routers, in order of preference
+SERVER_PORT = 67
+# RFC 1918, RFC 6598, RFC 3927: a capture point's own site (as scan/context.py's LOCAL_NETWORKS)
+SITE = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
+                                                 "100.64.0.0/10", "169.254.0.0/16"))
+
+
+def _site_subnet(ip: str) -> int | None:
+    """The /24 an IPv4 site-local address is on (as an int), None for any other address."""
+    try:
+        addr = ipaddress.IPv4Address(ip)
+    except ValueError:
+        return None
+    return int(addr) >> 8 if any(addr in net for net in SITE) else None
+
+
+class LinkPaths(Extractor):
+    NAME, VERSION = "link-paths", "1"
+    KINDS = (MAC_TTL, DST_MAC)
+    SENDERS = True  # the pipeline tallies (src, MAC, TTL, VLANs, to a group) and counts repeats
+    EVERY_IP = True  # the destination MAC is in no tally
+
+    def __init__(self, emit, limits) -> None:
+        super().__init__(emit, limits)
+        self._subnet: dict[str, int | None] = {}  # address -> its site /24, None if not site-local
+        #: (dst, dst MAC) -> [first frame, first time, last frame, last time, count]
+        self._delivered: dict[tuple[str, bytes], list] = {}
+
+    def sighted(self, pkt) -> None:
+        if pkt.src_mac is not None and not is_group(pkt):
+            self.emit.fact(pkt.src, MAC_TTL, f"{pkt.src_mac.hex(':')} {pkt.ttl}", pkt.frame, pkt.ts)
+
+    def repeated(self, tallies) -> None:
+        for (src, raw, ttl, _vlans, group), (times, frame, ts) in tallies.items():
+            if times and raw is not None and not group:
+                self.emit.again(src, MAC_TTL, f"{raw.hex(':')} {ttl}", times, frame, ts)
+
+    def observe(self, pkt, flow) -> None:
+        mac = pkt.dst_mac
+        if mac is None or mac[0] & 0x01 or pkt.outer is not None or pkt.carries is not None:
+            return
+        subnets = self._subnet
+        dst, src = pkt.dst, pkt.src
+        theirs = subnets.get(dst, -1)
+        if theirs == -1:
+            theirs = subnets[dst] = _site_subnet(dst)
+        if theirs is None:
+            return
+        mine = subnets.get(src, -1)
+        if mine == -1:
+            mine = subnets[src] = _site_subnet(src)
+        if mine != theirs:
+            return
+        key = (dst, mac)
+        seen = self._delivered.get(key)
+        if seen is not None:
+            seen[2], seen[3], seen[4] = pkt.frame, pkt.ts, seen[4] + 1
+        elif len(self._delivered) < self.limits.max_pending:
+            self._delivered[key] = [pkt.frame, pkt.ts, pkt.frame, pkt.ts, 1]
+        else:
+            self.evicted += 1
+
+    def finish(self) -> None:
+        for (dst, mac), (f0, t0, f1, t1, count) in self._delivered.items():
+            value = mac.hex(":")
+            self.emit.fact(dst, DST_MAC, value, f0, t0)
+            if count > 1:
+                self.emit.again(dst, DST_MAC, value, count - 1, f1, t1)
+        self._delivered.clear()
+
+
+class GatewayOption(Extractor):
+    NAME, VERSION = "gateway-option", "1"
+    KINDS = (GATEWAY_OPTION,)
+    UDP_PORTS = frozenset((SERVER_PORT,))
+
+    def observe(self, pkt, flow) -> None:
+        if pkt.sport != SERVER_PORT:
+            return
+        msg = dhcp.decode(pkt.payload)
+        if msg.op != dhcp.BOOTREPLY or msg.msg_type not in (dhcp.OFFER, dhcp.ACK):
+            return
+        routers = msg.options.get(OPT_ROUTER, b"")
+        for at in range(0, len(routers) - len(routers) % 4, 4):
+            router = socket.inet_ntoa(routers[at:at + 4])
+            if router != "0.0.0.0":
+                self.emit.fact(router, GATEWAY_OPTION, pkt.src, pkt.frame, pkt.ts, source="dhcp")
