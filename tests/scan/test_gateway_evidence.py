@@ -1,0 +1,133 @@
+"""Issue 24: the gateway and who owns each MAC, on synthetic LANs of the shapes real captures
+show (mechanisms 1-3): a gateway that never sends an IP packet of its own, a router that
+forwards without decrementing the TTL, and a capture holding router-forwarded copies of a
+client's frames."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from tracepcap.present.cli import ExitCode, main
+from tracepcap.scan.ownership import Sender, owner
+from tracepcap.testing import dhcp as dhcp_msg
+from tracepcap.testing.scenario import WINDOWS_SYN, Scenario
+
+GW_MAC = "00:05:74:00:00:01"
+DHCP_MAC = "00:50:56:00:00:fe"
+CLIENT_MAC = "b8:97:fa:00:00:7d"
+DC_MAC = "00:12:3f:00:00:03"
+GATEWAY_ROLES = ("Router", "Firewall", "Network device")
+
+
+def document(path, tmp_path) -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["analyze", str(path), "--json", "--db", f"sqlite:///{tmp_path / 'db.sqlite3'}"])
+    assert code == ExitCode.OK
+    return json.loads(out.getvalue())
+
+
+def label(host: dict, question: str) -> str | None:
+    return host["verdicts"][question]["primary_label"]
+
+
+def row_of(doc: dict, address: str) -> dict:
+    return next(h for h in doc["hosts"] if address in (h.get("addresses") or [h["ip"]]))
+
+
+def lan(gateway_ip: str, sc: Scenario):
+    """A client, a domain controller and the gateway's MAC (a Host the clients address)."""
+    client = sc.host(gateway_ip.rsplit(".", 1)[0] + ".125", CLIENT_MAC, ttl=128, syn=WINDOWS_SYN)
+    dc = sc.host(gateway_ip.rsplit(".", 1)[0] + ".3", DC_MAC, ttl=128, syn=WINDOWS_SYN)
+    gateway = sc.host(gateway_ip, GW_MAC, ttl=128)
+    return client, dc, gateway
+
+
+# --- mechanisms 1 and 3: a silent gateway named by DHCP option 3, forwarding at TTL 128 -------
+
+@pytest.fixture(scope="module")
+def silent(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("silent")
+    sc = Scenario()
+    client, dc, gateway = lan("172.16.9.1", sc)
+    server = sc.host("172.16.9.254", DHCP_MAC, ttl=16)
+    sc.dhcp_exchange(client, server, router=gateway.ip, dns_servers=[dc.ip])
+    sc.dns_lookup(client, dc, "example.org", ["93.184.216.34"])
+    for i in range(6):  # the router forwards without decrementing: every web server at TTL 128
+        web = sc.host(f"203.0.113.{10 + i}", via=gateway, ttl=128)
+        sc.tcp_session(client, web, 49200 + i, 443, client=[b"hello"], server=[b"world" * (i + 1)])
+    for _ in range(3):  # NetBIOS name queries the client sends to the gateway's address
+        sc.udp(client, gateway, 137, 137, b"\x00" * 50)
+    return document(sc.write_pcap(tmp / "silent.pcap"), tmp)
+
+
+def test_a_silent_gateway_is_the_device_its_clients_unicast_to(silent):
+    gateway = row_of(silent, "172.16.9.1")
+    assert gateway["key"] == "mac-" + GW_MAC.replace(":", "-")
+    assert label(gateway, "host-identity") in GATEWAY_ROLES
+    assert label(gateway, "node-role") == "Default Gateway"
+    assert "option 3" in gateway["locality_reason"] and "unicast" in gateway["locality_reason"]
+
+
+def test_no_remote_address_owns_the_routers_mac_or_is_a_gateway(silent):
+    remote = [h for h in silent["hosts"] if h["ip"] and h["ip"].startswith("203.0.113.")]
+    assert len(remote) == 6
+    for host in remote:
+        assert host["key"] == host["ip"] and host["locality"] == "remote", host
+        assert label(host, "node-role") != "Default Gateway", host["ip"]
+        assert label(host, "host-identity") not in GATEWAY_ROLES, host["ip"]
+    others = [h for h in silent["hosts"] if label(h, "node-role") == "Default Gateway"]
+    assert [h["ip"] for h in others] == ["172.16.9.1"]
+
+
+def test_several_public_addresses_at_an_unspent_ttl_own_no_mac():
+    senders = [Sender(f"203.0.113.{i}", 100 - i, 0, False, False) for i in range(5)]
+    assert owner(GW_MAC, senders) is None
+    # a lone public address zero hops away is a host on a public segment
+    assert owner(GW_MAC, senders[:1]).ip == "203.0.113.0"
+
+
+# --- mechanism 2: router-forwarded copies of a client's frames --------------------------------
+
+@pytest.fixture(scope="module")
+def forwarded(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("forwarded")
+    sc = Scenario()
+    client, dc, gateway = lan("10.100.7.1", sc)
+    copy = sc.host(client.ip, GW_MAC, ttl=127)  # the router's copy of the client's frames
+    for i in range(4):
+        sc.dns_lookup(client, dc, f"host{i}.example.org", ["198.51.100.7"])
+        sc.udp(copy, dc, 53100 + i, 53, b"\x12\x34" + bytes(30))  # one hop on, from the router
+    for i in range(5):
+        web = sc.host(f"198.51.100.{20 + i}", via=gateway, ttl=64 - 10 - i)
+        sc.tcp_session(client, web, 49300 + i, 80, client=[b"GET / HTTP/1.1\r\n\r\n"], server=[b"x"])
+    ask = dhcp_msg.dhcp(dhcp_msg.BOOTREQUEST, 9, CLIENT_MAC, dhcp_msg.REQUEST, ciaddr=client.ip)
+    sc.udp(client, gateway, 68, 67, ask)  # a renewal unicast to the gateway
+    return document(sc.write_pcap(tmp / "forwarded.pcap"), tmp)
+
+
+def test_a_forwarded_copy_never_binds_the_routers_mac_to_the_client(forwarded):
+    client = row_of(forwarded, "10.100.7.125")
+    assert client["key"] == "mac-" + CLIENT_MAC.replace(":", "-")
+    assert "owns " + GW_MAC not in client["locality_reason"]
+    assert label(client, "node-role") != "Default Gateway"
+    assert label(client, "host-identity") not in GATEWAY_ROLES
+
+
+def test_the_router_behind_the_copies_is_the_gateway(forwarded):
+    gateway = row_of(forwarded, "10.100.7.1")
+    assert gateway["key"] == "mac-" + GW_MAC.replace(":", "-")
+    assert label(gateway, "node-role") == "Default Gateway"
+    assert label(gateway, "host-identity") in GATEWAY_ROLES
+    assert [h["key"] for h in forwarded["hosts"] if label(h, "node-role") == "Default Gateway"] \
+        == [gateway["key"]]
+
+
+def test_a_copy_one_hop_farther_is_forwarded_and_owns_nothing():
+    senders = [Sender("10.100.7.125", 4, 0, True, False, forwarded=True)]
+    senders += [Sender(f"198.51.100.{i}", 5, 10, False, False) for i in range(3)]
+    assert owner(GW_MAC, senders) is None
