@@ -397,6 +397,12 @@ class CaptureContext:
         return out
 
     @cached_property
+    def dhcp_gateways(self) -> tuple[str, ...]:
+        """The addresses a DHCP server's router option (option 3) named, sorted."""
+        return tuple(sorted(e for e, facts in self._facts.items()
+                            if any(f.kind == GATEWAY_OPTION.name for f in facts)))
+
+    @cached_property
     def owners(self) -> frozenset[str]:
         """Every address that owns a MAC of the capture's segment."""
         return frozenset(ip for owners in self.mac_owners.values() for ip in owners)

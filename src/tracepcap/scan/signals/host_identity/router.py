@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ....extract.pipeline import ip_sort_key
-from ...context import HostFacts
+from ...context import HostFacts, is_local
 from ...ownership import parsed_address, subnet_of
 from ...vote import Vote
 
@@ -22,10 +22,20 @@ GATEWAY_SERVICES = {"udp/67": "DHCP", "udp/53": "DNS", "tcp/53": "DNS"}
 GATEWAY_WEIGHT = 40
 
 
+def gateway_named_elsewhere(host: HostFacts) -> bool:
+    """A DHCP router option (option 3) names another address of its subnet the gateway:
+    sharing a MAC with addresses of other site subnets at an unspent TTL is then no sign of
+    routing (an alias, or a capture's made-up segment); only addresses from beyond the site are."""
+    own = subnet_of(host.ip)
+    return any(ip not in host.addresses and parsed_address(ip).version == own.version
+               and parsed_address(ip) in own for ip in host.capture.dhcp_gateways)
+
+
 def vote(host: HostFacts) -> Iterator[Vote]:
     if host.ip is None:  # a device seen only by its MAC
         return
     mine = host.addresses
+    client = gateway_named_elsewhere(host)
     for fact in host.owned_macs():
         own = subnet_of(host.ip)
         # the other address family on one MAC is a dual-stack host, not a routed network
@@ -36,6 +46,10 @@ def vote(host: HostFacts) -> Iterator[Vote]:
             continue
         off = sorted((ip for ip in others if parsed_address(ip) not in own
                       or host.capture.host(ip).hops), key=ip_sort_key)
+        if client:
+            off = [ip for ip in off if not is_local(ip) or host.capture.host(ip).hops]
+            if not off:
+                continue
         if off:
             weight = min(MAX_WEIGHT, PER_FRONTED * (len(off) + 1))
             sample = ", ".join(off[:3]) + (", ..." if len(off) > 3 else "")
