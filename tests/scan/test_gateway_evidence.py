@@ -13,7 +13,7 @@ import pytest
 
 from tracepcap.present.cli import ExitCode, main
 from tracepcap.scan.ownership import Sender, owner
-from tracepcap.testing import dhcp as dhcp_msg
+from tracepcap.testing import dhcp as dhcp_msg, frames
 from tracepcap.testing.scenario import WINDOWS_SYN, Scenario
 
 GW_MAC = "00:05:74:00:00:01"
@@ -131,3 +131,37 @@ def test_a_copy_one_hop_farther_is_forwarded_and_owns_nothing():
     senders = [Sender("10.100.7.125", 4, 0, True, False, forwarded=True)]
     senders += [Sender(f"198.51.100.{i}", 5, 10, False, False) for i in range(3)]
     assert owner(GW_MAC, senders) is None
+
+
+# --- mechanism 6: every MAC that sends a frame is a device -----------------------------------
+
+SPEAKER_MAC = "00:0e:58:00:00:01"  # sends only spanning tree
+SUPPLICANT_MAC = "00:1b:21:00:00:02"  # sends only EAPOL
+ARP_ONLY_MAC = "00:aa:bb:00:00:51"  # answers ARP, never sends IP
+
+
+@pytest.fixture(scope="module")
+def link_only(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("link_only")
+    sc = Scenario()
+    pc = sc.host("10.0.3.20", "00:1b:21:00:00:20")
+    server = sc.host("10.0.3.5", "00:1b:21:00:00:05")
+    sc.dns_lookup(pc, server, "example.org", ["10.0.3.5"])
+    stp = bytes((0x42, 0x42, 0x03)) + bytes(35)  # LLC (STP's SAPs) and a BPDU
+    sc.emit(frames.ethernet(SPEAKER_MAC, "01:80:c2:00:00:00", len(stp), stp))
+    sc.emit(frames.ethernet(SUPPLICANT_MAC, "01:80:c2:00:00:03", 0x888E, bytes((2, 1, 0, 0)), pad=True))
+    sc.arp_exchange(pc, sc.host("10.0.3.6", ARP_ONLY_MAC))
+    return document(sc.write_pcap(tmp / "link_only.pcap"), tmp)
+
+
+@pytest.mark.parametrize("mac", [SPEAKER_MAC, SUPPLICANT_MAC, ARP_ONLY_MAC])
+def test_a_mac_that_sends_only_link_frames_is_a_device(link_only, mac):
+    keys = [h["key"] for h in link_only["hosts"]]
+    assert "mac-" + mac.replace(":", "-") in keys
+    row = next(h for h in link_only["hosts"] if h["key"] == "mac-" + mac.replace(":", "-"))
+    assert row["locality"] == "on-link"
+
+
+def test_an_ip_sender_gets_no_second_device_for_its_arp(link_only):
+    pcs = [h for h in link_only["hosts"] if "00:1b:21:00:00:20" in h["key"].replace("-", ":")]
+    assert len(pcs) == 1 and pcs[0]["addresses"] == ["10.0.3.20"]

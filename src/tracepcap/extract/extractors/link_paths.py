@@ -8,6 +8,10 @@
   IPv4 packets a site-local client sent to a site-local address on its own /24 subnet. Such a
   packet is delivered on the link, so the destination MAC is the address's own (or a proxy's).
   A gateway that never sends an IP packet of its own (it only forwards) is found this way.
+- `mac` and `oui-vendor` on a MAC's own key (`mac-aa-bb-..`, extract/mac_keys.py) for every
+  MAC that sent frames but never an IP packet (STP, LLDP, EAPOL, ARP only): every MAC that
+  sends a frame is a device of the inventory, even with no IP address (Scan makes it a
+  MAC-only device, or joins it to the device of the address an ARP binding gives it).
 - `gateway-option` (on each address a DHCP OFFER or ACK names in its router option, option 3;
   value: the server that named it, source dhcp): the segment's default gateway, as its DHCP
   server says.
@@ -20,8 +24,10 @@ import socket
 
 from ..decoders import dhcp
 from ..extractor import Extractor
-from ..kinds import DST_MAC, GATEWAY_OPTION, MAC_TTL
+from ..kinds import DST_MAC, GATEWAY_OPTION, MAC, MAC_TTL, OUI_VENDOR
+from ..mac_keys import mac_key
 from ..packet import is_group
+from .link_identity import vendor_of
 
 OPT_ROUTER = 3  # RFC 2132 3.5: the client's default routers, in order of preference
 SERVER_PORT = 67
@@ -41,17 +47,23 @@ def _site_subnet(ip: str) -> int | None:
 
 class LinkPaths(Extractor):
     NAME, VERSION = "link-paths", "1"
-    KINDS = (MAC_TTL, DST_MAC)
+    KINDS = (MAC_TTL, DST_MAC, MAC, OUI_VENDOR)
     SENDERS = True  # the pipeline tallies (src, MAC, TTL, VLANs, to a group) and counts repeats
     EVERY_IP = True  # the destination MAC is in no tally
+    NON_IP = True  # senders of frames that carry no IP packet
 
     def __init__(self, emit, limits) -> None:
         super().__init__(emit, limits)
         self._subnet: dict[str, int | None] = {}  # address -> its site /24, None if not site-local
         #: (dst, dst MAC) -> [first frame, first time, last frame, last time, count]
         self._delivered: dict[tuple[str, bytes], list] = {}
+        self._ip_senders: set[bytes] = set()  # MACs that sent an IP packet
+        #: MAC -> [first frame, first time, last frame, last time, count] of its non-IP frames
+        self._link_only: dict[bytes, list] = {}
 
     def sighted(self, pkt) -> None:
+        if pkt.src_mac is not None:
+            self._ip_senders.add(pkt.src_mac)
         if pkt.src_mac is not None and not is_group(pkt):
             self.emit.fact(pkt.src, MAC_TTL, f"{pkt.src_mac.hex(':')} {pkt.ttl}", pkt.frame, pkt.ts)
 
@@ -61,6 +73,18 @@ class LinkPaths(Extractor):
                 self.emit.again(src, MAC_TTL, f"{raw.hex(':')} {ttl}", times, frame, ts)
 
     def observe(self, pkt, flow) -> None:
+        if pkt.src is None:  # a frame without IP: its sender is a device all the same
+            sender = pkt.src_mac
+            if sender is None or sender[0] & 0x01 or not any(sender):
+                return
+            seen = self._link_only.get(sender)
+            if seen is not None:
+                seen[2], seen[3], seen[4] = pkt.frame, pkt.ts, seen[4] + 1
+            elif len(self._link_only) < self.limits.max_pending:
+                self._link_only[sender] = [pkt.frame, pkt.ts, pkt.frame, pkt.ts, 1]
+            else:
+                self.evicted += 1
+            return
         mac = pkt.dst_mac
         if mac is None or mac[0] & 0x01 or pkt.outer is not None or pkt.carries is not None:
             return
@@ -92,6 +116,17 @@ class LinkPaths(Extractor):
             if count > 1:
                 self.emit.again(dst, DST_MAC, value, count - 1, f1, t1)
         self._delivered.clear()
+        for raw, (f0, t0, f1, t1, count) in self._link_only.items():
+            if raw in self._ip_senders:
+                continue  # a host of its IP traffic already
+            mac = raw.hex(":")
+            key = mac_key(mac)
+            self.emit.fact(key, MAC, mac, f0, t0)
+            if count > 1:
+                self.emit.again(key, MAC, mac, count - 1, f1, t1)
+            if vendor := vendor_of(mac):
+                self.emit.fact(key, OUI_VENDOR, vendor, f0, t0)
+        self._link_only.clear()
 
 
 class GatewayOption(Extractor):
