@@ -165,3 +165,29 @@ def test_a_mac_that_sends_only_link_frames_is_a_device(link_only, mac):
 def test_an_ip_sender_gets_no_second_device_for_its_arp(link_only):
     pcs = [h for h in link_only["hosts"] if "00:1b:21:00:00:20" in h["key"].replace("-", ":")]
     assert len(pcs) == 1 and pcs[0]["addresses"] == ["10.0.3.20"]
+
+
+# --- mechanism 5: one device, two addresses ----------------------------------------------------
+
+FILER_MAC = "00:11:32:00:00:05"
+
+
+@pytest.fixture(scope="module")
+def alias(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("alias")
+    sc = Scenario()
+    pc = sc.host("10.9.0.20", "00:1b:21:00:00:20", ttl=128, syn=WINDOWS_SYN)
+    first, second = sc.host("10.9.0.5", FILER_MAC), sc.host("10.9.0.6", FILER_MAC)
+    for address in (first, second):  # the server answers ARP for both, and serves SMB on both
+        sc.arp_exchange(pc, address)
+        sc.tcp_session(pc, address, 49500 + int(address.ip[-1]), 445, client=[b"\x00" * 60],
+                       server=[b"\x00" * 80])
+    return document(sc.write_pcap(tmp / "alias.pcap"), tmp)
+
+
+def test_a_mac_answering_arp_for_two_addresses_is_one_device(alias):
+    rows = [h for h in alias["hosts"] if {"10.9.0.5", "10.9.0.6"} & set(h["addresses"])]
+    assert [h["key"] for h in rows] == ["mac-" + FILER_MAC.replace(":", "-")]
+    assert rows[0]["addresses"] == ["10.9.0.5", "10.9.0.6"]
+    assert label(rows[0], "host-identity") not in GATEWAY_ROLES
+    assert label(rows[0], "node-role") != "Default Gateway"

@@ -342,8 +342,31 @@ class CaptureContext:
                                                       f"{mac} (never forwarded)"))
             if extra:
                 decided[mac] = decided[mac] + tuple(extra)
+        self._aliases(senders, decided)
         self._gateways_by_destination(senders, decided)
         return decided
+
+    def _aliases(self, senders: dict[str, list[list[Sender]]], decided: dict[str, tuple[Ownership, ...]]) -> None:
+        """One device, two addresses: beside the IPv4 owner the rules chose, every other
+        site-local IPv4 address ARP binds to the MAC alone, on the owner's subnet and sending
+        (if at all) zero hops away, is an alias of the same device, not a routed host:
+        routing needs forwarding evidence (addresses from beyond the site, forwarded copies)."""
+        owning = {o.ip for owners in decided.values() for o in owners}
+        for mac, families in senders.items():
+            chosen = [o.ip for o in decided.get(mac, ()) if ":" not in o.ip]
+            family = next((f for f in families if f and ":" not in f[0].ip), [])
+            if len(chosen) != 1 or any(s.forwarded or not s.local for s in family):
+                continue
+            subnet = subnet_of(chosen[0])
+            extra = tuple(Ownership(s.ip, f"ARP binds {s.ip} to {mac} as well, on the subnet of its "
+                                          f"owner {chosen[0]}: a second address of the same device "
+                                          "(an alias), not a routed host")
+                          for s in family
+                          if s.bound and s.binding == "ARP" and not s.contested and s.ip not in owning
+                          and not s.hops and subnet_of(s.ip) == subnet)
+            if extra:
+                decided[mac] = decided[mac] + extra
+                owning.update(o.ip for o in extra)
 
     def _gateways_by_destination(self, senders: dict[str, list[list[Sender]]],
                                  decided: dict[str, tuple[Ownership, ...]]) -> None:
