@@ -191,3 +191,25 @@ def test_a_mac_answering_arp_for_two_addresses_is_one_device(alias):
     assert rows[0]["addresses"] == ["10.9.0.5", "10.9.0.6"]
     assert label(rows[0], "host-identity") not in GATEWAY_ROLES
     assert label(rows[0], "node-role") != "Default Gateway"
+
+
+def test_a_device_readdressed_during_setup_is_no_router(tmp_path):
+    """A plug that first speaks from its setup address, then from its lease: two site
+    subnets at an unspent TTL on one MAC, and no forwarding evidence."""
+    sc = Scenario()
+    plug_mac = "74:da:38:00:00:7b"
+    phone = sc.host("192.168.20.10", "02:00:00:00:20:10")
+    setup = sc.host("192.168.20.3", plug_mac)
+    sc.tcp_session(phone, setup, 50000, 80, client=[b"GET / HTTP/1.1\r\n\r\n"], server=[b"HTTP/1.1 200 OK\r\n\r\n"])
+    router = sc.host("10.10.10.1", "00:b5:6d:00:00:01")
+    plug = sc.host("10.10.10.232", plug_mac)
+    for i in range(3):
+        cloud = sc.host(f"74.125.136.{99 + i}", via=router, ttl=43)
+        sc.tcp_session(plug, cloud, 40000 + i, 443, client=[b"\x16\x03\x01"], server=[b"\x16\x03\x03"])
+    doc = document(sc.write_pcap(tmp_path / "plug.pcap"), tmp_path)
+    row = next(h for h in doc["hosts"] if h["key"] == "mac-" + plug_mac.replace(":", "-"))
+    assert label(row, "host-identity") not in GATEWAY_ROLES
+    assert label(row, "node-role") != "Default Gateway"
+    assert {h["key"] for h in doc["hosts"] if label(h, "node-role") == "Default Gateway"} <= \
+        {"mac-00-b5-6d-00-00-01"}
+    assert "mac-00-b5-6d-00-00-01" in [h["key"] for h in doc["hosts"]]  # the router's MAC: a device

@@ -44,12 +44,16 @@ def vote(host: HostFacts) -> Iterator[Vote]:
                   and not addr.is_link_local]
         if not others:
             continue
+        # forwarding evidence: addresses from beyond the site, or arriving hops away; a
+        # site-local address on another subnet at an unspent TTL is a second address of one
+        # box (a device re-addressed during setup, an alias), not a routed network
+        forwarding = any(not is_local(ip) or host.capture.host(ip).hops for ip in others)
         off = sorted((ip for ip in others if parsed_address(ip) not in own
-                      or host.capture.host(ip).hops), key=ip_sort_key)
+                      or host.capture.host(ip).hops), key=ip_sort_key) if forwarding else []
         if client:
             off = [ip for ip in off if not is_local(ip) or host.capture.host(ip).hops]
-            if not off:
-                continue
+        if not off and (client or all(parsed_address(ip) not in own for ip in others)):
+            continue
         if off:
             weight = min(MAX_WEIGHT, PER_FRONTED * (len(off) + 1))
             sample = ", ".join(off[:3]) + (", ..." if len(off) > 3 else "")

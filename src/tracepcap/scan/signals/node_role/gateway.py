@@ -1,6 +1,8 @@
 """The default gateway owns the MAC that carries the traffic of addresses beyond the segment:
 addresses that arrive hops away, or from outside its own subnet (a capture whose routed
-packets kept TTL 64 still shows the router's MAC fronting other networks). A DHCP server's
+packets kept TTL 64 still shows the router's MAC fronting other networks), provided one of
+them is forwarding evidence: an address from beyond the site, or one arriving hops away. Site
+subnets alone at an unspent TTL on one MAC are the addresses of one box, not routed networks. A DHCP server's
 router option (option 3) names the gateway of its clients' subnet: the named address, when
 it owns a MAC, is voted for; any other address of that subnet is not its gateway."""
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ....extract.kinds import GATEWAY_OPTION
-from ...context import HostFacts
+from ...context import HostFacts, is_local
 from ...ownership import parsed_address, subnet_of
 from ...vote import Vote
 
@@ -42,6 +44,8 @@ def vote(host: HostFacts) -> Iterator[Vote]:
         routed = [ip for ip, _ in host.capture.ips_by_mac.get(fact.value, [])
                   if ip not in mine and (addr := parsed_address(ip)).version == own.version
                   and not addr.is_link_local and (addr not in own or host.capture.host(ip).hops)]
+        if not any(not is_local(ip) or host.capture.host(ip).hops for ip in routed):
+            continue  # no forwarding evidence: other site subnets at an unspent TTL are one box's
         if len(routed) >= MIN_FRONTED:
             yield Vote("Default Gateway", WEIGHT, f"its MAC {fact.value} carries {len(routed)} addresses "
                        f"from outside {own} or hops away (+{WEIGHT})", fact.grade, (fact.first_frame,))
