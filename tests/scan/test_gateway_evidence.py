@@ -213,3 +213,16 @@ def test_a_device_readdressed_during_setup_is_no_router(tmp_path):
     assert {h["key"] for h in doc["hosts"] if label(h, "node-role") == "Default Gateway"} <= \
         {"mac-00-b5-6d-00-00-01"}
     assert "mac-00-b5-6d-00-00-01" in [h["key"] for h in doc["hosts"]]  # the router's MAC: a device
+
+
+# --- mechanism 7: loopback is the capturing machine, not remote --------------------------------
+
+def test_loopback_addresses_are_not_remote(tmp_path):
+    sc = Scenario()
+    app_ = sc.host("127.0.0.1", "00:00:00:00:00:00")  # a capture on Linux's lo: zero MACs
+    resolver = sc.host("127.0.0.53", "00:00:00:00:00:00")
+    sc.dns_lookup(app_, resolver, "example.org", ["93.184.216.34"])
+    doc = document(sc.write_pcap(tmp_path / "lo.pcap"), tmp_path)
+    rows = [h for h in doc["hosts"] if {"127.0.0.1", "127.0.0.53"} & set(h["addresses"])]
+    assert rows and all(h["locality"] != "remote" for h in rows)
+    assert all(label(h, "node-role") != "Default Gateway" for h in rows)

@@ -64,10 +64,11 @@ def initial_ttl(observed: int) -> int:
 
 
 # RFC 1918, RFC 6598 (carrier-grade NAT), RFC 3927 and RFC 4193/4291 link-local: networks a
-# capture point's own site uses. (ipaddress.is_private also counts the documentation ranges.)
+# capture point's own site uses; and loopback (RFC 1122 3.2.1.3, RFC 4291 2.5.3): the
+# capturing machine itself, never remote. (ipaddress.is_private also counts the documentation ranges.)
 LOCAL_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
     "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16",
-    "fc00::/7", "fe80::/10"))
+    "fc00::/7", "fe80::/10", "127.0.0.0/8", "::1/128"))
 
 
 @lru_cache(maxsize=1 << 16)  # asked of the same addresses by ownership, locality and signals

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..extract.kinds import MAC
 from ..store.models import Locality
 from .context import CaptureContext, HostFacts, is_local
+from .ownership import parsed_address
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +54,11 @@ def _reason(host: HostFacts, label: Locality, owned: dict[str, list[tuple[str, s
     if label == Locality.ON_LINK:
         if host.ip in owned:
             return "; ".join(f"owns {mac} ({evidence})" for mac, evidence in owned[host.ip])
+        if parsed_address(host.ip).is_loopback:
+            return "a loopback address: the capturing machine itself, seen without a MAC address"
         return "a site-local address zero hops away, seen without a MAC address"
-    kind = "a site-local address" if is_local(host.ip) else "a public address"
+    kind = ("a loopback address (the capturing machine itself)" if parsed_address(host.ip).is_loopback
+            else "a site-local address" if is_local(host.ip) else "a public address")
     hops = host.hops
     away = ("" if hops is None else " zero hops away" if hops == 0
             else f" {hops} hop{'' if hops == 1 else 's'} away")
