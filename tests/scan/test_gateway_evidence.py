@@ -160,6 +160,8 @@ def test_a_mac_that_sends_only_link_frames_is_a_device(link_only, mac):
     assert "mac-" + mac.replace(":", "-") in keys
     row = next(h for h in link_only["hosts"] if h["key"] == "mac-" + mac.replace(":", "-"))
     assert row["locality"] == "on-link"
+    if mac == ARP_ONLY_MAC:  # the address ARP gives it is named in its reason
+        assert "which 10.0.3.6 owns (ARP binds 10.0.3.6" in row["locality_reason"]
 
 
 def test_an_ip_sender_gets_no_second_device_for_its_arp(link_only):

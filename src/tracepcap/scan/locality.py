@@ -24,25 +24,32 @@ class HostLocality:
 def localities(context: CaptureContext) -> Iterator[HostLocality]:
     """Every entity's locality (`ip`: its key), in inventory order."""
     owned: dict[str, list[tuple[str, str]]] = defaultdict(list)  # ip -> [(a MAC it owns, the evidence)]
+    by_mac: dict[str, list[tuple[str, str]]] = defaultdict(list)  # MAC -> [(an address owning it, the evidence)]
     for mac, owners in sorted(context.ownership.items()):
         for o in owners:
             owned[o.ip].append((mac, o.reason))
+            by_mac[mac].append((o.ip, o.reason))
     for device in context.entities:
         host = context.entity(device)
         label = Locality(host.locality)
         if device.macs or device.ip is None:
-            reason = _device_reason(device, owned)
+            reason = _device_reason(device, owned, by_mac)
         else:
             reason = _reason(host, label, owned, context)
         yield HostLocality(device.key, label, reason)
 
 
-def _device_reason(device, owned: dict[str, list[tuple[str, str]]]) -> str:
+def _device_reason(device, owned: dict[str, list[tuple[str, str]]],
+                   by_mac: dict[str, list[tuple[str, str]]]) -> str:
     """What makes the device on-link: each address's owned MACs with the evidence (the
     randomised-MAC note is the `randomised` flag's, shown beside it)."""
     one = len(device.addresses) == 1
     parts = [f"{'' if one else ip + ' '}owns {mac} ({evidence})"
              for ip in device.addresses for mac, evidence in owned.get(ip, ())]
+    if not parts:  # an address that owns its MAC but sent no IP packet (it only answered ARP)
+        parts = [f"a device seen only by its MAC {mac}, which {ip} owns ({evidence}) though it sent "
+                 "no IP packet" for mac in device.macs for ip, evidence in by_mac.get(mac, ())
+                 if ip not in device.addresses]
     if not parts:
         parts = [f"a device seen only by its MAC {', '.join(device.macs)}: what it said at the link layer "
                  "landed on no address"]
