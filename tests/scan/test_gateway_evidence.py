@@ -228,3 +228,36 @@ def test_loopback_addresses_are_not_remote(tmp_path):
     rows = [h for h in doc["hosts"] if {"127.0.0.1", "127.0.0.53"} & set(h["addresses"])]
     assert rows and all(h["locality"] != "remote" for h in rows)
     assert all(label(h, "node-role") != "Default Gateway" for h in rows)
+
+
+# --- mechanism 4: spoofing keeps two devices ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def impersonated(tmp_path_factory):
+    """Three servers, then three VMs claiming their addresses (gratuitous ARP) and serving as them."""
+    tmp = tmp_path_factory.mktemp("impersonated")
+    sc = Scenario()
+    pc = sc.host("10.9.0.20", "00:1b:21:00:00:20")
+    servers = [sc.host(f"10.9.0.{10 + i}", f"00:1b:21:00:01:{i:02x}") for i in range(3)]
+    for server in servers:
+        sc.arp_exchange(pc, server)
+        sc.tcp_session(pc, server, 50000 + int(server.ip[-1]), 445, client=[b"\0" * 40], server=[b"\0" * 60])
+    sc.advance(60)
+    for i, server in enumerate(servers):
+        vm = sc.host(server.ip, f"52:54:00:00:00:{i:02x}")
+        claim = frames.arp(frames.ARP_REPLY, vm.mac, vm.ip, frames.BROADCAST_MAC, vm.ip)
+        sc.emit(frames.ethernet(vm.mac, frames.BROADCAST_MAC, frames.ETH_ARP, claim, pad=True))
+        sc.tcp_session(pc, vm, 51000 + i, 445, client=[b"\0" * 40], server=[b"\0" * 60])
+    return document(sc.write_pcap(tmp / "impersonated.pcap"), tmp)
+
+
+@pytest.mark.parametrize("i", range(3))
+def test_each_impersonator_is_its_own_device_linked_to_its_victim(impersonated, i):
+    victim, claimant = f"mac-00-1b-21-00-01-{i:02x}", f"mac-52-54-00-00-00-{i:02x}"
+    rows = {h["key"]: h for h in impersonated["hosts"]}
+    assert claimant in rows and rows[claimant]["addresses"] == []
+    assert rows[victim]["addresses"] == [f"10.9.0.{10 + i}"]
+    assert "bound to it first" in rows[victim]["locality_reason"]
+    assert f"owns 52:54:00:00:00:{i:02x}" not in rows[victim]["locality_reason"]
+    found = [f for f in impersonated["findings"] if f["kind"] == "ip-mac-conflict" and victim in f["entities"]]
+    assert len(found) == 1 and claimant in found[0]["entities"]

@@ -173,7 +173,11 @@ class CaptureContext:
         """The capture's devices and hosts in inventory order (scan/entities.py)."""
         # a router's MAC that no address owns is a device of its own, keyed by the MAC: never
         # by the busiest remote address it carried
-        unowned = {mac_key(mac) for mac in self.router_macs if mac not in self.mac_owners}
+        # and so is every other MAC that sent IP as addresses that do not own it (a claimant's,
+        # a spoofer's): every MAC that sends a frame is a device
+        unowned = {mac_key(mac) for mac in self.ips_by_mac
+                   if mac not in self.mac_owners and not int(mac[:2], 16) & 0x01
+                   and mac.strip("0:") != ""}
         return build_entities(self.hosts, self.mac_owners,
                               {e for e in self._facts if e.startswith(MAC_PREFIX)} | unowned)
 
@@ -344,8 +348,41 @@ class CaptureContext:
             if extra:
                 decided[mac] = decided[mac] + tuple(extra)
         self._aliases(senders, decided)
+        self._claimants(decided)
         self._gateways_by_destination(senders, decided)
         return decided
+
+    def _claimants(self, decided: dict[str, tuple[Ownership, ...]]) -> None:
+        """Spoofing keeps two devices: an address that ARP/ND or a DHCP lease bound to several
+        MACs, and that the rules let own more than one of them, owns only the one the evidence
+        names: a DHCP lease first, then the binding made before the dispute (the earliest).
+        The claimant's MAC is left to its own device (entities: a MAC no address owns)."""
+        held: dict[str, list[str]] = defaultdict(list)  # address -> the MACs it was chosen to own
+        for mac, owners in decided.items():
+            for o in owners:
+                held[o.ip].append(mac)
+        for ip, macs in held.items():
+            if len(macs) < 2:
+                continue
+            bindings = {f.value.lower(): f for f in self.facts_of_kind(ip, IP_MAC_BINDING.name)}
+            disputed = [m for m in macs if m in bindings]
+            if len(disputed) < 2:
+                continue
+            keep = min(disputed, key=lambda m: (bindings[m].source != "dhcp", bindings[m].first_frame, m))
+            first = bindings[keep]
+            for mac in disputed:
+                if mac == keep:
+                    continue
+                rest = tuple(o for o in decided[mac] if o.ip != ip)
+                if rest:
+                    decided[mac] = rest
+                else:
+                    del decided[mac]
+            decided[keep] = tuple(
+                Ownership(o.ip, f"{o.reason}; of the {len(disputed)} MACs claiming {ip} it is {keep}, "
+                                f"{'leased it by DHCP' if first.source == 'dhcp' else 'bound to it first'} "
+                                f"(frame {first.first_frame}): the others are claimants' devices")
+                if o.ip == ip else o for o in decided[keep])
 
     def _aliases(self, senders: dict[str, list[list[Sender]]], decided: dict[str, tuple[Ownership, ...]]) -> None:
         """One device, two addresses: beside the IPv4 owner the rules chose, every other

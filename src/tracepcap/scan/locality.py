@@ -33,14 +33,14 @@ def localities(context: CaptureContext) -> Iterator[HostLocality]:
         host = context.entity(device)
         label = Locality(host.locality)
         if device.macs or device.ip is None:
-            reason = _device_reason(device, owned, by_mac)
+            reason = _device_reason(device, owned, by_mac, context)
         else:
             reason = _reason(host, label, owned, context)
         yield HostLocality(device.key, label, reason)
 
 
 def _device_reason(device, owned: dict[str, list[tuple[str, str]]],
-                   by_mac: dict[str, list[tuple[str, str]]]) -> str:
+                   by_mac: dict[str, list[tuple[str, str]]], context: CaptureContext) -> str:
     """What makes the device on-link: each address's owned MACs with the evidence (the
     randomised-MAC note is the `randomised` flag's, shown beside it)."""
     one = len(device.addresses) == 1
@@ -50,6 +50,11 @@ def _device_reason(device, owned: dict[str, list[tuple[str, str]]],
         parts = [f"a device seen only by its MAC {mac}, which {ip} owns ({evidence}) though it sent "
                  "no IP packet" for mac in device.macs for ip, evidence in by_mac.get(mac, ())
                  if ip not in device.addresses]
+    if not parts:  # a claimant: it sent as addresses that own other MACs
+        parts = [f"a device seen only by its MAC {mac}, which sent as {', '.join(ip for ip, _ in sent[:3])}"
+                 f"{', ...' if len(sent) > 3 else ''} without owning {'it' if len(sent) == 1 else 'them'}: "
+                 "another device's address claimed from this MAC (or forwarded through it)"
+                 for mac in device.macs if (sent := context.ips_by_mac.get(mac))]
     if not parts:
         parts = [f"a device seen only by its MAC {', '.join(device.macs)}: what it said at the link layer "
                  "landed on no address"]
