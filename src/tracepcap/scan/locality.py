@@ -50,6 +50,11 @@ def _device_reason(device, owned: dict[str, list[tuple[str, str]]],
         parts = [f"a device seen only by its MAC {mac}, which {ip} owns ({evidence}) though it sent "
                  "no IP packet" for mac in device.macs for ip, evidence in by_mac.get(mac, ())
                  if ip not in device.addresses]
+    if not parts:  # a router's MAC none of whose addresses is its own
+        parts = [f"a router's MAC {mac} seen without an address of its own: it carried "
+                 f"{len(sent)} address{'es' if len(sent) > 1 else ''} from beyond the site "
+                 f"({', '.join(ip for ip, _ in sent[:3])}{', ...' if len(sent) > 3 else ''}), none of them its own"
+                 for mac in device.macs if mac in context.router_macs and (sent := context.ips_by_mac.get(mac))]
     if not parts:  # a claimant: it sent as addresses that own other MACs
         parts = [f"a device seen only by its MAC {mac}, which sent as {', '.join(ip for ip, _ in sent[:3])}"
                  f"{', ...' if len(sent) > 3 else ''} without owning {'it' if len(sent) == 1 else 'them'}: "
