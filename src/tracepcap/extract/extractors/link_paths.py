@@ -1,7 +1,7 @@
 """What the link layer says about who owns a MAC beyond the sender's own `mac` fact (issue 24):
 
-- `mac-ttl` ("aa:bb:cc:dd:ee:ff 128"): the MAC an address's unicast packets came from, with
-  the TTL they carried there. A capture point that sees both sides of a router holds a
+- `mac-ttl` ("aa:bb:cc:dd:ee:ff 128"), for an address whose unicasts came from several MACs:
+  each MAC with the TTL they carried there. A capture point that sees both sides of a router holds a
   client's frames twice, once from its own MAC and once from the router's with the TTL one
   lower: the per-MAC TTL is what tells the router's copy from the client's own (scan/ownership.py).
 - `dst-mac` ("aa:bb:cc:dd:ee:ff", on the destination address): the destination MAC of unicast
@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 
 from ..decoders import dhcp
@@ -31,18 +30,21 @@ from .link_identity import vendor_of
 
 OPT_ROUTER = 3  # RFC 2132 3.5: the client's default routers, in order of preference
 SERVER_PORT = 67
-# RFC 1918, RFC 6598, RFC 3927: a capture point's own site (as scan/context.py's LOCAL_NETWORKS)
-SITE = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
-                                                 "100.64.0.0/10", "169.254.0.0/16"))
 
 
 def _site_subnet(ip: str) -> int | None:
-    """The /24 an IPv4 site-local address is on (as an int), None for any other address."""
-    try:
-        addr = ipaddress.IPv4Address(ip)
-    except ValueError:
+    """The /24 an IPv4 site-local address is on (as an int), None for any other address:
+    RFC 1918, RFC 6598 and RFC 3927, a capture point's own site (scan/context.py's LOCAL_NETWORKS)."""
+    if ":" in ip:
         return None
-    return int(addr) >> 8 if any(addr in net for net in SITE) else None
+    try:
+        n = int.from_bytes(socket.inet_aton(ip), "big")
+    except OSError:
+        return None
+    if (n >> 24 == 10 or n >> 20 == 0xAC1 or n >> 16 == 0xC0A8 or n >> 22 == 0x191
+            or n >> 16 == 0xA9FE):  # 10/8, 172.16/12, 192.168/16, 100.64/10, 169.254/16
+        return n >> 8
+    return None
 
 
 class LinkPaths(Extractor):
@@ -58,19 +60,26 @@ class LinkPaths(Extractor):
         #: (dst, dst MAC) -> [first frame, first time, last frame, last time, count]
         self._delivered: dict[tuple[str, bytes], list] = {}
         self._ip_senders: set[bytes] = set()  # MACs that sent an IP packet
+        #: (src, MAC, TTL) -> [first frame, first time, last frame, last time, count] of its unicasts
+        self._paths: dict[tuple[str, bytes, int], list] = {}
         #: MAC -> [first frame, first time, last frame, last time, count] of its non-IP frames
         self._link_only: dict[bytes, list] = {}
 
     def sighted(self, pkt) -> None:
         if pkt.src_mac is not None:
             self._ip_senders.add(pkt.src_mac)
-        if pkt.src_mac is not None and not is_group(pkt):
-            self.emit.fact(pkt.src, MAC_TTL, f"{pkt.src_mac.hex(':')} {pkt.ttl}", pkt.frame, pkt.ts)
+            if not is_group(pkt):
+                key = (pkt.src, pkt.src_mac, pkt.ttl)
+                seen = self._paths.get(key)
+                if seen is None:
+                    self._paths[key] = [pkt.frame, pkt.ts, pkt.frame, pkt.ts, 1]
+                else:  # past the pipeline's tally limit every packet is sighted
+                    seen[2], seen[3], seen[4] = pkt.frame, pkt.ts, seen[4] + 1
 
     def repeated(self, tallies) -> None:
         for (src, raw, ttl, _vlans, group), (times, frame, ts) in tallies.items():
-            if times and raw is not None and not group:
-                self.emit.again(src, MAC_TTL, f"{raw.hex(':')} {ttl}", times, frame, ts)
+            if times and raw is not None and not group and (seen := self._paths.get((src, raw, ttl))):
+                seen[2], seen[3], seen[4] = max(seen[2], frame), max(seen[3], ts), seen[4] + times
 
     def observe(self, pkt, flow) -> None:
         if pkt.src is None:  # a frame without IP: its sender is a device all the same
@@ -110,6 +119,17 @@ class LinkPaths(Extractor):
             self.evicted += 1
 
     def finish(self) -> None:
+        macs_of: dict[str, set[bytes]] = {}
+        for src, mac, _ttl in self._paths:
+            macs_of.setdefault(src, set()).add(mac)
+        for (src, mac, ttl), (f0, t0, f1, t1, count) in self._paths.items():
+            if len(macs_of[src]) < 2:
+                continue  # one MAC: its `mac` and `ttl` facts say all
+            value = f"{mac.hex(':')} {ttl}"
+            self.emit.fact(src, MAC_TTL, value, f0, t0)
+            if count > 1:
+                self.emit.again(src, MAC_TTL, value, count - 1, f1, t1)
+        self._paths.clear()
         for (dst, mac), (f0, t0, f1, t1, count) in self._delivered.items():
             value = mac.hex(":")
             self.emit.fact(dst, DST_MAC, value, f0, t0)
