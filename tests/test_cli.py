@@ -30,7 +30,9 @@ def test_ftp_capture_facts(cli, captures):
     doc = json.loads(out)
     assert doc["capture"]["format"] == "pcap" and doc["capture"]["packets"] == 38
     # frames 20-22 close an HTTP connection to 63.245.209.21: a host too, sorted numerically
-    assert [h["ip"] for h in doc["hosts"]] == ["63.245.209.21", "192.168.0.114", "192.168.0.193"]
+    assert [h["ip"] for h in doc["hosts"]] == ["63.245.209.21", "192.168.0.114", "192.168.0.193", None]
+    # issue 24: the router's MAC that carried it is a device of its own, keyed by the MAC
+    assert doc["hosts"][-1]["key"] == "mac-00-05-5d-21-99-4c"
     server = facts_of(doc, "192.168.0.193")
     # frame 2 is the SYN-ACK from 21/tcp; frame 30 the one from the passive data port 7254
     assert server[("served", "tcp/21", "services")]["first_frame"] == 2

@@ -108,7 +108,9 @@ def test_wire_names_and_grades_are_unchanged():
         # issue 25: the service types a host browses for over mDNS
         "mdns-query": Grade.MEASURED,
         # issue 27: applications by payload
-        "application-used": Grade.MEASURED}
+        "application-used": Grade.MEASURED,
+        # issue 24: the gateway and MAC ownership
+        "mac-ttl": Grade.MEASURED, "dst-mac": Grade.MEASURED, "gateway-option": Grade.REPORTED}
 
 
 @pytest.mark.parametrize("module", reading_modules(), ids=lambda m: m.__name__)

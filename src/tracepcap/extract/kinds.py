@@ -20,6 +20,10 @@ TTL = FactKind("ttl", Grade.MEASURED)  #: an IP TTL / hop limit its packets arri
 IP_MAC_BINDING = FactKind("ip-mac-binding", Grade.REPORTED)  #: ARP / ND: "this IP is at this MAC"
 GRATUITOUS_ANNOUNCEMENT = FactKind("gratuitous-announcement", Grade.MEASURED)  #: unsolicited ARP/NA
 TUNNEL_ENDPOINT = FactKind("tunnel-endpoint", Grade.MEASURED)  #: the outer end of a tunnel
+# issue 24: who owns a MAC (extractors/link_paths.py)
+MAC_TTL = FactKind("mac-ttl", Grade.MEASURED)  #: "aa:..:ff 128": a MAC its unicasts came from, at that TTL
+DST_MAC = FactKind("dst-mac", Grade.MEASURED)  #: a MAC an on-subnet client's unicasts to it went to
+GATEWAY_OPTION = FactKind("gateway-option", Grade.REPORTED)  #: named by a DHCP router option; value: the server
 
 # traffic
 SERVED = FactKind("served", Grade.MEASURED)  #: "tcp/443": a port it answered on

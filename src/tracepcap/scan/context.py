@@ -17,10 +17,11 @@ from sqlalchemy.orm import Session
 
 from ..extract.facts import FactKind
 from ..extract.extractors.link_identity import vendor_of
-from ..extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OUI_VENDOR, SERVED, TTL
+from ..extract.kinds import (DST_MAC, GATEWAY_OPTION, HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, MAC_TTL,
+                             OUI_VENDOR, SERVED, TTL)
 from ..store.models import Conversation, Host, ObservationRow
 from .names import name_key
-from .entities import MAC_PREFIX, Entity, build as build_entities
+from .entities import MAC_PREFIX, Entity, build as build_entities, mac_key
 from .ownership import Ownership, Sender, owner, parsed_address, subnet_of
 
 
@@ -63,10 +64,11 @@ def initial_ttl(observed: int) -> int:
 
 
 # RFC 1918, RFC 6598 (carrier-grade NAT), RFC 3927 and RFC 4193/4291 link-local: networks a
-# capture point's own site uses. (ipaddress.is_private also counts the documentation ranges.)
+# capture point's own site uses; and loopback (RFC 1122 3.2.1.3, RFC 4291 2.5.3): the
+# capturing machine itself, never remote. (ipaddress.is_private also counts the documentation ranges.)
 LOCAL_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
     "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16",
-    "fc00::/7", "fe80::/10"))
+    "fc00::/7", "fe80::/10", "127.0.0.0/8", "::1/128"))
 
 
 @lru_cache(maxsize=1 << 16)  # asked of the same addresses by ownership, locality and signals
@@ -169,8 +171,15 @@ class CaptureContext:
     @cached_property
     def entities(self) -> list[Entity]:
         """The capture's devices and hosts in inventory order (scan/entities.py)."""
+        # a router's MAC that no address owns is a device of its own, keyed by the MAC: never
+        # by the busiest remote address it carried
+        # and so is every other MAC that sent IP as addresses that do not own it (a claimant's,
+        # a spoofer's): every MAC that sends a frame is a device
+        unowned = {mac_key(mac) for mac in self.ips_by_mac
+                   if mac not in self.mac_owners and not int(mac[:2], 16) & 0x01
+                   and mac.strip("0:") != ""}
         return build_entities(self.hosts, self.mac_owners,
-                              {e for e in self._facts if e.startswith(MAC_PREFIX)})
+                              {e for e in self._facts if e.startswith(MAC_PREFIX)} | unowned)
 
     @cached_property
     def entity_of(self) -> dict[str, str]:
@@ -295,9 +304,12 @@ class CaptureContext:
                 sharers.setdefault(ip, 0)
             by_family: dict[int, list[Sender]] = defaultdict(list)
             for ip, frames in sorted(sharers.items()):
+                paths = self.mac_hops.get(ip)
+                forwarded = paths is not None and mac in paths and paths[mac] > min(paths.values())
                 by_family[parsed_address(ip).version].append(
                     Sender(ip, frames, self.host(ip).hops, is_local(ip), ip in bound.get(mac, ()),
-                           len(bound_macs.get(ip, ())) > 1, BINDING_SOURCES.get(bound.get(mac, {}).get(ip), "ARP/ND")))
+                           len(bound_macs.get(ip, ())) > 1, BINDING_SOURCES.get(bound.get(mac, {}).get(ip), "ARP/ND"),
+                           forwarded))
             senders[mac] = [by_family[family] for family in sorted(by_family)]
 
         def decide(segment, before: dict[str, tuple[Ownership, ...]] | None = None
@@ -335,7 +347,121 @@ class CaptureContext:
                                                       f"{mac} (never forwarded)"))
             if extra:
                 decided[mac] = decided[mac] + tuple(extra)
+        self._aliases(senders, decided)
+        self._claimants(decided)
+        self._gateways_by_destination(senders, decided)
         return decided
+
+    def _claimants(self, decided: dict[str, tuple[Ownership, ...]]) -> None:
+        """Spoofing keeps two devices: an address that ARP/ND or a DHCP lease bound to several
+        MACs, and that the rules let own more than one of them, owns only the one the evidence
+        names: a DHCP lease first, then the binding made before the dispute (the earliest).
+        The claimant's MAC is left to its own device (entities: a MAC no address owns)."""
+        held: dict[str, list[str]] = defaultdict(list)  # address -> the MACs it was chosen to own
+        for mac, owners in decided.items():
+            for o in owners:
+                held[o.ip].append(mac)
+        for ip, macs in held.items():
+            if len(macs) < 2:
+                continue
+            bindings = {f.value.lower(): f for f in self.facts_of_kind(ip, IP_MAC_BINDING.name)}
+            disputed = [m for m in macs if m in bindings]
+            if len(disputed) < 2:
+                continue
+            keep = min(disputed, key=lambda m: (bindings[m].source != "dhcp", bindings[m].first_frame, m))
+            first = bindings[keep]
+            for mac in disputed:
+                if mac == keep:
+                    continue
+                rest = tuple(o for o in decided[mac] if o.ip != ip)
+                if rest:
+                    decided[mac] = rest
+                else:
+                    del decided[mac]
+            decided[keep] = tuple(
+                Ownership(o.ip, f"{o.reason}; of the {len(disputed)} MACs claiming {ip} it is {keep}, "
+                                f"{'leased it by DHCP' if first.source == 'dhcp' else 'bound to it first'} "
+                                f"(frame {first.first_frame}): the others are claimants' devices")
+                if o.ip == ip else o for o in decided[keep])
+
+    def _aliases(self, senders: dict[str, list[list[Sender]]], decided: dict[str, tuple[Ownership, ...]]) -> None:
+        """One device, two addresses: beside the IPv4 owner the rules chose, every other
+        site-local IPv4 address ARP binds to the MAC alone, on the owner's subnet and sending
+        (if at all) zero hops away, is an alias of the same device, not a routed host:
+        routing needs forwarding evidence (addresses from beyond the site, forwarded copies)."""
+        owning = {o.ip for owners in decided.values() for o in owners}
+        for mac, families in senders.items():
+            chosen = [o.ip for o in decided.get(mac, ()) if ":" not in o.ip]
+            family = next((f for f in families if f and ":" not in f[0].ip), [])
+            if len(chosen) != 1 or any(s.forwarded or not s.local for s in family):
+                continue
+            subnet = subnet_of(chosen[0])
+            extra = tuple(Ownership(s.ip, f"ARP binds {s.ip} to {mac} as well, on the subnet of its "
+                                          f"owner {chosen[0]}: a second address of the same device "
+                                          "(an alias), not a routed host")
+                          for s in family
+                          if s.bound and s.binding == "ARP" and not s.contested and s.ip not in owning
+                          and not s.hops and subnet_of(s.ip) == subnet)
+            if extra:
+                decided[mac] = decided[mac] + extra
+                owning.update(o.ip for o in extra)
+
+    def _gateways_by_destination(self, senders: dict[str, list[list[Sender]]],
+                                 decided: dict[str, tuple[Ownership, ...]]) -> None:
+        """A MAC that sent frames but that no sender owns (a router that only forwards) is
+        owned by the one site-local address its subnet's clients sent unicasts to at that MAC
+        (`dst-mac`), the one a DHCP router option names when several are: a gateway that
+        never sends an IP packet of its own."""
+        owning = {o.ip for owners in decided.values() for o in owners}
+        delivered: dict[str, list[tuple[str, Fact]]] = defaultdict(list)  # MAC -> [(address, fact)]
+        for ip in self.hosts:
+            if ip in owning or not is_local(ip):
+                continue
+            for fact in self.facts_of_kind(ip, DST_MAC.name):
+                if fact.value in senders and fact.value not in decided:
+                    delivered[fact.value].append((ip, fact))
+        for mac, found in sorted(delivered.items()):
+            named = [(ip, fact) for ip, fact in found if self.facts_of_kind(ip, GATEWAY_OPTION.name)]
+            if len(named or found) != 1:
+                continue
+            ip, fact = (named or found)[0]
+            if ip in owning or any(ip == s.ip for family in senders[mac] for s in family):
+                continue  # it sends from the MAC itself: the rules above decided against it
+            reason = (f"its subnet's clients sent {fact.count} unicast packet{'s' if fact.count > 1 else ''} "
+                      f"to {ip} at {mac} (first in frame {fact.first_frame}), and no address sending "
+                      "from the MAC owns it")
+            option = self.facts_of_kind(ip, GATEWAY_OPTION.name)
+            if option:
+                reason += (f"; the DHCP server {option[0].value} names {ip} the segment's router "
+                           f"(option 3, frame {option[0].first_frame})")
+            decided[mac] = (Ownership(ip, reason),)
+            owning.add(ip)
+
+    @cached_property
+    def mac_hops(self) -> dict[str, dict[str, int]]:
+        """Address -> {MAC it sent unicasts from: the fewest hops its TTL there says}
+        (`mac-ttl` facts), for addresses seen from several MACs: the same address arriving
+        from two MACs, nearer on one, is a router's copy of a client's frames on the farther."""
+        out: dict[str, dict[str, int]] = {}
+        for ip in self.hosts:
+            facts = self.facts_of_kind(ip, MAC_TTL.name)
+            if len(facts) < 2:
+                continue
+            nearest: dict[str, int] = {}
+            for fact in facts:
+                mac, _, ttl = fact.value.partition(" ")
+                if ttl.isdigit():
+                    hops = initial_ttl(int(ttl)) - int(ttl)
+                    nearest[mac] = min(hops, nearest.get(mac, hops))
+            if len(nearest) > 1:
+                out[ip] = nearest
+        return out
+
+    @cached_property
+    def dhcp_gateways(self) -> tuple[str, ...]:
+        """The addresses a DHCP server's router option (option 3) named, sorted."""
+        return tuple(sorted(e for e, facts in self._facts.items()
+                            if any(f.kind == GATEWAY_OPTION.name for f in facts)))
 
     @cached_property
     def owners(self) -> frozenset[str]:
@@ -346,7 +472,8 @@ class CaptureContext:
     def router_macs(self) -> frozenset[str]:
         """MACs that carry traffic of addresses from beyond the site (public, hops away)."""
         return frozenset(mac for mac, sharers in self.ips_by_mac.items()
-                         if any(not is_local(ip) and self.host(ip).hops for ip, _ in sharers))
+                         if any(not is_local(ip) and self.host(ip).hops for ip, _ in sharers)
+                         or sum(1 for ip, _ in sharers if not is_local(ip)) > 1)
 
     @cached_property
     def mac_owners(self) -> dict[str, tuple[str, ...]]:
@@ -442,7 +569,8 @@ class HostFacts:
             silent = set(mine) - {f.value for f in sent}
             if silent:
                 first: dict[str, Fact] = {}
-                for f in self.facts(IP_MAC_BINDING):
+                # a gateway that only forwards is witnessed by its clients' unicasts to it
+                for f in self.facts(IP_MAC_BINDING) + self.facts(DST_MAC):
                     if f.value in silent and (f.value not in first or f.first_frame < first[f.value].first_frame):
                         first[f.value] = f
                 sent += [first[m] for m in sorted(first)]

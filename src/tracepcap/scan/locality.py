@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..extract.kinds import MAC
 from ..store.models import Locality
 from .context import CaptureContext, HostFacts, is_local
+from .ownership import parsed_address
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,25 +24,42 @@ class HostLocality:
 def localities(context: CaptureContext) -> Iterator[HostLocality]:
     """Every entity's locality (`ip`: its key), in inventory order."""
     owned: dict[str, list[tuple[str, str]]] = defaultdict(list)  # ip -> [(a MAC it owns, the evidence)]
+    by_mac: dict[str, list[tuple[str, str]]] = defaultdict(list)  # MAC -> [(an address owning it, the evidence)]
     for mac, owners in sorted(context.ownership.items()):
         for o in owners:
             owned[o.ip].append((mac, o.reason))
+            by_mac[mac].append((o.ip, o.reason))
     for device in context.entities:
         host = context.entity(device)
         label = Locality(host.locality)
         if device.macs or device.ip is None:
-            reason = _device_reason(device, owned)
+            reason = _device_reason(device, owned, by_mac, context)
         else:
             reason = _reason(host, label, owned, context)
         yield HostLocality(device.key, label, reason)
 
 
-def _device_reason(device, owned: dict[str, list[tuple[str, str]]]) -> str:
+def _device_reason(device, owned: dict[str, list[tuple[str, str]]],
+                   by_mac: dict[str, list[tuple[str, str]]], context: CaptureContext) -> str:
     """What makes the device on-link: each address's owned MACs with the evidence (the
     randomised-MAC note is the `randomised` flag's, shown beside it)."""
     one = len(device.addresses) == 1
     parts = [f"{'' if one else ip + ' '}owns {mac} ({evidence})"
              for ip in device.addresses for mac, evidence in owned.get(ip, ())]
+    if not parts:  # an address that owns its MAC but sent no IP packet (it only answered ARP)
+        parts = [f"a device seen only by its MAC {mac}, which {ip} owns ({evidence}) though it sent "
+                 "no IP packet" for mac in device.macs for ip, evidence in by_mac.get(mac, ())
+                 if ip not in device.addresses]
+    if not parts:  # a router's MAC none of whose addresses is its own
+        parts = [f"a router's MAC {mac} seen without an address of its own: it carried "
+                 f"{len(sent)} address{'es' if len(sent) > 1 else ''} from beyond the site "
+                 f"({', '.join(ip for ip, _ in sent[:3])}{', ...' if len(sent) > 3 else ''}), none of them its own"
+                 for mac in device.macs if mac in context.router_macs and (sent := context.ips_by_mac.get(mac))]
+    if not parts:  # a claimant: it sent as addresses that own other MACs
+        parts = [f"a device seen only by its MAC {mac}, which sent as {', '.join(ip for ip, _ in sent[:3])}"
+                 f"{', ...' if len(sent) > 3 else ''} without owning {'it' if len(sent) == 1 else 'them'}: "
+                 "another device's address claimed from this MAC (or forwarded through it)"
+                 for mac in device.macs if (sent := context.ips_by_mac.get(mac))]
     if not parts:
         parts = [f"a device seen only by its MAC {', '.join(device.macs)}: what it said at the link layer "
                  "landed on no address"]
@@ -53,8 +71,11 @@ def _reason(host: HostFacts, label: Locality, owned: dict[str, list[tuple[str, s
     if label == Locality.ON_LINK:
         if host.ip in owned:
             return "; ".join(f"owns {mac} ({evidence})" for mac, evidence in owned[host.ip])
+        if parsed_address(host.ip).is_loopback:
+            return "a loopback address: the capturing machine itself, seen without a MAC address"
         return "a site-local address zero hops away, seen without a MAC address"
-    kind = "a site-local address" if is_local(host.ip) else "a public address"
+    kind = ("a loopback address (the capturing machine itself)" if parsed_address(host.ip).is_loopback
+            else "a site-local address" if is_local(host.ip) else "a public address")
     hops = host.hops
     away = ("" if hops is None else " zero hops away" if hops == 0
             else f" {hops} hop{'' if hops == 1 else 's'} away")

@@ -26,8 +26,12 @@ A VRRP, CARP or HSRP virtual MAC is shared by the routers of a redundant gateway
 owns it alone. Its owner is the virtual gateway address the rules find bound to it (the
 master answers ARP for it with the virtual MAC), and the reason says the MAC is shared.
 
-An address known to be off-site (public, hops away) never owns a MAC; a MAC whose senders are
-all routed has no owner among them (the capture saw the router's traffic, not the router).
+An address known to be off-site (public, hops away) never owns a MAC; nor does any of several
+public addresses sending from one MAC, whatever their TTL (a router that forwards without
+decrementing it); a MAC whose senders are all routed has no owner among them (the capture saw
+the router's traffic, not the router). An address that also sends from another MAC with fewer
+hops is forwarded here (a router's copy of a client's frames: the capture sees both sides of
+the router) and never owns this MAC.
 """
 
 from __future__ import annotations
@@ -51,6 +55,9 @@ class Sender:
     bound: bool  # an ARP/ND binding (or a DHCP lease) names this MAC for it
     contested: bool = False  # bound to another MAC as well
     binding: str = "ARP/ND"  # what bound it, for the reason: "ARP", "ND", "a DHCP lease"
+    #: the address also sends from another MAC with fewer hops: these frames are a router's
+    #: forwarded copies of its own (a capture point that sees both sides of the router)
+    forwarded: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +148,12 @@ def _owner(mac: str, senders: list[Sender], segment: Collection) -> Ownership | 
         addr = parsed_address(s.ip)
         if eui is not None and addr.version == 6 and int(addr) & ((1 << 64) - 1) == eui:
             return Ownership(s.ip, f"{s.ip} is {mac}'s EUI-64 address")
-    remote = [s for s in candidates if not s.local and s.hops]
-    candidates = [s for s in candidates if s.local or not s.hops]  # linear: a router carries thousands
+    # an address from beyond the site is remote whatever its TTL when the MAC carries several
+    # of them (a router that forwards without decrementing, or a capture inside the router);
+    # a lone public address sending zero hops away is a host on a public segment
+    public = sum(1 for s in candidates if not s.local)
+    remote = [s for s in candidates if not s.local and (s.hops or public > 1)]
+    candidates = [s for s in candidates if not s.forwarded and (s.local or not (s.hops or public > 1))]
     site = [s for s in candidates if s.local]
     if remote and len(site) == 1 and subnet_of(site[0].ip) in segment:
         return Ownership(site[0].ip, f"{mac} carries {len(remote)} addresses from beyond the site and "

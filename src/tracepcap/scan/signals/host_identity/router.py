@@ -25,10 +25,20 @@ GATEWAY_SERVICES = {"udp/67": "DHCP", "udp/53": "DNS", "tcp/53": "DNS"}
 GATEWAY_WEIGHT = 40
 
 
+def gateway_named_elsewhere(host: HostFacts) -> bool:
+    """A DHCP router option (option 3) names another address of its subnet the gateway:
+    sharing a MAC with addresses of other site subnets at an unspent TTL is then no sign of
+    routing (an alias, or a capture's made-up segment); only addresses from beyond the site are."""
+    own = subnet_of(host.ip)
+    return any(ip not in host.addresses and parsed_address(ip).version == own.version
+               and parsed_address(ip) in own for ip in host.capture.dhcp_gateways)
+
+
 def vote(host: HostFacts) -> Iterator[Vote]:
     if host.ip is None:  # a device seen only by its MAC
         return
     mine = host.addresses
+    client = gateway_named_elsewhere(host)
     for fact in host.owned_macs():
         own = subnet_of(host.ip)
         # the other address family on one MAC is a dual-stack host, not a routed network
@@ -37,10 +47,16 @@ def vote(host: HostFacts) -> Iterator[Vote]:
                   and not addr.is_link_local]
         if not others:
             continue
+        # forwarding evidence: addresses from beyond the site, or arriving hops away; a
+        # site-local address on another subnet at an unspent TTL is a second address of one
+        # box (a device re-addressed during setup, an alias), not a routed network
         hops = {ip: host.capture.host(ip).hops for ip in others}
+        forwarding = any(not is_local(ip) or hops[ip] for ip in others)
         off = sorted((ip for ip in others if hops[ip] or (parsed_address(ip) not in own and (
-            not is_local(ip) or hops[ip] is None))), key=ip_sort_key)
-        same = [ip for ip in others if parsed_address(ip) in own and ip not in off]
+            not is_local(ip) or hops[ip] is None))), key=ip_sort_key) if forwarding else []
+        if client:
+            off = [ip for ip in off if not is_local(ip) or hops[ip]]
+        same = [] if client else [ip for ip in others if parsed_address(ip) in own and ip not in off]
         if off:
             weight = min(MAX_WEIGHT, PER_FRONTED * (len(off) + 1))
             sample = ", ".join(off[:3]) + (", ..." if len(off) > 3 else "")
