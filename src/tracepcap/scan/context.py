@@ -415,9 +415,10 @@ class CaptureContext:
         owning = {o.ip for owners in decided.values() for o in owners}
         delivered: dict[str, list[tuple[str, Fact]]] = defaultdict(list)  # MAC -> [(address, fact)]
         for ip in self.hosts:
-            if ip in owning or not is_local(ip):
+            unicasts = self.facts_of_kind(ip, DST_MAC.name)
+            if not unicasts or ip in owning or not is_local(ip):
                 continue
-            for fact in self.facts_of_kind(ip, DST_MAC.name):
+            for fact in unicasts:
                 if fact.value in senders and fact.value not in decided:
                     delivered[fact.value].append((ip, fact))
         for mac, found in sorted(delivered.items()):

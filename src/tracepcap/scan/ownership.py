@@ -159,7 +159,10 @@ def _owner(mac: str, senders: list[Sender], segment: Collection) -> Ownership | 
         return Ownership(site[0].ip, f"{mac} carries {len(remote)} addresses from beyond the site and "
                                      f"one site-local address on the segment's subnet {subnet_of(site[0].ip)}, "
                                      f"{site[0].ip}: the router's own interface")
-    zero_hop = sorted((s for s in candidates if s.hops == 0), key=lambda s: (-s.frames, s.ip))
+    # a site-local address whose unicasts gave no TTL (it sent only broadcast and multicast: a
+    # device during setup) is no further away than one that arrives zero hops away
+    zero_hop = sorted((s for s in candidates if s.hops == 0 or (s.hops is None and s.local)),
+                      key=lambda s: (-s.frames, s.ip))
     if len(zero_hop) == 1:
         return Ownership(zero_hop[0].ip, f"{zero_hop[0].ip} is the one address sending from {mac} "
                                          "with an unspent initial TTL")
