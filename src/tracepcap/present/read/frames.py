@@ -63,7 +63,7 @@ def capture_index(capture_dir: Path, capture: Capture, limits: Limits = Limits()
     index (built once if it has none)."""
     path = stored_file(capture_dir, capture)
     index = load_or_build(path, limits)
-    return readable(path, index, limits.max_read_bytes), index
+    return readable(path, index, limits), index
 
 
 def check_frame(index: FrameIndex, capture: Capture, number: int) -> None:
