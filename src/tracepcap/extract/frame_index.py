@@ -44,8 +44,8 @@ from pathlib import Path
 from ..errors import CaptureTooLarge
 from ..ingest.gunzip import Gunzip, GzipDamaged, TooCompressed
 from ..ingest.store import DECOMPRESSED_SUFFIX, FRAME_INDEX_SUFFIX, INFLATE_PREFIX
-from .reader import (EPB, MAX_RECORD, PB, RATIO_SETTING, SPB, BadBlock, CaptureReader, check_block_length,
-                     check_trailer, packet_fields, section_order, simple_packet_length)
+from .reader import (EPB, MAX_RECORD, RATIO_SETTING, BadBlock, CaptureReader, check_block, check_block_length,
+                     section_order)
 from .settings import Limits
 
 EVERY = 1024  #: frames between marks: a frame is at most 1023 records' framing from its mark
@@ -356,24 +356,16 @@ class FrameCursor:
                 if not self._have(blen):
                     return
                 at = self._pos
-                check_trailer(self._buf, at, btype, blen, order)
-                buf, end = self._buf, at + blen - 4
-                if btype in (EPB, PB):
-                    iface, ticks, incl, orig, data = packet_fields(buf, at, btype, blen, order, interfaces)
-                elif btype == SPB:
-                    orig, incl = simple_packet_length(buf, at, blen, order, interfaces)
+                packet = check_block(self._buf, at, btype, blen, order, interfaces)
             except BadBlock:
                 return
             self._pos = at + blen
-            if btype == EPB:
-                yield Frame(number, section, iface, ticks, orig, buf[data:data + incl],
-                            _options(buf[data + incl + (-incl % 4):end], order))
-            elif btype == PB:
-                yield Frame(number, section, iface, ticks, orig, buf[data:data + incl])
-            elif btype == SPB:
-                yield Frame(number, section, 0, 0, orig, buf[at + 12:at + 12 + incl])
-            else:
+            if packet is None:
                 continue
+            iface, ticks, incl, orig, data = packet
+            buf = self._buf
+            options = _options(buf[data + incl + (-incl % 4):at + blen - 4], order) if btype == EPB else b""
+            yield Frame(number, section, iface, ticks, orig, buf[data:data + incl], options)
             number += 1
 
 

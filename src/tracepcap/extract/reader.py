@@ -7,9 +7,9 @@ capture past the limits on bytes read (after decompression) and records: a gzip 
 flood of empty records is cut short with a sentence naming the limit, never walked for hours;
 a gzip'd capture inflating past TRACEPCAP_MAX_DECOMPRESSION_RATIO is stopped the same way.
 
-The rules a pcapng block must keep (`check_block_length`, `check_trailer`,
-`section_order`, `packet_fields`, `simple_packet_length`) are functions of their own, so the
-frame view's cursor (`frame_index.FrameCursor`) reads exactly the blocks this walk accepts.
+The rules a pcapng block must keep (`section_order`, `check_block_length`, `check_block`)
+are functions of their own, so the frame view's cursor (`frame_index.FrameCursor`) reads
+exactly the blocks this walk accepts.
 Formats: tcpdump.org pcap (both byte orders, micro/nanosecond) and pcapng (IETF draft
 "PCAP Now Generic": sections, several interfaces, mixed link types).
 """
@@ -60,10 +60,29 @@ def check_block_length(btype: int, blen: int) -> None:
         raise BadBlock(f"block of type {btype:#x} has impossible length {blen}")
 
 
-def check_trailer(buf: bytes, at: int, btype: int, blen: int, order: str) -> None:
-    """BadBlock when the whole block at `at` is not one (its trailing length differs)."""
+def check_block(buf: bytes, at: int, btype: int, blen: int, order: str, interfaces: int) -> tuple[int, int, int, int, int] | None:
+    """Check the whole (length-checked) block at `at`: its trailing length, and for a packet
+    block that it names one of the section's `interfaces` and holds its captured bytes; else
+    BadBlock. Returns a packet block's (interface, ticks, captured length, original length,
+    data offset), None for any other block. An SPB's interface is 0 and its ticks 0."""
     if struct.unpack_from(order + "I", buf, at + blen - 4)[0] != blen:
         raise BadBlock(f"block of type {btype:#x} has mismatched trailing length")
+    body = at + 8
+    if btype == EPB:
+        iface, hi, lo, incl, orig = struct.unpack_from(order + "IIIII", buf, body)
+    elif btype == PB:
+        iface, _drops, hi, lo, incl, orig = struct.unpack_from(order + "HHIIII", buf, body)
+    elif btype == SPB:
+        if not interfaces:
+            raise BadBlock("simple packet block before any interface")
+        (orig,) = struct.unpack_from(order + "I", buf, body)
+        return 0, 0, min(orig, blen - 16), orig, body + 4
+    else:
+        return None
+    data = body + 20
+    if iface >= interfaces or data + incl > at + blen - 4:
+        raise BadBlock(f"packet block names interface {iface} of {interfaces} or overruns its block")
+    return iface, (hi << 32) | lo, incl, orig, data
 
 
 def section_order(buf: bytes, at: int) -> str:
@@ -74,29 +93,6 @@ def section_order(buf: bytes, at: int) -> str:
     if magic == b"\x1a\x2b\x3c\x4d":
         return ">"
     raise BadBlock(f"section header with unknown byte-order magic {magic.hex()}")
-
-
-def packet_fields(buf: bytes, at: int, btype: int, blen: int, order: str, interfaces: int) -> tuple[int, int, int, int, int]:
-    """An EPB's or PB's (interface, ticks, captured length, original length, data offset);
-    the block (already length- and trailer-checked) must name one of the section's
-    `interfaces` and hold its captured bytes, else BadBlock."""
-    body = at + 8
-    if btype == EPB:
-        iface, hi, lo, incl, orig = struct.unpack_from(order + "IIIII", buf, body)
-    else:
-        iface, _drops, hi, lo, incl, orig = struct.unpack_from(order + "HHIIII", buf, body)
-    data = body + 20
-    if iface >= interfaces or data + incl > at + blen - 4:
-        raise BadBlock(f"packet block names interface {iface} of {interfaces} or overruns its block")
-    return iface, (hi << 32) | lo, incl, orig, data
-
-
-def simple_packet_length(buf: bytes, at: int, blen: int, order: str, interfaces: int) -> tuple[int, int]:
-    """An SPB's (original length, captured length); BadBlock before any interface."""
-    if not interfaces:
-        raise BadBlock("simple packet block before any interface")
-    (orig,) = struct.unpack_from(order + "I", buf, at + 8)
-    return orig, min(orig, blen - 16)
 
 
 class CaptureReader:
@@ -271,11 +267,7 @@ class CaptureReader:
                 if not self._fill(blen):
                     raise BadBlock(f"block of type {btype:#x} claims {blen} bytes but the file ends first")
                 at = self._pos
-                check_trailer(self._buf, at, btype, blen, order)
-                if btype in (EPB, PB):
-                    iface, ticks, incl, orig, data = packet_fields(self._buf, at, btype, blen, order, len(interfaces))
-                elif btype == SPB:
-                    orig, incl = simple_packet_length(self._buf, at, blen, order, len(interfaces))
+                packet = check_block(self._buf, at, btype, blen, order, len(interfaces))
             except BadBlock as bad:
                 self._stop(str(bad))
                 return
@@ -285,15 +277,14 @@ class CaptureReader:
                 interfaces.append(self._interface(order, body, at + blen - 4))
                 if self._recorder is not None:
                     self._recorder.interface(bytes(self._buf[at:at + blen]), *interfaces[-1])
-            elif btype in (EPB, PB):
+            elif packet is not None:
+                iface, ticks, incl, orig, data = packet
                 linktype, units, offset = interfaces[iface]
-                seconds, ticks = divmod(ticks, units)  # exact, then one rounding
-                last_ts = seconds + ticks / units + offset
+                if btype != SPB:  # an SPB has no timestamp: it keeps the last one
+                    seconds, ticks = divmod(ticks, units)  # exact, then one rounding
+                    last_ts = seconds + ticks / units + offset
                 self._count_record(at)
                 yield linktype, last_ts, orig, memoryview(self._buf)[data:data + incl]
-            elif btype == SPB:
-                self._count_record(at)
-                yield interfaces[0][0], last_ts, orig, memoryview(self._buf)[body + 4:body + 4 + incl]
             # every other block type (statistics, name resolution, custom, unknown) is skipped
 
     def _interface(self, order: str, body: int, end: int) -> tuple[int, int, float]:
