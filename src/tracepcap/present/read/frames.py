@@ -147,7 +147,8 @@ class ConversationKey:
         return tuple(socket.inet_pton(socket.AF_INET6 if ":" in ip else socket.AF_INET, ip) for ip, _ in self.ends)
 
 
-def _decode(frame: Frame, index: FrameIndex) -> tuple[Packet | None, str | None]:
+def decode(frame: Frame, index: FrameIndex) -> tuple[Packet | None, str | None]:
+    """The frame's packet as the decoders read it, or None and why not."""
     try:
         return decode_frame(frame.linktype(index), memoryview(frame.data), frame.number,
                             frame.time(index), frame.orig_len), None
@@ -172,8 +173,15 @@ def frame_detail(session: Session, capture: Capture, path: Path, index: FrameInd
             before.append(seen)
         if frame is None:
             raise NotFound(f"frame {number} of capture {capture.id} could not be read from its stored file")
-        pkt, error = _decode(frame, index)
+        pkt, error = decode(frame, index)
         conversation = _conversation(session, capture.id, cursor, index, pkt, walk, before) if pkt else None
+    return frame_view(capture, index, frame, pkt, error, conversation)
+
+
+def frame_view(capture: Capture, index: FrameIndex, frame: Frame, pkt: Packet | None, error: str | None,
+               conversation: dict | None) -> dict:
+    """The page of one frame read and decoded (`decode`), with its conversation (or None)."""
+    number = frame.number
     ts = frame.time(index)
     linktype = frame.linktype(index)
     return {
@@ -357,7 +365,7 @@ def _matches(frame: Frame, index: FrameIndex, key: ConversationKey, raw: tuple[b
     for address in raw:
         if address not in data:
             return False
-    pkt, _ = _decode(frame, index)
+    pkt, _ = decode(frame, index)
     return pkt is not None and ConversationKey.of(pkt) == key
 
 
