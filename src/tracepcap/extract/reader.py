@@ -167,6 +167,7 @@ class CaptureReader:
             try:
                 data = self._stream.read1(max(CHUNK, size - have))  # read1: a gzip error keeps what came before
             except TooCompressed as err:
+                self._buf, self._pos = b"".join(chunks), 0  # what came before stands, as at any stop
                 raise _LimitReached(f"the capture decompresses to more than {self.max_ratio} times its "
                                     f"compressed size, the limit {RATIO_SETTING}; the rest was not read "
                                     f"({err})", RATIO_SETTING) from None
