@@ -294,3 +294,26 @@ def test_a_gzip_bomb_is_refused_by_the_frame_view_not_inflated(api, client, capt
     assert_error(client.get(f"/captures/{capture['id']}/frames.pcap", params={"frames": "1"}), 413)
     stored = capture_path(api.settings.capture_dir, capture["sha256"])
     assert not [p for p in stored.parent.iterdir() if p.name.startswith((".inflate-", stored.name + ".decompressed"))]
+
+
+def test_a_frame_time_beyond_the_calendar_is_shown_not_a_500(api, client, tmp_path):
+    """A damaged pcapng whose interface counts whole seconds (if_tsresol 0) and whose packet
+    says 2^40 of them: year ~36,800, which no calendar date names (fuzz, issue 23)."""
+    buf = io.BytesIO()
+    w = PcapngWriter(buf)
+    w.section()
+    w.raw_block(0x00000001, struct.pack("<HHI", 1, 0, 65535) + struct.pack("<HH", 9, 1) + b"\x00\x00\x00\x00"
+                + struct.pack("<HH", 0, 0))
+    data = dns_pair(1)
+    ticks = 1 << 40
+    w.raw_block(0x00000006, struct.pack("<IIIII", 0, ticks >> 32, ticks & 0xFFFFFFFF, len(data), len(data)) + data)
+    path = tmp_path / "far.pcapng"
+    path.write_bytes(buf.getvalue())
+    response = api.upload(client, path)
+    assert response.status_code in (200, 202), response.text
+    cid = response.json()["id"]
+    assert api.wait(client, cid)["status"] in ("done", "partial")
+    frame = client.get(f"/captures/{cid}/frames/1")
+    assert frame.status_code == 200, frame.text
+    assert frame.json()["time"] == float(ticks)
+    assert "beyond the years a calendar date can name" in frame.json()["time_text"]

@@ -186,7 +186,7 @@ def frame_view(capture: Capture, index: FrameIndex, frame: Frame, pkt: Packet | 
     linktype = frame.linktype(index)
     return {
         "capture_id": capture.id, "number": number, "time": ts,
-        "time_text": datetime.fromtimestamp(ts, UTC).isoformat(timespec="microseconds"),
+        "time_text": time_text(ts),
         "interface": frame.interface, "section": frame.section, "linktype": linktype,
         "linktype_name": LINKTYPE_NAMES.get(linktype, f"link type {linktype}"),
         "wire_length": frame.orig_len, "captured_length": len(frame.data),
@@ -196,6 +196,14 @@ def frame_view(capture: Capture, index: FrameIndex, frame: Frame, pkt: Packet | 
         "conversation": conversation,
         "frames": index.frames,
     }
+
+
+def time_text(ts: float) -> str:
+    """A frame's time as ISO 8601 UTC; a damaged timestamp past the calendar's years says so."""
+    try:
+        return datetime.fromtimestamp(ts, UTC).isoformat(timespec="microseconds")
+    except (OverflowError, OSError, ValueError):
+        return f"{ts:.6f} s after 1970 (beyond the years a calendar date can name)"
 
 
 def summary(pkt: Packet | None, error: str | None) -> str:
