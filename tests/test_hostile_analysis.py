@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import logging
+import time
 
 import pytest
 from sqlalchemy import select
@@ -17,7 +18,7 @@ from tracepcap.adjudicate import annotations
 from tracepcap.analysis import DELETED, analyze
 from tracepcap.ingest import store_file
 from tracepcap.settings import Settings
-from tracepcap.store.models import Capture, Host, ObservationRow
+from tracepcap.store.models import Capture, Host, ManifestEntry, ObservationRow
 from tracepcap.testing import app
 from tracepcap.testing.scenario import Scenario
 from tracepcap.visible import visible
@@ -142,11 +143,40 @@ def test_a_gzip_bomb_ends_partial_at_the_configured_limit(db, settings, tmp_path
         assert "the limit TRACEPCAP_MAX_DECOMPRESSED_BYTES; the rest was not read" in capture.error
 
 
+def test_a_small_gzip_bomb_stops_fast_at_the_decompression_ratio(db, settings, tmp_path, captures):
+    """~0.25 MB of gzip holding 256 MiB of empty records, under the default byte and record
+    limits: the ratio alone stops it within seconds, and the manifest's reader row says so."""
+    bomb = tmp_path / "bomb.pcap.gz"
+    with gzip.open(bomb, "wb") as f:
+        f.write((captures / "dns_demo.pcap").read_bytes()[:24])
+        for _ in range(256):
+            f.write(bytes(1 << 20))
+    assert bomb.stat().st_size < 300_000
+    cid = stored(db, settings, bomb)
+    started = time.monotonic()
+    assert analyze(db, settings, cid) == "partial"
+    assert time.monotonic() - started < 60  # the 50 M record limit would walk 256 MiB: minutes
+    with db.session() as s:
+        capture = s.get(Capture, cid)
+        assert capture.packets < (16 << 20) // 16
+        reader = s.scalars(select(ManifestEntry).where(ManifestEntry.capture_id == cid,
+                                                       ManifestEntry.extractor == "reader")).one()
+    assert reader.status == "partial"
+    assert "decompresses to more than 1000 times its compressed size, the limit " \
+           "TRACEPCAP_MAX_DECOMPRESSION_RATIO; the rest was not read" in reader.error
+    assert "TRACEPCAP_MAX_DECOMPRESSION_RATIO" in capture.error
+
+
 def test_read_limits_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("TRACEPCAP_MAX_DECOMPRESSED_BYTES", "1000")
     monkeypatch.setenv("TRACEPCAP_MAX_RECORDS", "7")
+    monkeypatch.setenv("TRACEPCAP_MAX_DECOMPRESSION_RATIO", "50")
     limits = Settings().extract_limits
-    assert (limits.max_read_bytes, limits.max_records) == (1000, 7)
+    assert (limits.max_read_bytes, limits.max_records, limits.max_decompression_ratio) == (1000, 7, 50)
+    monkeypatch.setenv("TRACEPCAP_MAX_DECOMPRESSION_RATIO", "0")
+    with pytest.raises(ValueError, match="max_decompression_ratio"):
+        Settings()
+    monkeypatch.setenv("TRACEPCAP_MAX_DECOMPRESSION_RATIO", "1000")
     monkeypatch.setenv("TRACEPCAP_MAX_RECORDS", "0")
     with pytest.raises(ValueError, match="max_records"):
         Settings()

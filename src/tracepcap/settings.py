@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     max_decompressed_bytes: int = Field(default=Limits().max_read_bytes, gt=0)
     #: ... or past this many records: one capture cannot hold the worker for hours
     max_records: int = Field(default=Limits().max_records, gt=0)
+    #: ... or when a gzip'd capture inflates more than this many times (a bomb)
+    max_decompression_ratio: int = Field(default=Limits().max_decompression_ratio, ge=1)
     #: captures `serve` analyzes at once: one long capture never holds back the next upload
     analysis_workers: int = Field(default=2, ge=1, le=64)
     #: an `analyzing` capture with no sign of life for this long is stalled and queued again
@@ -149,7 +151,8 @@ class Settings(BaseSettings):
 
     @property
     def extract_limits(self) -> Limits:
-        return Limits(max_read_bytes=self.max_decompressed_bytes, max_records=self.max_records)
+        return Limits(max_read_bytes=self.max_decompressed_bytes, max_records=self.max_records,
+                      max_decompression_ratio=self.max_decompression_ratio)
 
 
 @lru_cache(maxsize=1)

@@ -5,7 +5,9 @@ pcapng (re-read by our reader, the same frames), the original file for analysts,
 from __future__ import annotations
 
 import gzip
+import io
 import shutil
+import struct
 import subprocess
 
 import pytest
@@ -17,6 +19,7 @@ from tracepcap.ingest import capture_path
 from tracepcap.present.read.frames import frame_spec, parse_frames, runs, wireshark_filter
 from tracepcap.testing import app, frames as f
 from tracepcap.testing.scenario import Scenario
+from tracepcap.testing.writers import PcapngWriter
 
 # dns_demo.pcap: frame 1 is 192.168.1.20:40001 -> 192.168.1.1:53, frame 2 its answer; frames
 # 13/14 are the same client's query on port 40007
@@ -232,3 +235,85 @@ def test_a_truncated_payload_shows_what_decoded_and_an_error(api, client, tmp_pa
     name, got = application(client, cid, 2)
     assert name == "TLS" and got["handshake"] == "client hello" and "truncated" in got["error"]
     assert application(client, cid, 3) == ("Data", {"length": "9"})
+
+
+# -- hostile captures in the frame view (issue 23, items 1 and 5) ------------------------------
+
+def partial(api, client, path) -> dict:
+    response = api.upload(client, path)
+    assert response.status_code in (200, 202), response.text
+    capture = api.wait(client, response.json()["id"])
+    assert capture["status"] == "partial", capture
+    return capture
+
+
+def dns_pair(i: int) -> bytes:
+    return f.ethernet("02:00:00:00:00:01", "02:00:00:00:00:02", f.ETH_IPV4, f.ipv4(
+        "10.0.0.1", "10.0.0.2", f.PROTO_UDP, f.udp("10.0.0.1", "10.0.0.2", 40000, 53, bytes([i]) * 12)))
+
+
+@pytest.mark.parametrize("bad", ["interface-without-idb", "epb-shorter-than-its-fields"])
+def test_a_malformed_packet_block_is_where_the_frames_end_not_a_500(api, client, tmp_path, bad):
+    buf = io.BytesIO()
+    w = PcapngWriter(buf)
+    w.interface(1)
+    for i in range(6):  # one conversation: frame 6's "next" is looked for past it
+        w.write(1_700_000_000 + i, dns_pair(i))
+    if bad == "interface-without-idb":
+        data = dns_pair(7)
+        w.raw_block(0x00000006, struct.pack("<IIIII", 4, 0, 0, len(data), len(data)) + data)
+        w.write(1_700_000_010, dns_pair(8))
+    else:
+        w.raw_block(0x00000006, b"\x00" * 4)
+    path = tmp_path / "bad.pcapng"
+    path.write_bytes(buf.getvalue())
+    capture = partial(api, client, path)
+    assert capture["packets"] == 6
+    for n in range(1, 7):
+        frame = client.get(f"/captures/{capture['id']}/frames/{n}")
+        assert frame.status_code == 200, frame.text
+    assert frame.json()["conversation"]["next"] is None
+    assert_error(client.get(f"/captures/{capture['id']}/frames/7"), 404, "not_found", "has 6 frames")
+    sliced = client.get(f"/captures/{capture['id']}/frames.pcap", params={"frames": "1-6"})
+    assert sliced.status_code == 200
+    out = tmp_path / "slice.pcapng"
+    out.write_bytes(sliced.content)
+    assert [r[2] for r in records(out)] == [dns_pair(i) for i in range(6)]
+
+
+def test_a_gzip_bomb_is_refused_by_the_frame_view_not_inflated(api, client, captures, tmp_path):
+    bomb = tmp_path / "bomb.pcap.gz"
+    with gzip.open(bomb, "wb") as out:
+        out.write((captures / DNS_DEMO).read_bytes()[:24])  # a pcap header, then zeros
+        for _ in range(64):
+            out.write(bytes(1 << 20))
+    capture = partial(api, client, bomb)
+    assert "TRACEPCAP_MAX_DECOMPRESSION_RATIO" in capture["error"]
+    assert_error(client.get(f"/captures/{capture['id']}/frames/1"), 413, None,
+                 "decompresses to more than 1000 times its compressed size")
+    assert_error(client.get(f"/captures/{capture['id']}/frames.pcap", params={"frames": "1"}), 413)
+    stored = capture_path(api.settings.capture_dir, capture["sha256"])
+    assert not [p for p in stored.parent.iterdir() if p.name.startswith((".inflate-", stored.name + ".decompressed"))]
+
+
+def test_a_frame_time_beyond_the_calendar_is_shown_not_a_500(api, client, tmp_path):
+    """A damaged pcapng whose interface counts whole seconds (if_tsresol 0) and whose packet
+    says 2^40 of them: year ~36,800, which no calendar date names (fuzz, issue 23)."""
+    buf = io.BytesIO()
+    w = PcapngWriter(buf)
+    w.section()
+    w.raw_block(0x00000001, struct.pack("<HHI", 1, 0, 65535) + struct.pack("<HH", 9, 1) + b"\x00\x00\x00\x00"
+                + struct.pack("<HH", 0, 0))
+    data = dns_pair(1)
+    ticks = 1 << 40
+    w.raw_block(0x00000006, struct.pack("<IIIII", 0, ticks >> 32, ticks & 0xFFFFFFFF, len(data), len(data)) + data)
+    path = tmp_path / "far.pcapng"
+    path.write_bytes(buf.getvalue())
+    response = api.upload(client, path)
+    assert response.status_code in (200, 202), response.text
+    cid = response.json()["id"]
+    assert api.wait(client, cid)["status"] in ("done", "partial")
+    frame = client.get(f"/captures/{cid}/frames/1")
+    assert frame.status_code == 200, frame.text
+    assert frame.json()["time"] == float(ticks)
+    assert "beyond the years a calendar date can name" in frame.json()["time_text"]

@@ -11,11 +11,17 @@ import time
 
 from api_helpers import DNS_DEMO, assert_error
 
-from tracepcap.ingest.store import STALE_UPLOAD_SECONDS, UPLOAD_PREFIX
+from tracepcap.ingest.store import INFLATE_PREFIX, STALE_UPLOAD_SECONDS, UPLOAD_PREFIX
 
 
-def test_deleting_a_capture_in_analysis_frees_the_worker_for_the_next(api, client, captures, tmp_path,
-                                                                     caplog):
+def test_deleting_a_capture_in_analysis_frees_the_worker_for_the_next(serve, captures, tmp_path, caplog):
+    # a ratio this loose lets the bomb walk for minutes, as it must to be deleted mid-walk
+    api = serve(max_decompression_ratio=1_000_000)
+    with api.client() as client:
+        _delete_mid_analysis(api, client, captures, tmp_path, caplog)
+
+
+def _delete_mid_analysis(api, client, captures, tmp_path, caplog):
     bomb = tmp_path / "zeros.pcap.gz"  # 256 MiB of empty records in ~250 KiB: ~minutes to walk
     with gzip.open(bomb, "wb") as f:
         f.write((captures / DNS_DEMO).read_bytes()[:24])
@@ -39,11 +45,14 @@ def test_deleting_a_capture_in_analysis_frees_the_worker_for_the_next(api, clien
 def test_server_start_sweeps_temporary_files_of_killed_uploads(settings, serve):
     settings.capture_dir.mkdir(parents=True)
     orphan = settings.capture_dir / f"{UPLOAD_PREFIX}killed-mid-upload"
-    orphan.write_bytes(b"half a capture")
+    inflating = settings.capture_dir / "ab" / f"{INFLATE_PREFIX}{'ab' + '0' * 62}-killed-mid-copy"
+    inflating.parent.mkdir()
     hours_ago = time.time() - 2 * STALE_UPLOAD_SECONDS
-    os.utime(orphan, (hours_ago, hours_ago))
+    for path in (orphan, inflating):
+        path.write_bytes(b"half a file")
+        os.utime(path, (hours_ago, hours_ago))
     serve()
-    assert not orphan.exists()
+    assert not orphan.exists() and not inflating.exists()
 
 
 def test_a_corrupt_gzip_upload_is_415_and_a_damaged_one_is_analyzed_partial(api, client, captures, tmp_path):

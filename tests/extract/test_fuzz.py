@@ -14,8 +14,10 @@ store: only the documented exit codes (0, 2, 3), and no traceback on stderr. The
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -24,9 +26,14 @@ from pathlib import Path
 
 import pytest
 
-from tracepcap.errors import UnusableCapture
+from tracepcap.errors import CaptureTooLarge, UnusableCapture
+from tracepcap.extract.frame_index import FrameCursor
 from tracepcap.extract.pipeline import discover, extract
 from tracepcap.extract.settings import Limits
+from tracepcap.extract.slices import pcapng_slice
+from tracepcap.ingest import capture_path
+from tracepcap.present.read.frames import capture_index, frames_at
+from tracepcap.store.models import Capture
 from tracepcap.testing.mutants import KINDS, mutants
 
 SEED = 20261201
@@ -34,6 +41,7 @@ COUNT = 540
 #: small read limits keep the gzip-of-zeros mutants (up to 4 MiB of empty records) quick;
 #: no seed capture comes near them (the largest has 1,755 packets and 377 KB)
 LIMITS = Limits(max_read_bytes=2 << 20, max_records=20_000)
+VIEWED = 270  #: mutants opened in the frame view too (every kind; the bench opens thousands)
 SECONDS_PER_MUTANT = 10  # the slowest seen is ~0.2 s; this only catches a hang
 RSS_GROWTH_MB = 150
 
@@ -122,3 +130,41 @@ def test_the_cli_exits_with_a_documented_code_and_never_a_traceback(captures, tm
             assert done.stderr == "", (mutant.name, done.stderr)
         codes[done.returncode] += 1
     assert sum(codes.values()) == CLI_SAMPLE // 2
+
+
+def test_the_frame_view_reads_every_frame_analysis_counted_of_every_mutant(captures, tmp_path):
+    """Issue 23, item 5: each mutant Extract reads is opened as the frame page and the slice
+    route open it (`capture_index`: its index, a gzip'd one's copy), every frame is read by
+    the cursor with its time and link type, and a slice of them is written: no exception,
+    and as many frames as the walk counted (fewer would be pages answering 404)."""
+    classes = discover()
+    capture_dir = tmp_path / "captures"
+    seeds = seed_captures(captures)
+    failures = []
+    viewed = 0
+    for mutant in mutants(seeds, VIEWED, SEED):
+        sha = hashlib.sha256(mutant.data).hexdigest()
+        stored = capture_path(capture_dir, sha)
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        stored.write_bytes(mutant.data)
+        if outcome(stored, classes) == "unusable":
+            shutil.rmtree(stored.parent)
+            continue
+        capture = Capture(id=sha[:16], sha256=sha, name=mutant.name)
+        try:
+            path, index = capture_index(capture_dir, capture, LIMITS)
+            with FrameCursor(path, index) as cursor:
+                read = [(frame.time(index), frame.linktype(index)) for frame in cursor.frames_from(1)] \
+                    if index.frames else []
+            numbers = list(range(1, min(index.frames, 1000) + 1))
+            b"".join(pcapng_slice(index, frames_at(path, index, numbers), mutant.name))
+            if len(read) != index.frames:
+                failures.append(f"{mutant.name}: read {len(read)} of {index.frames} frames")
+            viewed += 1
+        except CaptureTooLarge:
+            viewed += 1  # a bomb: the page's 413
+        except Exception as err:  # noqa: BLE001 - each is a page answering 500
+            failures.append(f"{mutant.name}: {type(err).__name__}: {err}")
+        shutil.rmtree(stored.parent)
+    assert viewed > VIEWED // 2
+    assert failures == []

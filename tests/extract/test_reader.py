@@ -255,3 +255,51 @@ def test_a_gzip_bomb_stops_at_the_decompressed_byte_limit(tmp_path):
     assert count == ((1 << 20) - 24) // 16
     assert "more than 1048576 bytes (after decompression), the limit " \
            "TRACEPCAP_MAX_DECOMPRESSED_BYTES" in reader.partial
+
+
+# -- decompression ratio (issue 23, item 7) ----------------------------------------------------
+
+def test_a_gzip_of_zeros_stops_at_the_decompression_ratio_fast(tmp_path):
+    """A pcap header and 256 MiB of zeros (~256 KB gzip'd) is a bomb by its ratio alone: the
+    walk stops after a few MiB, partial, naming the setting, under every other limit."""
+    header = write_pcap(tmp_path / "a.pcap", n=0).read_bytes()
+    with gzip.open(tmp_path / "bomb.pcap.gz", "wb") as f:
+        f.write(header)
+        for _ in range(256):
+            f.write(bytes(1 << 20))
+    with CaptureReader(tmp_path / "bomb.pcap.gz") as reader:
+        count = sum(1 for _ in reader.records())
+    assert count < (8 << 20) // 16  # stopped within the first few MiB, not at 256 MiB
+    assert reader.stopped_by == "TRACEPCAP_MAX_DECOMPRESSION_RATIO"
+    assert "decompresses to more than 1000 times its compressed size, the limit " \
+           "TRACEPCAP_MAX_DECOMPRESSION_RATIO; the rest was not read" in reader.partial
+
+
+def test_repeated_records_past_a_configured_ratio_stop_but_real_ones_read_whole(tmp_path):
+    """The same UDP frame 200,000 times (one timestamp) deflates ~200:1: past a ratio of 50 it
+    stops; the default ratio reads it whole, as it does a capture of varied frames."""
+    path = tmp_path / "same.pcap.gz"
+    with gzip.open(path, "wb") as f:
+        w = PcapWriter(f)
+        for _ in range(200_000):
+            w.write(T0, udp_frame(3))
+    with CaptureReader(path, Limits(max_decompression_ratio=50)) as reader:
+        limited = sum(1 for _ in reader.records())
+    assert limited < 200_000 and "TRACEPCAP_MAX_DECOMPRESSION_RATIO" in reader.partial
+    reader, records = read_all(path)
+    assert len(records) == 200_000 and reader.partial is None
+
+
+# -- the checks the frame view shares (issue 23, item 5) ---------------------------------------
+
+def test_an_epb_naming_an_interface_without_an_idb_ends_the_walk(tmp_path):
+    buf = io.BytesIO()
+    w = PcapngWriter(buf)
+    w.interface(1)
+    w.write(T0, udp_frame(1))
+    w.raw_block(0x00000006, struct.pack("<IIIII", 3, 0, 0, 4, 4) + b"abcd")  # interface 3: none
+    w.write(T0 + 1, udp_frame(2))
+    (tmp_path / "a.pcapng").write_bytes(buf.getvalue())
+    reader, records = read_all(tmp_path / "a.pcapng")
+    assert [r[3] for r in records] == [udp_frame(1)]
+    assert "packet block names interface 3 of 1" in reader.partial

@@ -11,7 +11,7 @@ import pytest
 
 from tracepcap.errors import CaptureTooLarge, NotFound, UnusableCapture
 from tracepcap.ingest import capture_path, find_capture, store_capture, sweep_stale_uploads
-from tracepcap.ingest.store import STALE_UPLOAD_SECONDS, UPLOAD_PREFIX
+from tracepcap.ingest.store import DECOMPRESSED_SUFFIX, INFLATE_PREFIX, STALE_UPLOAD_SECONDS, UPLOAD_PREFIX
 
 
 def test_same_bytes_twice_are_one_capture(db, settings, captures):
@@ -104,3 +104,21 @@ def test_temporary_files_of_killed_uploads_are_swept_but_live_ones_stay(settings
     assert sweep_stale_uploads(settings.capture_dir) == 1
     assert not orphan.exists() and live.exists() and kept.exists()
     assert sweep_stale_uploads(settings.data_dir / "nowhere") == 0
+
+
+def test_half_written_decompressed_copies_of_killed_requests_are_swept(settings):
+    """The frame view's `.inflate-*` beside a stored capture: a stale one goes at start, one
+    being written (fresh) stays, and so do the capture and its finished copy."""
+    folder = settings.capture_dir / "ab"
+    folder.mkdir(parents=True)
+    capture = folder / ("ab" + "0" * 62)
+    orphan = folder / f"{INFLATE_PREFIX}{capture.name}-killed"
+    live = folder / f"{INFLATE_PREFIX}{capture.name}-writing"
+    copy = folder / (capture.name + DECOMPRESSED_SUFFIX)
+    hours_ago = time.time() - 2 * STALE_UPLOAD_SECONDS
+    for path in (capture, orphan, live, copy):
+        path.write_bytes(b"x")
+        if path is not live:
+            os.utime(path, (hours_ago, hours_ago))
+    assert sweep_stale_uploads(settings.capture_dir) == 1
+    assert not orphan.exists() and live.exists() and capture.exists() and copy.exists()

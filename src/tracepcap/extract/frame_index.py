@@ -11,19 +11,27 @@ first frame request (`load_or_build`: one sequential walk, once).
 
 Offsets are of the *decompressed* stream. A gzip'd capture has no random access, so the
 first frame asked of one decompresses it once into `<sha256>.decompressed` beside it
-(`readable`; at most the bytes analysis may read, removed with the capture): that request
-pays a sequential decompression (~4 s per 0.25 GiB on the loaded benchmark machine), every
-later one a seek, as for an uncompressed capture. The disk it costs is the decompressed size,
-spent only on captures someone opens a frame of.
+(`readable`, removed with the capture): that request pays a sequential decompression (~4 s
+per 0.25 GiB on the loaded benchmark machine), every later one a seek, as for an
+uncompressed capture. The copy is bounded as the walk was: it ends where the walk stopped
+(`FrameIndex.end`: past the byte and record limits nothing is copied), it is refused (413)
+for a capture whose walk the decompression-ratio limit stopped (a bomb) or that inflates
+past that ratio while copied, and concurrent first requests make one copy: the writer holds
+an exclusive `flock` on the stored capture, the others wait for it and reuse its copy. A copy
+half-written by a killed process (`.inflate-<name>-*`) is removed by the next writer of that
+capture, and by the start-up sweep (`ingest.store.sweep_stale_uploads`).
 
 `FrameCursor` reads frames from a mark on. It parses only record framing (pcap record
-headers, pcapng EPB/PB/SPB/SHB/IDB blocks), the same rules as `reader.py`; decoding a
-frame's layers is the per-packet decoders' work (`packet.decode_frame`).
+headers, pcapng EPB/PB/SPB/SHB/IDB blocks) with `reader.py`'s own block checks, and never
+reads past the frames the walk counted (`FrameIndex.frames`), so it yields exactly the
+frames analysis accepted; decoding a frame's layers is the per-packet decoders' work
+(`packet.decode_frame`).
 """
 
 from __future__ import annotations
 
 import bisect
+import fcntl
 import json
 import os
 import struct
@@ -33,9 +41,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ..ingest.gunzip import Gunzip, GzipDamaged
-from ..ingest.store import DECOMPRESSED_SUFFIX, FRAME_INDEX_SUFFIX
-from .reader import EPB, MAX_RECORD, PB, SPB, CaptureReader
+from ..errors import CaptureTooLarge
+from ..ingest.gunzip import Gunzip, GzipDamaged, TooCompressed
+from ..ingest.store import DECOMPRESSED_SUFFIX, FRAME_INDEX_SUFFIX, INFLATE_PREFIX
+from .reader import (EPB, MAX_RECORD, RATIO_SETTING, BadBlock, CaptureReader, check_block, check_block_length,
+                     section_order)
 from .settings import Limits
 
 EVERY = 1024  #: frames between marks: a frame is at most 1023 records' framing from its mark
@@ -100,6 +110,10 @@ class FrameIndex:
         self.sections: list[Section] = []
         self.marks: list[tuple[int, int, int]] = []
         self.frames = 0
+        #: decompressed offset where the walk stopped (None: an index from before it was kept)
+        self.end: int | None = None
+        #: the setting whose limit stopped the walk (reader.CaptureReader.stopped_by), if one did
+        self.stopped_by: str | None = None
 
     # -- the recorder: what CaptureReader calls ---------------------------------------------
 
@@ -117,6 +131,9 @@ class FrameIndex:
         """Record that `frame` begins at `offset`; return the number of the next frame to mark."""
         self.marks.append((frame, offset, len(self.sections) - 1))
         return frame + self.every
+
+    def finish(self, end: int, stopped_by: str | None) -> None:
+        self.end, self.stopped_by = end, stopped_by
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -139,7 +156,7 @@ class FrameIndex:
                 "sections": [{"order": s.order, "interfaces": [
                     [i.linktype, i.units, i.offset, i.block.hex() if i.block is not None else None]
                     for i in s.interfaces]} for s in self.sections],
-                "marks": [list(m) for m in self.marks]}
+                "marks": [list(m) for m in self.marks], "end": self.end, "stopped_by": self.stopped_by}
 
     @classmethod
     def from_json(cls, doc: dict) -> FrameIndex:
@@ -149,6 +166,7 @@ class FrameIndex:
                                                for lt, units, off, b in s["interfaces"]])
                           for s in doc["sections"]]
         index.marks = [tuple(m) for m in doc["marks"]]
+        index.end, index.stopped_by = doc.get("end"), doc.get("stopped_by")
         return index
 
     def save(self, path: Path) -> None:
@@ -191,23 +209,47 @@ def _load(path: Path, stamp: int) -> FrameIndex:  # stamp: a rewritten index is 
         return FrameIndex.from_json(json.load(source))
 
 
-def readable(capture_file: Path, index: FrameIndex, max_bytes: int = Limits().max_read_bytes) -> Path:
+def readable(capture_file: Path, index: FrameIndex, limits: Limits = Limits()) -> Path:
     """The file a `FrameCursor` reads: the capture itself, or for a gzip'd one its decompressed
-    copy beside it (made once, atomically, at most `max_bytes`)."""
+    copy beside it, made once per capture (under an exclusive lock on the capture, atomically)
+    and only as far as the walk read. CaptureTooLarge (413) for a decompression bomb."""
     if not index.format.endswith("+gzip"):
         return capture_file
+    ratio = limits.max_decompression_ratio
+    if index.stopped_by == RATIO_SETTING:
+        raise CaptureTooLarge(_bomb(ratio, "its analysis stopped there"))
     plain = capture_file.with_name(capture_file.name + DECOMPRESSED_SUFFIX)
     if plain.is_file():
         return plain
-    fd, tmp = tempfile.mkstemp(dir=capture_file.parent, prefix=".inflate-")
+    with open(capture_file, "rb") as raw:
+        fcntl.flock(raw.fileno(), fcntl.LOCK_EX)  # released when closed, or when the process dies
+        if plain.is_file():  # another request made it while this one waited
+            return plain
+        for stale in capture_file.parent.glob(f"{INFLATE_PREFIX}{capture_file.name}-*"):
+            stale.unlink(missing_ok=True)  # a killed writer's: no live one without the lock
+        wanted = limits.max_read_bytes if index.end is None else min(index.end, limits.max_read_bytes)
+        _inflate(raw, plain, wanted, ratio)
+    return plain
+
+
+def _bomb(ratio: int, what: str) -> str:
+    return (f"the capture decompresses to more than {ratio} times its compressed size "
+            f"(the limit {RATIO_SETTING}; {what}): its frames are not decompressed for viewing")
+
+
+def _inflate(raw, plain: Path, wanted: int, ratio: int) -> None:
+    """Decompress `raw` into `plain`, at most `wanted` bytes; the copy appears whole or not at all."""
+    fd, tmp = tempfile.mkstemp(dir=plain.parent, prefix=f"{INFLATE_PREFIX}{Path(raw.name).name}-")
     try:
-        with os.fdopen(fd, "wb") as out, open(capture_file, "rb") as raw:
-            stream, left = Gunzip(raw), max_bytes
+        with os.fdopen(fd, "wb") as out:
+            stream, left = Gunzip(raw, ratio), wanted
             while left > 0:
                 try:
                     data = stream.read1(min(INFLATE, left))
                 except GzipDamaged:
                     break  # what decompressed before the damage is what analysis read too
+                except TooCompressed as err:
+                    raise CaptureTooLarge(_bomb(ratio, str(err))) from None
                 if not data:
                     break
                 out.write(data)
@@ -215,7 +257,6 @@ def readable(capture_file: Path, index: FrameIndex, max_bytes: int = Limits().ma
         os.replace(tmp, plain)
     finally:
         Path(tmp).unlink(missing_ok=True)
-    return plain
 
 
 class FrameCursor:
@@ -284,7 +325,8 @@ class FrameCursor:
     def _pcap(self, number: int) -> Iterator[Frame]:
         header = struct.Struct(self.index.sections[0].order + "IIII")
         units = self.index.sections[0].interfaces[0].units
-        while self._have(16):
+        last = self.index.frames  # past it the walk stopped: a limit, or a record it refused
+        while number <= last and self._have(16):
             sec, frac, incl, orig = header.unpack_from(self._buf, self._pos)
             if incl > MAX_RECORD or not self._have(16 + incl):
                 return
@@ -294,34 +336,36 @@ class FrameCursor:
             number += 1
 
     def _pcapng(self, number: int, section: int) -> Iterator[Frame]:
-        order = self.index.sections[section].order
-        while self._have(12):
+        """The blocks as `reader.CaptureReader._pcapng` accepts them (its own checks), up to
+        the last frame the walk counted; the first block it refuses ends the frames."""
+        sections = self.index.sections
+        order = sections[section].order
+        interfaces = len(sections[section].interfaces)
+        last = self.index.frames
+        while number <= last and self._have(12):
             at = self._pos
-            if self._buf[at:at + 4] == b"\x0a\x0d\x0d\x0a":  # a new section: its byte order is in its body
-                section += 1
-                if section >= len(self.index.sections):
+            try:
+                if self._buf[at:at + 4] == b"\x0a\x0d\x0d\x0a":  # a new section: its byte order is in its body
+                    section += 1
+                    if section >= len(sections):
+                        return
+                    order = section_order(self._buf, at)
+                    interfaces = len(sections[section].interfaces)
+                btype, blen = struct.unpack_from(order + "II", self._buf, at)
+                check_block_length(btype, blen)
+                if not self._have(blen):
                     return
-                order = self.index.sections[section].order
-            btype, blen = struct.unpack_from(order + "II", self._buf, at)
-            if blen < 12 or blen > MAX_RECORD or not self._have(blen):
+                at = self._pos
+                packet = check_block(self._buf, at, btype, blen, order, interfaces)
+            except BadBlock:
                 return
-            at = self._pos
             self._pos = at + blen
-            body, end = at + 8, at + blen - 4
-            buf = self._buf
-            if btype == EPB:
-                iface, hi, lo, incl, orig = struct.unpack_from(order + "IIIII", buf, body)
-                data = body + 20
-                yield Frame(number, section, iface, (hi << 32) | lo, orig, buf[data:data + incl],
-                            _options(buf[data + incl + (-incl % 4):end], order))
-            elif btype == PB:
-                iface, _drops, hi, lo, incl, orig = struct.unpack_from(order + "HHIIII", buf, body)
-                yield Frame(number, section, iface, (hi << 32) | lo, orig, buf[body + 20:body + 20 + incl])
-            elif btype == SPB:
-                (orig,) = struct.unpack_from(order + "I", buf, body)
-                yield Frame(number, section, 0, 0, orig, buf[body + 4:body + 4 + min(orig, end - body - 4)])
-            else:
+            if packet is None:
                 continue
+            iface, ticks, incl, orig, data = packet
+            buf = self._buf
+            options = _options(buf[data + incl + (-incl % 4):at + blen - 4], order) if btype == EPB else b""
+            yield Frame(number, section, iface, ticks, orig, buf[data:data + incl], options)
             number += 1
 
 

@@ -4,7 +4,12 @@ It yields one record at a time from a fixed-size read buffer, so memory does not
 the capture. A file that ends inside a record, or a record that says something impossible,
 stops the walk: what was read stands, and `partial` says why the rest was not. So does a
 capture past the limits on bytes read (after decompression) and records: a gzip bomb or a
-flood of empty records is cut short with a sentence naming the limit, never walked for hours.
+flood of empty records is cut short with a sentence naming the limit, never walked for hours;
+a gzip'd capture inflating past TRACEPCAP_MAX_DECOMPRESSION_RATIO is stopped the same way.
+
+The rules a pcapng block must keep (`section_order`, `check_block_length`, `check_block`)
+are functions of their own, so the frame view's cursor (`frame_index.FrameCursor`) reads
+exactly the blocks this walk accepts.
 Formats: tcpdump.org pcap (both byte orders, micro/nanosecond) and pcapng (IETF draft
 "PCAP Now Generic": sections, several interfaces, mixed link types).
 """
@@ -16,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import UnusableCapture
-from ..ingest.gunzip import Gunzip, GzipDamaged
+from ..ingest.gunzip import Gunzip, GzipDamaged, TooCompressed
 from ..ingest.sniff import PCAP_MAGICS, sniff_file
 from .settings import Limits
 
@@ -33,8 +38,61 @@ MIN_BLOCK = {EPB: 32, PB: 32, SPB: 16, IDB: 20, SHB: 28}
 Record = tuple[int, float, int, memoryview]  # linktype, timestamp, original length, data
 
 
+RATIO_SETTING = "TRACEPCAP_MAX_DECOMPRESSION_RATIO"
+
+
 class _LimitReached(Exception):
-    """The walk passed a configured limit; its message is the user's sentence."""
+    """The walk passed a configured limit; its message is the user's sentence, `setting`
+    the limit's environment name."""
+
+    def __init__(self, message: str, setting: str) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+
+class BadBlock(ValueError):
+    """A pcapng block breaks its format's rules; the message says how. The walk stops there."""
+
+
+def check_block_length(btype: int, blen: int) -> None:
+    """BadBlock when a block of this type cannot be `blen` bytes long."""
+    if blen < MIN_BLOCK.get(btype, 12) or blen % 4 or blen > MAX_RECORD:
+        raise BadBlock(f"block of type {btype:#x} has impossible length {blen}")
+
+
+def check_block(buf: bytes, at: int, btype: int, blen: int, order: str, interfaces: int) -> tuple[int, int, int, int, int] | None:
+    """Check the whole (length-checked) block at `at`: its trailing length, and for a packet
+    block that it names one of the section's `interfaces` and holds its captured bytes; else
+    BadBlock. Returns a packet block's (interface, ticks, captured length, original length,
+    data offset), None for any other block. An SPB's interface is 0 and its ticks 0."""
+    if struct.unpack_from(order + "I", buf, at + blen - 4)[0] != blen:
+        raise BadBlock(f"block of type {btype:#x} has mismatched trailing length")
+    body = at + 8
+    if btype == EPB:
+        iface, hi, lo, incl, orig = struct.unpack_from(order + "IIIII", buf, body)
+    elif btype == PB:
+        iface, _drops, hi, lo, incl, orig = struct.unpack_from(order + "HHIIII", buf, body)
+    elif btype == SPB:
+        if not interfaces:
+            raise BadBlock("simple packet block before any interface")
+        (orig,) = struct.unpack_from(order + "I", buf, body)
+        return 0, 0, min(orig, blen - 16), orig, body + 4
+    else:
+        return None
+    data = body + 20
+    if iface >= interfaces or data + incl > at + blen - 4:
+        raise BadBlock(f"packet block names interface {iface} of {interfaces} or overruns its block")
+    return iface, (hi << 32) | lo, incl, orig, data
+
+
+def section_order(buf: bytes, at: int) -> str:
+    """The byte order of the section header block at `at`; BadBlock for an unknown magic."""
+    magic = buf[at + 8:at + 12]
+    if magic == b"\x4d\x3c\x2b\x1a":
+        return "<"
+    if magic == b"\x1a\x2b\x3c\x4d":
+        return ">"
+    raise BadBlock(f"section header with unknown byte-order magic {magic.hex()}")
 
 
 class CaptureReader:
@@ -42,18 +100,20 @@ class CaptureReader:
     `limits` bound the bytes walked (after decompression) and the records. A `recorder`
     (`frame_index.FrameIndex`) is told the file's framing and, every so many records, where
     one begins: `pcap`, `section`, `interface`, and `mark` (which returns the next record
-    to mark)."""
+    to mark); at the end `finish` (where the walk stopped, and the limit that stopped it)."""
 
     def __init__(self, path: Path, limits: Limits = Limits(), recorder=None) -> None:
         self.path = path
         self.format = sniff_file(path)
         self.max_bytes = limits.max_read_bytes
         self.max_records = limits.max_records
+        self.max_ratio = limits.max_decompression_ratio
         self._raw = open(path, "rb")
-        self._stream = Gunzip(self._raw) if self.format.endswith("+gzip") else self._raw
+        self._stream = Gunzip(self._raw, self.max_ratio) if self.format.endswith("+gzip") else self._raw
         self.total_bytes = path.stat().st_size
         self.packets = 0
         self.partial: str | None = None
+        self.stopped_by: str | None = None  #: the setting whose limit stopped the walk, if one did
         self._buf = b""
         self._pos = 0
         self._offset = 0  # file offset (uncompressed) of _buf[0]
@@ -81,7 +141,10 @@ class CaptureReader:
             else:
                 yield from self._pcap()
         except _LimitReached as limit:
+            self.stopped_by = limit.setting
             self._stop(str(limit))
+        if self._recorder is not None:
+            self._recorder.finish(self._offset + self._pos, self.stopped_by)
         if self._stream_error:
             self.partial = (f"compressed stream unreadable after {self.packets} packets "
                             f"({self._stream_error}); {self.partial}")
@@ -93,7 +156,7 @@ class CaptureReader:
         if self._offset + self._pos + size > self.max_bytes:
             raise _LimitReached(f"the capture holds more than {self.max_bytes} bytes (after "
                                 "decompression), the limit TRACEPCAP_MAX_DECOMPRESSED_BYTES; "
-                                "the rest was not read")
+                                "the rest was not read", "TRACEPCAP_MAX_DECOMPRESSED_BYTES")
         if len(self._buf) - self._pos >= size:
             return True
         rest = self._buf[self._pos:]
@@ -103,6 +166,11 @@ class CaptureReader:
         while have < size and not self._stream_error:
             try:
                 data = self._stream.read1(max(CHUNK, size - have))  # read1: a gzip error keeps what came before
+            except TooCompressed as err:
+                self._buf, self._pos = b"".join(chunks), 0  # what came before stands, as at any stop
+                raise _LimitReached(f"the capture decompresses to more than {self.max_ratio} times its "
+                                    f"compressed size, the limit {RATIO_SETTING}; the rest was not read "
+                                    f"({err})", RATIO_SETTING) from None
             except (OSError, GzipDamaged) as err:  # a cut or corrupt gzip stream, a failing disk
                 self._stream_error = str(err)
                 break
@@ -118,7 +186,7 @@ class CaptureReader:
         """Count the record that begins at `at` in the buffer (and mark it, when due)."""
         if self.packets >= self.max_records:
             raise _LimitReached(f"the capture holds more than {self.max_records} records, the "
-                                "limit TRACEPCAP_MAX_RECORDS; the rest was not read")
+                                "limit TRACEPCAP_MAX_RECORDS; the rest was not read", "TRACEPCAP_MAX_RECORDS")
         self.packets += 1
         if self.packets == self._next_mark:
             self._next_mark = self._recorder.mark(self.packets, self._offset + at)
@@ -189,28 +257,20 @@ class CaptureReader:
                     self._stop("file ends inside a block header")
                 return
             at = self._pos
-            if self._buf[at:at + 4] == b"\x0a\x0d\x0d\x0a":
-                magic = self._buf[at + 8:at + 12]
-                if magic == b"\x4d\x3c\x2b\x1a":
-                    order = "<"
-                elif magic == b"\x1a\x2b\x3c\x4d":
-                    order = ">"
-                else:
-                    self._stop(f"section header with unknown byte-order magic {magic.hex()}")
-                    return
-                interfaces = []
-                if self._recorder is not None:
-                    self._recorder.section(order)
-            btype, blen = struct.unpack_from(order + "II", self._buf, at)
-            if blen < MIN_BLOCK.get(btype, 12) or blen % 4 or blen > MAX_RECORD:
-                self._stop(f"block of type {btype:#x} has impossible length {blen}")
-                return
-            if not self._fill(blen):
-                self._stop(f"block of type {btype:#x} claims {blen} bytes but the file ends first")
-                return
-            at = self._pos
-            if struct.unpack_from(order + "I", self._buf, at + blen - 4)[0] != blen:
-                self._stop(f"block of type {btype:#x} has mismatched trailing length")
+            try:
+                if self._buf[at:at + 4] == b"\x0a\x0d\x0d\x0a":
+                    order = section_order(self._buf, at)
+                    interfaces = []
+                    if self._recorder is not None:
+                        self._recorder.section(order)
+                btype, blen = struct.unpack_from(order + "II", self._buf, at)
+                check_block_length(btype, blen)
+                if not self._fill(blen):
+                    raise BadBlock(f"block of type {btype:#x} claims {blen} bytes but the file ends first")
+                at = self._pos
+                packet = check_block(self._buf, at, btype, blen, order, len(interfaces))
+            except BadBlock as bad:
+                self._stop(str(bad))
                 return
             self._pos = at + blen
             body = at + 8
@@ -218,29 +278,14 @@ class CaptureReader:
                 interfaces.append(self._interface(order, body, at + blen - 4))
                 if self._recorder is not None:
                     self._recorder.interface(bytes(self._buf[at:at + blen]), *interfaces[-1])
-            elif btype in (EPB, PB):
-                if btype == EPB:
-                    iface, hi, lo, incl, orig = struct.unpack_from(order + "IIIII", self._buf, body)
-                else:
-                    iface, _drops, hi, lo, incl, orig = struct.unpack_from(order + "HHIIII", self._buf, body)
-                data = body + 20
-                if iface >= len(interfaces) or data + incl > at + blen - 4:
-                    self._stop(f"packet block names interface {iface} of {len(interfaces)} "
-                               f"or overruns its block")
-                    return
+            elif packet is not None:
+                iface, ticks, incl, orig, data = packet
                 linktype, units, offset = interfaces[iface]
-                seconds, ticks = divmod((hi << 32) | lo, units)  # exact, then one rounding
-                last_ts = seconds + ticks / units + offset
+                if btype != SPB:  # an SPB has no timestamp: it keeps the last one
+                    seconds, ticks = divmod(ticks, units)  # exact, then one rounding
+                    last_ts = seconds + ticks / units + offset
                 self._count_record(at)
                 yield linktype, last_ts, orig, memoryview(self._buf)[data:data + incl]
-            elif btype == SPB:
-                if not interfaces:
-                    self._stop("simple packet block before any interface")
-                    return
-                (orig,) = struct.unpack_from(order + "I", self._buf, body)
-                incl = min(orig, blen - 16)
-                self._count_record(at)
-                yield interfaces[0][0], last_ts, orig, memoryview(self._buf)[body + 4:body + 4 + incl]
             # every other block type (statistics, name resolution, custom, unknown) is skipped
 
     def _interface(self, order: str, body: int, end: int) -> tuple[int, int, float]:

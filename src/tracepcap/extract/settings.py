@@ -15,6 +15,10 @@ class Limits:
     #: empty-record flood (a gzip bomb of zeros) stops here after 318 s measured on a busy
     #: 2-core machine (docs/BENCHMARKS.md), where 20 GiB of it would take ~8,600 s
     max_records: int = 50_000_000
+    #: decompressed bytes per compressed byte of a gzip'd capture: deflate's best is ~1032
+    #: (a run of one byte), real captures stay under 100, so past this it is a bomb and the
+    #: walk stops (partial) instead of spending minutes on ~0.8 MB of zeros (issue 23)
+    max_decompression_ratio: int = 1000
     #: conversations held at once; past it the least recently active is written out early.
     #: ~600 bytes each: at 100,000 a 10 GiB capture's whole analysis peaks at ~250 MB RSS,
     #: at 200,000 it peaked at 307 MB (docs/BENCHMARKS.md). A sharded walk whose capture has

@@ -7,6 +7,10 @@ what decompressed so far first and only then raises `GzipDamaged`, one error wit
 sentence, so a damaged capture reads like the same damage uncompressed: what came before
 stands. Several members (RFC 1952 section 2.2) are one stream; zero padding after the last
 member (tape-style blocks) is ignored, as gzip(1) does.
+
+A `max_ratio` bounds decompressed bytes per compressed byte consumed: deflate's best is about
+1032:1 (runs of one byte), real captures stay far below 100:1, so a stream past the ratio is
+a bomb and `read1` raises `TooCompressed` instead of inflating it further.
 """
 
 from __future__ import annotations
@@ -17,18 +21,29 @@ from typing import BinaryIO
 GZIP_WBITS = 16 + zlib.MAX_WBITS  # zlib: expect a gzip header and trailer (CRC-32, size)
 CHUNK = 1 << 16  # compressed bytes read at a time
 SALVAGE_STEP = 1  # compressed bytes fed at a time after damage: zlib drops a failing call's output
+#: decompressed bytes always allowed before the ratio is judged: a small capture's first
+#: block may inflate steeply without being a bomb, and a bomb this small costs nothing
+RATIO_FLOOR = 1 << 20
 
 
 class GzipDamaged(ValueError):
     """The compressed stream is cut short or corrupt; every byte before it was returned."""
 
 
+class TooCompressed(ValueError):
+    """The stream inflates past its decompression-ratio limit (a bomb); nothing more is read."""
+
+
 class Gunzip:
     """Decompress `raw` (a binary file) as it is read; `read1(n)` returns up to n bytes,
-    b"" at the clean end, and raises GzipDamaged once the good bytes are used up."""
+    b"" at the clean end, and raises GzipDamaged once the good bytes are used up, or
+    TooCompressed once more than `max_ratio` bytes came out per compressed byte consumed
+    (past the first `RATIO_FLOOR` bytes; None: no ratio limit)."""
 
-    def __init__(self, raw: BinaryIO) -> None:
+    def __init__(self, raw: BinaryIO, max_ratio: float | None = None) -> None:
         self._raw = raw
+        self._max_ratio = max_ratio
+        self._fed = 0  # compressed bytes read from raw
         self._inflate = zlib.decompressobj(GZIP_WBITS)
         self._pending = b""  # compressed bytes not yet given to the decompressor
         self._members = 1
@@ -43,7 +58,10 @@ class Gunzip:
             if self._inflate.eof:
                 if not self._next_member():
                     return b""
-            data = self._inflate.unconsumed_tail or self._pending or self._raw.read(CHUNK)
+            if self._max_ratio is not None and self.decompressed > RATIO_FLOOR \
+                    and self.decompressed > self._max_ratio * self.consumed:
+                raise TooCompressed(f"{self.consumed} compressed bytes inflated to {self.decompressed}")
+            data = self._inflate.unconsumed_tail or self._pending or self._read_raw()
             self._pending = b""
             if not data:
                 raise GzipDamaged(f"compressed data ends inside gzip member {self._members} "
@@ -61,11 +79,21 @@ class Gunzip:
                 self.decompressed += len(out)
                 return out
 
+    @property
+    def consumed(self) -> int:
+        """Compressed bytes decompressed so far (read from raw and not waiting)."""
+        return self._fed - len(self._inflate.unconsumed_tail) - len(self._pending) - len(self._inflate.unused_data)
+
+    def _read_raw(self) -> bytes:
+        data = self._raw.read(CHUNK)
+        self._fed += len(data)
+        return data
+
     def _next_member(self) -> bool:
         """After a member's trailer: start the next one, or report the clean end."""
         rest = self._inflate.unused_data.lstrip(b"\x00")
         while not rest:  # nothing more, or zero padding: read on to be sure
-            more = self._raw.read(CHUNK)
+            more = self._read_raw()
             if not more:
                 return False
             rest = more.lstrip(b"\x00")

@@ -3,7 +3,8 @@
 Bytes are streamed to a temporary file while hashed and counted; the size limit is checked
 as they arrive, never after. The same bytes uploaded twice are one capture, even when the two
 uploads race each other. A temporary file is removed however its upload ends; those of a
-process that was killed are swept when the server starts (`sweep_stale_uploads`).
+process that was killed are swept when the server starts (`sweep_stale_uploads`), and so are
+the frame view's half-written decompressed copies (`.inflate-*`, extract/frame_index.py).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ SHA256_HEX = 64
 UPLOAD_PREFIX = ".upload-"
 FRAME_INDEX_SUFFIX = ".frames.json"  #: the frame index beside a stored capture (extract/frame_index.py)
 DECOMPRESSED_SUFFIX = ".decompressed"  #: a gzip'd capture decompressed for random access (same module)
+INFLATE_PREFIX = ".inflate-"  #: that copy while it is written, beside the capture (same module)
 #: an upload writes its temporary file at every chunk; one untouched this long is an orphan
 STALE_UPLOAD_SECONDS = 3600
 
@@ -101,13 +103,14 @@ def store_capture(session: Session, capture_dir: Path, source: BinaryIO | Iterab
 
 
 def sweep_stale_uploads(capture_dir: Path, *, older_than: float = STALE_UPLOAD_SECONDS) -> int:
-    """Remove temporary upload files untouched for `older_than` seconds (left by a process
-    that was killed mid-upload); return how many. Uploads in progress are fresh and stay."""
+    """Remove temporary upload files, and half-written decompressed copies of the frame view,
+    untouched for `older_than` seconds (left by a process that was killed mid-write); return
+    how many. Writes in progress touch their file at every chunk, so they are fresh and stay."""
     if not capture_dir.is_dir():
         return 0
     cutoff = time.time() - older_than
     removed = 0
-    for tmp in capture_dir.glob(f"{UPLOAD_PREFIX}*"):
+    for tmp in (*capture_dir.glob(f"{UPLOAD_PREFIX}*"), *capture_dir.glob(f"*/{INFLATE_PREFIX}*")):
         try:
             if tmp.stat().st_mtime < cutoff:
                 tmp.unlink()
@@ -115,7 +118,7 @@ def sweep_stale_uploads(capture_dir: Path, *, older_than: float = STALE_UPLOAD_S
         except FileNotFoundError:  # finished or swept by another process meanwhile
             continue
     if removed:
-        log.info("removed %d temporary files of uploads that never finished", removed)
+        log.info("removed %d temporary files of uploads or decompressed copies that never finished", removed)
     return removed
 
 

@@ -63,7 +63,7 @@ def capture_index(capture_dir: Path, capture: Capture, limits: Limits = Limits()
     index (built once if it has none)."""
     path = stored_file(capture_dir, capture)
     index = load_or_build(path, limits)
-    return readable(path, index, limits.max_read_bytes), index
+    return readable(path, index, limits), index
 
 
 def check_frame(index: FrameIndex, capture: Capture, number: int) -> None:
@@ -147,7 +147,8 @@ class ConversationKey:
         return tuple(socket.inet_pton(socket.AF_INET6 if ":" in ip else socket.AF_INET, ip) for ip, _ in self.ends)
 
 
-def _decode(frame: Frame, index: FrameIndex) -> tuple[Packet | None, str | None]:
+def decode(frame: Frame, index: FrameIndex) -> tuple[Packet | None, str | None]:
+    """The frame's packet as the decoders read it, or None and why not."""
     try:
         return decode_frame(frame.linktype(index), memoryview(frame.data), frame.number,
                             frame.time(index), frame.orig_len), None
@@ -172,13 +173,20 @@ def frame_detail(session: Session, capture: Capture, path: Path, index: FrameInd
             before.append(seen)
         if frame is None:
             raise NotFound(f"frame {number} of capture {capture.id} could not be read from its stored file")
-        pkt, error = _decode(frame, index)
+        pkt, error = decode(frame, index)
         conversation = _conversation(session, capture.id, cursor, index, pkt, walk, before) if pkt else None
+    return frame_view(capture, index, frame, pkt, error, conversation)
+
+
+def frame_view(capture: Capture, index: FrameIndex, frame: Frame, pkt: Packet | None, error: str | None,
+               conversation: dict | None) -> dict:
+    """The page of one frame read and decoded (`decode`), with its conversation (or None)."""
+    number = frame.number
     ts = frame.time(index)
     linktype = frame.linktype(index)
     return {
         "capture_id": capture.id, "number": number, "time": ts,
-        "time_text": datetime.fromtimestamp(ts, UTC).isoformat(timespec="microseconds"),
+        "time_text": time_text(ts),
         "interface": frame.interface, "section": frame.section, "linktype": linktype,
         "linktype_name": LINKTYPE_NAMES.get(linktype, f"link type {linktype}"),
         "wire_length": frame.orig_len, "captured_length": len(frame.data),
@@ -188,6 +196,14 @@ def frame_detail(session: Session, capture: Capture, path: Path, index: FrameInd
         "conversation": conversation,
         "frames": index.frames,
     }
+
+
+def time_text(ts: float) -> str:
+    """A frame's time as ISO 8601 UTC; a damaged timestamp past the calendar's years says so."""
+    try:
+        return datetime.fromtimestamp(ts, UTC).isoformat(timespec="microseconds")
+    except (OverflowError, OSError, ValueError):
+        return f"{ts:.6f} s after 1970 (beyond the years a calendar date can name)"
 
 
 def summary(pkt: Packet | None, error: str | None) -> str:
@@ -357,7 +373,7 @@ def _matches(frame: Frame, index: FrameIndex, key: ConversationKey, raw: tuple[b
     for address in raw:
         if address not in data:
             return False
-    pkt, _ = _decode(frame, index)
+    pkt, _ = decode(frame, index)
     return pkt is not None and ConversationKey.of(pkt) == key
 
 
