@@ -18,5 +18,5 @@ ADJUDICATOR = Adjudicator(
     labels=("Unknown",),
     contest_below=35,
     margin_for_full=60,  # the knowledge base's weights (host-identity's scale): two agreeing entries
-    position=15,
+    position=50,  # after the four questions every host is asked
 )
