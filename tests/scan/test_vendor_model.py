@@ -1,0 +1,80 @@
+"""The vendor and model the evidence names (issue 25): the vendor-model question, and the
+host-identity reason that says them beside the class; on a generated capture and on the real
+IoT set."""
+
+from __future__ import annotations
+
+import pytest
+from support.facts import context, fact
+
+from tracepcap.extract.kinds import DNS_QUERY, HOSTNAME_CLAIM, MDNS_SERVICE
+from tracepcap.scan.signals.vendor_model import knowledge_base as vendor_model
+from tracepcap.scan.signals.vendor_model.knowledge_base import make
+from tracepcap.testing import app
+from tracepcap.testing.scenario import Scenario
+
+
+def votes(ctx, ip="h"):
+    return [(v.label, v.weight) for v in vendor_model.vote(ctx.host(ip))]
+
+
+def test_make_joins_vendor_and_model_once():
+    assert make("D-Link", "DSP-W215") == "D-Link DSP-W215"
+    assert make("Philips Hue", "Hue Bridge") == "Philips Hue Bridge"
+    assert make("Edimax", None) == "Edimax"
+    assert make("TP-Link", "TP-Link HS110") == "TP-Link HS110"
+
+
+def test_every_entry_of_the_vendor_supports_the_model_one_of_them_names():
+    ctx = context({"h": [fact(HOSTNAME_CLAIM, "DSP-W215", 3, source="dhcp"), fact(DNS_QUERY, "r0801.dch.dlink.com", 9),
+                         fact(MDNS_SERVICE, "D-Link HNAP Service._dhnap._tcp.local", 12)]})
+    assert votes(ctx) == [("D-Link DSP-W215", 30), ("D-Link DSP-W215", 30), ("D-Link DSP-W215", 25)]
+
+
+def test_a_chip_maker_names_no_vendor_and_a_lone_cloud_names_the_vendor():
+    assert votes(context({"h": [fact(HOSTNAME_CLAIM, "ESP_1A2B3C", 3, source="dhcp")]})) == []
+    assert votes(context({"h": [fact(DNS_QUERY, "www.myedimax.com", 5)]})) == [("Edimax", 25)]
+
+
+def smart_plug(path):
+    """A TP-Link HS110 joining a home network: DHCP with its default name, a lookup of its
+    vendor's cloud answered through a CNAME, and a TLS connection to the address it got."""
+    net = Scenario()
+    router = net.host("192.168.0.1", "00:1b:21:00:00:01")
+    plug = net.dhcp_exchange("50:c7:bf:12:34:56", router, "192.168.0.23", router="192.168.0.1",
+                             dns_servers=["192.168.0.1"], hostname="HS110")
+    cloud = net.host("203.0.113.10", "00:1b:21:00:00:01")  # beyond the router
+    net.udp(plug, router, 40000, 53, app.dns_query(9, "devs.tplinkcloud.com"))
+    net.udp(router, plug, 53, 40000, app.dns_response(9, "devs.tplinkcloud.com", [
+        ("devs.tplinkcloud.com", "CNAME", "elb-7.cloud-lb.example", 60),
+        ("elb-7.cloud-lb.example", "A", "203.0.113.10", 60)]))
+    net.tcp_session(plug, cloud, 41000, 443, client=[b"\x16\x03\x01\x00\x05hello"], server=[b"\x16\x03\x03\x00\x02ok"])
+    return net.write_pcap(path)
+
+
+def test_a_generated_smart_plug_is_named_by_vendor_and_model(analyze_json, tmp_path):
+    host = analyze_json(smart_plug(tmp_path / "plug.pcap"))["192.168.0.23"]
+    make_model = host["verdicts"]["vendor-model"]
+    assert (make_model["primary_label"], make_model["contested"]) == ("TP-Link HS110", False)
+    assert any(r.startswith("it resolves and contacts *.tplinkcloud.com (devs.tplinkcloud.com), frame ")
+               for r in make_model["candidates"][0]["reasons"])
+    identity = host["verdicts"]["host-identity"]
+    assert identity["primary_label"] == "Smart Plug"
+    assert ("Smart Plug — TP-Link HS110 (its DHCP host name and its cloud *.tplinkcloud.com) (+0)"
+            in identity["candidates"][0]["reasons"])
+
+
+@pytest.fixture(scope="module")
+def dlink_plug(analyze_json, captures):
+    return analyze_json(captures / "real" / "iot-sentinel" / "D-LinkSwitch" / "Setup-A-1-STA.pcap")
+
+
+def test_the_real_dlink_plug_is_named_by_vendor_and_model(dlink_plug):
+    # LABELS.json: 90:8d:78:a9:3d:6f is the D-Link smart plug; DHCP option 12 DSP-W215 (frame 4),
+    # mDNS _dhnap._tcp (frame 8), lookups of *.dch.dlink.com and connections to them
+    host = dlink_plug["mac-90-8d-78-a9-3d-6f"] if "mac-90-8d-78-a9-3d-6f" in dlink_plug else next(
+        h for h in dlink_plug.values() if h["key"] == "mac-90-8d-78-a9-3d-6f")
+    assert host["verdicts"]["vendor-model"]["primary_label"] == "D-Link DSP-W215"
+    assert host["verdicts"]["host-identity"]["primary_label"] == "Smart Plug"
+    assert ("Smart Plug — D-Link DSP-W215 (its DHCP host name, its mDNS service _dhnap._tcp and its cloud "
+            "*.dlink.com) (+0)") in host["verdicts"]["host-identity"]["candidates"][0]["reasons"]
