@@ -36,6 +36,15 @@ def test_a_chip_maker_names_no_vendor_and_a_lone_cloud_names_the_vendor():
     assert votes(context({"h": [fact(DNS_QUERY, "www.myedimax.com", 5)]})) == [("Edimax", 25)]
 
 
+def test_a_device_makers_oui_names_the_vendor_weakly():
+    from tracepcap.scan.knowledge import knowledge
+    from tracepcap.scan.signals.host_identity.knowledge_base import WEAK_WEIGHT
+
+    entry = knowledge().oui("Edimax Technology Co. Ltd.")
+    assert (entry.vendor, entry.weak, entry.label, entry.chip) == ("Edimax", True, None, False)
+    assert WEAK_WEIGHT == 10  # a maker of several kinds of device: the vendor, weakly, and no class
+
+
 def smart_plug(path):
     """A TP-Link HS110 joining a home network: DHCP with its default name, a lookup of its
     vendor's cloud answered through a CNAME, and a TLS connection to the address it got."""
