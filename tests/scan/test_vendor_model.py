@@ -87,3 +87,21 @@ def test_the_real_dlink_plug_is_named_by_vendor_and_model(dlink_plug):
     assert host["verdicts"]["host-identity"]["primary_label"] == "Smart Plug"
     assert ("Smart Plug — D-Link DSP-W215 (its DHCP host name, its mDNS service _dhnap._tcp and its cloud "
             "*.dlink.com) (+0)") in host["verdicts"]["host-identity"]["candidates"][0]["reasons"]
+
+
+def test_a_model_of_a_one_maker_line_names_its_maker():
+    from tracepcap.extract.kinds import DEVICE_MODEL
+    from tracepcap.scan.signals.vendor_model import announced_model
+
+    ctx = context({"h": [fact(DEVICE_MODEL, "iPhone12,1", 7, source="mdns-txt")],
+                   "p": [fact(DEVICE_MODEL, "HP LaserJet Pro M404", 7, source="upnp")]})
+    assert [(v.label, v.weight, v.reason) for v in announced_model.vote(ctx.host("h"))] == [
+        ("Apple iPhone12,1", 30, "announces model iPhone12,1 over mDNS TXT, frame 7: an iPhone, made by Apple (+30)")]
+    assert list(announced_model.vote(ctx.host("p"))) == []  # printers of many makers share the line
+
+
+def test_the_demo_imac_and_raspberry_pi_are_named(analyze_json, captures):
+    hosts = analyze_json(captures / "demo_all_rules.pcap")
+    assert hosts["192.168.1.77"]["verdicts"]["vendor-model"]["primary_label"] == "Apple iMac11,3"  # TXT, frame 11
+    pi = hosts["mac-00-80-8f-9a-ae-bd"]  # DHCP DISCOVER frame 597, option 60 ...:armv7l:BCM2835
+    assert pi["verdicts"]["vendor-model"]["primary_label"] == "Raspberry Pi"
