@@ -105,3 +105,26 @@ def test_the_demo_imac_and_raspberry_pi_are_named(analyze_json, captures):
     assert hosts["192.168.1.77"]["verdicts"]["vendor-model"]["primary_label"] == "Apple iMac11,3"  # TXT, frame 11
     pi = hosts["mac-00-80-8f-9a-ae-bd"]  # DHCP DISCOVER frame 597, option 60 ...:armv7l:BCM2835
     assert pi["verdicts"]["vendor-model"]["primary_label"] == "Raspberry Pi"
+
+
+def test_the_summary_reason_stands_beside_a_class_only():
+    from tracepcap.scan.context import Answer
+    from tracepcap.scan.signals.host_identity import vendor_named
+
+    ctx = context({"cloud": [fact(DNS_QUERY, "www.myedimax.com", 5)], "none": [fact(DNS_QUERY, "www.example.org", 5)]})
+    ctx.answers["vendor-model"] = {"cloud": Answer("vendor-model", "Edimax", 42, (), ("knowledge_base",)),
+                                   "none": Answer("vendor-model", "Edimax", 17, (), ("knowledge_base",))}
+    assert [(v.label, v.weight, v.reason) for v in vendor_named.vote(ctx.host("cloud"))] == [
+        ("IoT Device", 0, "IoT Device — Edimax (its cloud *.myedimax.com) (+0)")]
+    assert list(vendor_named.vote(ctx.host("none"))) == []  # no evidence behind the answer
+
+
+def test_a_makers_oui_alone_names_the_vendor_but_puts_no_class_beside_it():
+    from tracepcap.extract.kinds import MAC, OUI_VENDOR
+    from tracepcap.scan.context import Answer
+    from tracepcap.scan.signals.host_identity import vendor_named
+
+    ctx = context({"10.0.0.9": [fact(MAC, "74:da:38:00:00:01", 2), fact(OUI_VENDOR, "Edimax Technology Co. Ltd.", 2)]})
+    assert votes(ctx, "10.0.0.9") == [("Edimax", 10)]
+    ctx.answers["vendor-model"] = {"10.0.0.9": Answer("vendor-model", "Edimax", 17, (), ("knowledge_base",))}
+    assert list(vendor_named.vote(ctx.host("10.0.0.9"))) == []

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from ....extract.facts import Grade
 from ...clouds import registrable
 from ...context import HostFacts
-from ...knowledge import Match, first, matches
+from ...knowledge import Match, appliance, first, matches
 from ...vote import Vote
 from ..vendor_model.knowledge_base import make, named
 from .knowledge_base import IOT, most_specific
@@ -40,7 +40,11 @@ def vote(host: HostFacts) -> Iterator[Vote]:
     behind = [m for m, _ in found if make(m.entry.vendor, m.model or _model_of(found, m.entry.vendor)) == answer.label]
     if not behind:
         return
-    label = most_specific(list(first(matches(host)))) or IOT
+    label = most_specific(list(first(matches(host))))
+    if label is None:
+        if not appliance(host):
+            return  # a maker's OUI alone names no class (Edimax makes routers too): nothing to say it beside
+        label = IOT
     said = list(dict.fromkeys(evidence(m) for m in behind))
     listing = said[0] if len(said) == 1 else ", ".join(said[:-1]) + f" and {said[-1]}"
     yield Vote(label, 0, f"{label} — {answer.label} ({listing}) (+0)", Grade.INFERRED,
