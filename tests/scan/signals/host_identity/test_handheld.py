@@ -17,10 +17,10 @@ def votes(signal, ctx, ip="h"):
 
 def test_a_cast_apps_filtered_discovery_is_a_phone_or_tablets():
     ctx = context({"h": [fact(MDNS_QUERY, "_googlecast._tcp", 5), fact(MDNS_QUERY, "_cc32e753._sub._googlecast._tcp", 5)]})
-    assert votes(handheld, ctx) == [(
-        "Mobile", 25, "browses for _cc32e753._sub._googlecast._tcp over mDNS, frame 5: the Google Cast SDK of a "
-        "phone or tablet app looking for receivers that run its app CC32E753 (a desktop browser looks for every "
-        "receiver) (+25)")]
+    said = ("browses for _cc32e753._sub._googlecast._tcp over mDNS, frame 5: the Google Cast SDK of a "
+            "phone or tablet app looking for receivers that run its app CC32E753 (a desktop browser looks for every "
+            "receiver) (+25)")
+    assert votes(handheld, ctx) == [("Mobile", 25, said)]
     # no Apple mark: an Android phone as well as an iPhone, so no OS
     assert votes(os_handheld, ctx) == []
 

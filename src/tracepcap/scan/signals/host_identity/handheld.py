@@ -37,15 +37,17 @@ def marks(host: HostFacts) -> list[tuple[Fact, str, bool]]:
     if browsed:
         f = browsed[0]
         app = CAST_APP.match(f.value).group(1).upper()
-        out.append((f, f"browses for {f.value} over mDNS, frame {f.first_frame}: the Google Cast SDK "
-                    f"of a phone or tablet app looking for receivers that run its app {app} "
-                    "(a desktop browser looks for every receiver)", False))
+        said = (f"browses for {f.value} over mDNS, frame {f.first_frame}: the Google Cast SDK of a phone "
+                f"or tablet app looking for receivers that run its app {app} (a desktop browser looks for "
+                "every receiver)")
+        out.append((f, said, False))
     announced = sorted((f for f in host.facts(MDNS_SERVICE) if _service_type(f.value) == WIFI_SYNC),
                        key=lambda f: (f.first_frame, f.value))
     if announced:
         f = announced[0]
-        out.append((f, f"announces {WIFI_SYNC} over mDNS, frame {f.first_frame}: the Wi-Fi sync "
-                    "an iPhone or iPad offers to a computer", True))
+        said = (f"announces {WIFI_SYNC} over mDNS, frame {f.first_frame}: the Wi-Fi sync an iPhone or "
+                "iPad offers to a computer")
+        out.append((f, said, True))
     return sorted(out, key=lambda m: m[0].first_frame)
 
 

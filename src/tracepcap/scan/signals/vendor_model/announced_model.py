@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...vote import Vote
 from ...context import HostFacts
+from ...vote import Vote
 from ..host_identity.device_model import WEIGHT, models
 from .knowledge_base import make
 
