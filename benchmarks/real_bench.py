@@ -192,6 +192,18 @@ def calibration(rows: list[Scored]) -> list[str]:
     return lines
 
 
+def said_vendor(says: str, makes: Counter) -> bool:
+    """The most frequent vendor-model answer's vendor (its first word) is in the source's words."""
+    top = makes.most_common(1)[0][0]
+    return top not in ("Unknown", "contested") and top.split()[0].lower() in says.lower()
+
+
+def said_model(says: str, makes: Counter) -> bool:
+    """... and so is its model (the answer's last word, which is not the vendor's)."""
+    top = makes.most_common(1)[0][0]
+    return said_vendor(says, makes) and len(top.split()) > 1 and top.split()[-1].lower() in says.lower()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--real", type=Path, default=REAL, help="the folder of LABELS.json")
@@ -204,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     false_gateways: list[str] = []
     iot_names: dict[str, Counter] = defaultdict(Counter)
     iot_os: Counter = Counter()  # the os-family answers of IoT devices (not labelled, but never Windows)
+    # the vendor-model answers of IoT devices, beside the source's own words ('_says')
+    iot_makes: dict[str, tuple[str, Counter]] = {}
     with tempfile.TemporaryDirectory(prefix="tracepcap-real-") as tmp:
         work = Path(tmp)
         for pattern, hosts in labels.items():
@@ -222,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
                         if IOT in questions.get("host-identity", []):
                             os_verdict = row.get("verdicts", {}).get("os-family") or {}
                             iot_os[os_verdict.get("primary_label") or "contested"] += 1
+                            make = row.get("verdicts", {}).get("vendor-model") or {}
+                            iot_makes.setdefault(host, (questions.get("_says", ""), Counter()))[1][
+                                make.get("primary_label") or "contested"] += 1
                     for question, acceptable in questions.items():
                         if question.startswith("_"):
                             continue
@@ -266,6 +283,11 @@ def main(argv: list[str] | None = None) -> int:
               f"(os-family answers: {', '.join(f'{a} x{n}' for a, n in iot_os.most_common())})")
         for host, names in sorted(iot_names.items()):
             print(f"  {host}: {', '.join(f'{a} x{n}' for a, n in names.most_common())}")
+        print(f"IoT devices (vendor-model), beside what the source says; vendor named in the source's words: "
+              f"{sum(said_vendor(says, c) for says, c in iot_makes.values())} of {len(iot_makes)} devices, "
+              f"model too: {sum(said_model(says, c) for says, c in iot_makes.values())}")
+        for host, (says, makes) in sorted(iot_makes.items()):
+            print(f"  {host}: {', '.join(f'{a} x{n}' for a, n in makes.most_common())}  [{says}]")
     print()
     print("\n".join(calibration(rows)))
     return 0

@@ -21,9 +21,10 @@ def question(key: str, *inputs: str, position: int = 10) -> Adjudicator:
 
 def test_the_registry_answers_an_input_before_the_questions_that_read_it():
     registry = get_registry()
-    assert registry.get("host-identity").inputs == ("os-family",)
+    assert registry.get("host-identity").inputs == ("os-family", "vendor-model")
     order = list(registry.signals())
     assert order.index("os-family") < order.index("host-identity")
+    assert order.index("vendor-model") < order.index("host-identity")
     # display order is untouched
     assert [a.question for a in registry][:2] == ["host-identity", "hostname"]
 

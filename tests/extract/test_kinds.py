@@ -85,7 +85,7 @@ def test_wire_names_and_grades_are_unchanged():
     # stored in observation.kind and returned in the JSON document: a rename needs a migration
     assert {name: kind.grade for name, kind in kinds.CATALOGUE.items()} == {
         "dhcp-parameter-list": Grade.REPORTED, "dhcp-vendor-class": Grade.REPORTED,
-        "dns-query": Grade.MEASURED, "gratuitous-announcement": Grade.MEASURED,
+        "dns-query": Grade.MEASURED, "gratuitous-announcement": Grade.MEASURED, "resolved-from": Grade.REPORTED,
         "dns-answer-mac": Grade.MEASURED, "dns-answer-conflict": Grade.MEASURED,
         "hostname-claim": Grade.REPORTED, "http-server": Grade.REPORTED, "initiated": Grade.MEASURED,
         "ip-mac-binding": Grade.REPORTED, "krb-principal": Grade.REPORTED,

@@ -44,6 +44,18 @@ def test_gabrieles_ipad_is_a_mobile_running_ios(demo, ip):
         "it calls itself Gabrieles-iPad.local over mDNS, frame 29: an iPad's naming (+20)"]
 
 
+def test_the_apple_phone_that_only_browses_is_a_mobile_running_ios(demo):
+    # 192.168.1.53 (Apple OUI c0:9a:d0) announces nothing; it browses for HomeKit, companion
+    # link, AirPlay, Spotify Connect and Google Cast receivers, and in frame 720 for
+    # `_CC32E753._sub._googlecast._tcp`: a Cast sender app's filtered discovery (issue 25)
+    host = demo["192.168.1.53"]
+    assert answer(host, "host-identity") == ("Mobile", False)
+    assert answer(host, "os-family") == ("iOS", False)
+    assert reasons(host, "host-identity")[0].startswith(
+        "browses for _cc32e753._sub._googlecast._tcp over mDNS, frame 720: the Google Cast SDK of a phone")
+    assert host["verdicts"]["host-identity"]["confidence"] < 80  # a phone by what it browses: no more
+
+
 def test_lucas_imac_is_a_macos_workstation(demo):
     host = demo["192.168.1.77"]
     assert answer(host, "host-identity") == ("Workstation", False)

@@ -93,6 +93,18 @@ def test_a_default_model_name_and_the_vendor_cloud_name_the_class_vendor_and_mod
     assert "D-Link" in found[0][2] and "with the evidence naming a Smart Plug" in found[0][2]
 
 
+def test_the_vendor_cloud_a_host_resolves_and_contacts_is_named_by_its_domain():
+    from tracepcap.extract.kinds import RESOLVED_FROM
+
+    ctx = context({"h": [fact(DNS_QUERY, "www.myedimax.com", 5), fact(DNS_QUERY, "pool.ntp.org", 6)],
+                   "122.248.252.67": [fact(RESOLVED_FROM, "www.myedimax.com", 6)]},
+                  {"h": Traffic(peers_out={"122.248.252.67"})})
+    [(label, weight, reason)] = votes(knowledge_base, ctx, "h")
+    assert (label, weight) == ("IoT Device", 25)
+    assert reason == ("it resolves and contacts *.myedimax.com (www.myedimax.com), frame 5: Edimax, Edimax's cloud "
+                      "for its smart plugs and cameras [knowledge base: vendor domain myedimax.com] (+25)")
+
+
 def test_a_vendor_cloud_alone_says_some_iot_device():
     ctx = context({"h": [fact(DNS_QUERY, "www.myedimax.com", 5), fact(DNS_QUERY, "pool.ntp.org", 6)]})
     assert [(label, weight) for label, weight, _ in votes(knowledge_base, ctx, "h")] == [("IoT Device", 25)]

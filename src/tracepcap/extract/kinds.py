@@ -36,6 +36,8 @@ TLS_CLIENT_FINGERPRINT = FactKind("tls-client-fingerprint", Grade.MEASURED)  #: 
 DNS_QUERY = FactKind("dns-query", Grade.MEASURED)  #: a name it asked for
 DNS_ANSWER_MAC = FactKind("dns-answer-mac", Grade.MEASURED)  #: a MAC a DNS server's answers came from
 DNS_ANSWER_CONFLICT = FactKind("dns-answer-conflict", Grade.MEASURED)  #: two differing answers to one query
+#: "api.dch.dlink.com": on an address, a name asked for that a DNS answer resolved to it through CNAMEs
+RESOLVED_FROM = FactKind("resolved-from", Grade.REPORTED)
 DNS_ZONE = FactKind("dns-zone", Grade.REPORTED)  #: a zone named by NOTIFY / AXFR / IXFR (source says which)
 
 # what a host says about itself (names, software, platform)

@@ -25,6 +25,8 @@ DNS_DEMO = {
     ("8.8.8.8", "hostname-claim", "dns.google", "dns-ptr", 24, 24, 1),
     ("93.184.216.34", "hostname-claim", "example.com", "dns-a", 2, 4, 2),
     ("93.184.216.34", "hostname-claim", "example.com", "dns-ptr", 22, 22, 1),
+    # frame 4: www.example.com reached 93.184.216.34 through its CNAME example.com
+    ("93.184.216.34", "resolved-from", "www.example.com", "dns", 4, 4, 1),
     ("192.168.1.20", "dns-query", "_ldap._tcp.corp.local", "dns", 35, 35, 1),
     ("192.168.1.20", "dns-query", "cloudflare.com", "dns", 13, 13, 1),
     ("192.168.1.20", "dns-query", "example.com", "dns", 1, 19, 2),
@@ -289,3 +291,18 @@ def test_dns_over_tcp_is_read_again_after_lost_bytes(run, rows):
     found = rows(run(net, Dns, limits=Limits(tcp_waiting_bytes=8)))
     assert found == {("10.0.0.5", "dns-query", "first.example", "dns", 1, 1, 1),
                      ("10.0.0.5", "dns-query", "after.example", "dns", 3, 3, 1)}
+
+
+def test_a_name_resolved_through_cnames_lands_on_the_address(run, rows):
+    net = Scenario()
+    client = net.host("10.0.0.5", "00:1b:21:00:00:05")
+    resolver = net.host("10.0.0.1", "00:1b:21:00:00:01")
+    net.udp(client, resolver, 53000, 53, app.dns_query(7, "API.Cloud.example"))
+    net.udp(resolver, client, 53, 53000, app.dns_response(7, "API.Cloud.example", [
+        ("elb-1.cdn.example", "A", "192.0.2.7", 60),  # the chain's records in any order
+        ("api.cloud.example", "CNAME", "edge.cloud.example", 60),
+        ("edge.cloud.example", "CNAME", "elb-1.cdn.example", 60),
+        ("other.example", "A", "192.0.2.9", 60)]))  # not on the chain
+    net.dns_lookup(client, resolver, "plain.example", ["192.0.2.8"])  # no CNAME: its claim says it
+    found = {r[:3] for r in rows(run(net, Dns)) if r[1] == "resolved-from"}
+    assert found == {("192.0.2.7", "resolved-from", "api.cloud.example")}

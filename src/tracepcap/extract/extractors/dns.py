@@ -10,6 +10,11 @@ A claim lands on the address it names: an A/AAAA record's address (value: its ow
 name), or the address a reverse PTR owner name stands for (value: the target). Names keep
 the case they were sent in, without the trailing dot; queried names are lower-cased.
 
+`resolved-from` facts: a name asked for over DNS that the answer resolved to an address only
+through CNAMEs (`api.dch.dlink.com` -> CNAME `...elb.amazonaws.com` -> A 18.194.1.2), on that
+address; the A record's own name is its `hostname-claim`. With both, Scan can tell the name a
+host looked up from the address it then contacted (scan/clouds.py).
+
 `dns-zone` facts: the zones a host serves, from zone maintenance: it sent a NOTIFY for the
 zone (source dns-notify: its primary, RFC 1996) or answered one (dns-notify-ack: a
 secondary), answered a zone transfer (dns-transfer, AXFR RFC 5936 / IXFR RFC 1995) or
@@ -32,12 +37,13 @@ from __future__ import annotations
 from ..decoders import dns
 from ..decoders.tcp import FIN, RST
 from ..extractor import Extractor
-from ..kinds import DNS_QUERY, DNS_ZONE, HOSTNAME_CLAIM, MDNS_SERVICE
+from ..kinds import DNS_QUERY, DNS_ZONE, HOSTNAME_CLAIM, MDNS_SERVICE, RESOLVED_FROM
 from ..segments import Followed, InOrder
 
-NAME, VERSION = "dns", "4"
+NAME, VERSION = "dns", "5"
 DNS_PORT, MDNS_PORT, LLMNR_PORT = 53, 5353, 5355
 OPCODE_NOTIFY = 4
+MAX_CHAIN = 8  # CNAMEs followed from the question's name (resolvers stop near this too)
 AXFR, IXFR, SOA = 252, 251, 6
 TRANSFER_TYPES = {AXFR: "axfr", IXFR: "ixfr"}
 PROTO_TCP = 6
@@ -89,7 +95,7 @@ class _TcpDirection:
 
 class Dns(Extractor):
     NAME, VERSION = NAME, VERSION
-    KINDS = (HOSTNAME_CLAIM, DNS_QUERY, MDNS_SERVICE, DNS_ZONE)
+    KINDS = (HOSTNAME_CLAIM, DNS_QUERY, MDNS_SERVICE, DNS_ZONE, RESOLVED_FROM)
     UDP_PORTS = frozenset((DNS_PORT, MDNS_PORT, LLMNR_PORT))
     TCP_PORTS = frozenset((DNS_PORT,))
 
@@ -192,6 +198,7 @@ class Dns(Extractor):
                         self.emit.fact(src, DNS_QUERY, question.name.lower().rstrip("."), frame, ts)
         elif sport == DNS_PORT:
             self._addresses(msg.answers, "dns-a", frame, ts)
+            self._aliased(msg, frame, ts)
             for record in msg.answers:
                 if record.rtype == dns.PTR and record.value:
                     address = dns.reverse_address(record.name)
@@ -227,6 +234,25 @@ class Dns(Extractor):
                     and record.value not in UNSPECIFIED:
                 self.emit.fact(record.value, HOSTNAME_CLAIM, record.name.rstrip("."),
                                frame, ts, source=source)
+
+    def _aliased(self, msg: dns.Message, frame: int, ts: float) -> None:
+        """The question's name on each address its answer reached only through CNAMEs."""
+        if not msg.questions or not msg.questions[0].name:
+            return
+        asked = msg.questions[0].name.lower().rstrip(".")
+        names = {asked}
+        for _ in range(MAX_CHAIN):  # a chain, in any order; a loop ends here
+            more = {r.value.lower().rstrip(".") for r in msg.answers
+                    if r.rtype == dns.CNAME and r.value and r.name and r.name.lower().rstrip(".") in names}
+            if more <= names:
+                break
+            names |= more
+        if len(names) == 1:
+            return
+        for record in msg.answers:
+            if (record.rtype in ADDRESS_TYPES and record.name and record.value and record.value not in UNSPECIFIED
+                    and record.name.lower().rstrip(".") in names and record.name.lower().rstrip(".") != asked):
+                self.emit.fact(record.value, RESOLVED_FROM, asked, frame, ts, source="dns")
 
     def _services(self, records, src: str, frame: int, ts: float) -> None:
         for record in records:

@@ -4,6 +4,9 @@ on the asker. MEASURED: the host asked; what it looks for says what it is for (a
 Home app browses `_homekit._tcp`, its Continuity `_companion-link._tcp`, a cast sender
 `_googlecast._tcp`), though a query asserts nothing about the asker's own services.
 `_services._dns-sd._udp` (enumerate every type) names no type and is left out.
+A subtype browse (RFC 6763 7.1) is also kept whole, beside its type: the subtype says what
+the browser filters for (`_cc32e753._sub._googlecast._tcp`: a Cast sender app discovering
+receivers that run its receiver app, by that app's id).
 """
 
 from __future__ import annotations
@@ -31,8 +34,17 @@ def browsed(name: str) -> str:
     return "" if found == ENUMERATE else found
 
 
+def subtype(name: str) -> str:
+    """`_ab12._sub._googlecast._tcp.local` -> `_ab12._sub._googlecast._tcp`; "" for a name
+    that is no subtype browse."""
+    labels = name.rstrip(".").lower().split(".")
+    if len(labels) != 5 or labels[1] != "_sub" or not labels[0].startswith("_") or not browsed(name):
+        return ""
+    return ".".join(labels[:4])
+
+
 class MdnsBrowse(Extractor):
-    NAME, VERSION = "mdns-browse", "1"
+    NAME, VERSION = "mdns-browse", "2"
     KINDS = (MDNS_QUERY,)
     UDP_PORTS = frozenset((MDNS_PORT,))
 
@@ -45,3 +57,5 @@ class MdnsBrowse(Extractor):
         for question in msg.questions:
             if question.qtype in BROWSE_TYPES and (service := browsed(question.name or "")):
                 self.emit.fact(pkt.src, MDNS_QUERY, service, pkt.frame, pkt.ts, source="mdns")
+                if sub := subtype(question.name or ""):
+                    self.emit.fact(pkt.src, MDNS_QUERY, sub, pkt.frame, pkt.ts, source="mdns")

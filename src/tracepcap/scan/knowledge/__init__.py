@@ -7,9 +7,9 @@ TRACEPCAP_DEVICE_KNOWLEDGE (one path, or several separated by the OS path separa
 are read once per process (`knowledge()`); a file that does not parse, or an entry without
 its key or its source, is refused with a `KnowledgeError` naming the file and the entry.
 
-`matches(host)` reads one host's facts against it: the names it resolves or contacts (DNS
-queries, TLS SNI) against vendor clouds, its mDNS service types, its SSDP headers, its DHCP
-vendor class, the names it gives itself, its MAC's registry vendor and its User-Agents. A
+`matches(host)` reads one host's facts against it: its cloud endpoints (scan/clouds.py: the
+names it resolves and contacts, by registrable domain) against vendor clouds, its mDNS
+service types, its SSDP headers, its DHCP vendor class, the names it gives itself, its MAC's registry vendor and its User-Agents. A
 host that resolves names in many registrable domains, or sends a browser's User-Agent, is a
 general-purpose client: a vendor cloud among its names says it runs that vendor's app, not
 that it is the vendor's device, so clouds count only for headless hosts.
@@ -29,6 +29,7 @@ from weakref import WeakKeyDictionary
 from ...errors import UsageError
 from ...extract.kinds import (DHCP_VENDOR_CLASS, DNS_QUERY, HOSTNAME_CLAIM, MDNS_SERVICE, SSDP_NT,
                               SSDP_SERVER, SSDP_USN, TLS_SNI, USER_AGENT)
+from ..clouds import endpoints, registrable
 from ..context import CaptureContext, Fact, HostFacts
 from ..names import SELF_SOURCES
 
@@ -42,8 +43,6 @@ FIELDS = frozenset(("vendor", "class", "model", "os", "chip", "embedded", "weak"
 #: a host resolving names in more registrable domains than this is a general-purpose client
 HEADLESS_DOMAINS = 8
 BROWSER = re.compile(r"^Mozilla/\d", re.I)
-# second-level labels under which registrations sit one level deeper (example.co.uk)
-SECOND_LEVEL = frozenset(("co", "com", "net", "org", "ac", "gov", "edu", "ne", "or"))
 
 
 class KnowledgeError(UsageError):
@@ -210,14 +209,6 @@ def knowledge() -> Knowledge:
     return _cached(tuple(local_paths()))
 
 
-def registrable(name: str) -> str:
-    """`r0801.dch.dlink.com` -> `dlink.com`; `api.example.co.uk` -> `example.co.uk`."""
-    labels = name.lower().rstrip(".").split(".")
-    if len(labels) >= 3 and labels[-2] in SECOND_LEVEL and len(labels[-1]) == 2:
-        return ".".join(labels[-3:])
-    return ".".join(labels[-2:])
-
-
 def service_type(value: str) -> str:
     """`Office Printer._ipp._tcp.local` and `_ipp._tcp.local` both give `_ipp._tcp`."""
     parts = value.lower().rstrip(".").split(".")
@@ -255,10 +246,9 @@ def matches(host: HostFacts, base: Knowledge | None = None) -> list[Match]:
 def _matches(host: HostFacts, base: Knowledge) -> list[Match]:
     out: list[Match] = []
     if headless(host):
-        for kind, said in ((DNS_QUERY, "it resolves"), (TLS_SNI, "it contacts (TLS SNI)")):
-            for f in host.facts(kind):
-                if entry := base.cloud(f.value):
-                    out.append(Match(entry, f, f"{said} {f.value}", entry.model))
+        for endpoint in endpoints(host):
+            for entry in dict.fromkeys(e for name in endpoint.names if (e := base.cloud(name))):
+                out.append(Match(entry, endpoint.facts[0], endpoint.describe(), entry.model))
     for f in host.facts(MDNS_SERVICE):
         service = service_type(f.value)
         if service and (entry := base.mdns(service)):

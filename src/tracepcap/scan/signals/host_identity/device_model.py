@@ -26,21 +26,22 @@ class Model:
     line: str  # the product line, for the reason
     device: str
     os: str | None
+    vendor: str | None = None  # who makes every model of the line (vendor-model's answer)
 
 
-def _model(pattern: str, line: str, device: str, os: str | None = None) -> Model:
-    return Model(re.compile(pattern, re.I), line, device, os)
+def _model(pattern: str, line: str, device: str, os: str | None = None, vendor: str | None = None) -> Model:
+    return Model(re.compile(pattern, re.I), line, device, os, vendor)
 
 
 MODELS = (
     _model(r"^(imac|imacpro|macbook|macbookair|macbookpro|macmini|macpro|mac)\d+,\d+$", "a Mac",
-           "Workstation", "macOS"),
-    _model(r"^(iphone|ipod)\d+,\d+$", "an iPhone", "Mobile", "iOS"),
-    _model(r"^ipad\d+,\d+$", "an iPad", "Mobile", "iOS"),  # iPadOS is iOS
-    _model(r"^appletv\d+,\d+$", "an Apple TV", "Media Device"),
-    _model(r"^audioaccessory\d+,\d+$", "a HomePod", "Media Device"),
+           "Workstation", "macOS", "Apple"),
+    _model(r"^(iphone|ipod)\d+,\d+$", "an iPhone", "Mobile", "iOS", "Apple"),
+    _model(r"^ipad\d+,\d+$", "an iPad", "Mobile", "iOS", "Apple"),  # iPadOS is iOS
+    _model(r"^appletv\d+,\d+$", "an Apple TV", "Media Device", vendor="Apple"),
+    _model(r"^audioaccessory\d+,\d+$", "a HomePod", "Media Device", vendor="Apple"),
     _model(r"chromecast|google home|google nest", "a Google cast device", "Media Device"),
-    _model(r"^sonos\b", "a Sonos speaker", "Media Device", "Linux"),  # Sonos players run Linux
+    _model(r"^sonos\b", "a Sonos speaker", "Media Device", "Linux", "Sonos"),  # Sonos players run Linux
     _model(r"laserjet|officejet|deskjet|pixma|imageclass|imagerunner|ecotank|workforce"
            r"|^brother (hl|mfc|dcp)-", "a printer", "Printer", "Embedded"),
 )

@@ -27,7 +27,8 @@ CHIP_WEIGHT = 10
 WEAK_WEIGHT = 10
 
 
-def _weight(m: Match) -> int:
+def entry_weight(m: Match) -> int:
+    """What one entry's match weighs (vendor_model/knowledge_base.py weighs on this scale too)."""
     if m.entry.chip:
         return CHIP_WEIGHT
     if m.entry.weak:
@@ -35,19 +36,24 @@ def _weight(m: Match) -> int:
     return WEIGHTS[m.entry.table]
 
 
+def most_specific(found: list[Match]) -> str | None:
+    """The most specific class the evidence names: the child with the most weight behind it."""
+    scores: dict[str, int] = {}
+    for m in found:
+        if m.entry.label and entry_weight(m):
+            scores[m.entry.label] = scores.get(m.entry.label, 0) + entry_weight(m)
+    children = {k: v for k, v in scores.items() if k != IOT}
+    return max(sorted(children), key=lambda k: children[k]) if children else None
+
+
 def vote(host: HostFacts) -> Iterator[Vote]:
     found = list(first(matches(host)))
-    classed = [m for m in found if m.entry.label and _weight(m)]
-    # the most specific class the evidence names: the child with the most weight behind it
-    scores: dict[str, int] = {}
-    for m in classed:
-        scores[m.entry.label] = scores.get(m.entry.label, 0) + _weight(m)
-    children = {k: v for k, v in scores.items() if k != IOT}
-    specific = max(sorted(children), key=lambda k: children[k]) if children else None
+    classed = [m for m in found if m.entry.label and entry_weight(m)]
+    specific = most_specific(found)
     vendors_of_specific = {m.entry.vendor for m in classed if m.entry.label == specific and m.entry.vendor}
     chip_voted = False
     for m in found:
-        weight = _weight(m)
+        weight = entry_weight(m)
         if not weight:
             continue
         if m.entry.chip:

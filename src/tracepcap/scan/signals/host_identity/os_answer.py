@@ -40,7 +40,7 @@ ROUTER_SERVICES = ("udp/67", "udp/53", "tcp/53")
 # os-family signals whose facts a host-identity signal of the same name already reads
 # (ttl_class, oui_vendor, name_cues, device_model): an OS answer they alone carry is no
 # new evidence of the device type
-OWN_EVIDENCE = {"ttl", "oui_vendor", "name_cues", "device_model"}
+OWN_EVIDENCE = {"ttl", "oui_vendor", "name_cues", "device_model", "handheld"}
 ARM_BUILDS = (":armv", ":aarch64", ":arm64")  # dhcpcd's vendor class ends "…:<machine>:<board>"
 
 
