@@ -5,7 +5,8 @@ its server port (recognised by payload: "by payload"); else the one its server p
 carries (`well_known_ports.toml`: "by port"); else, for ICMP and other protocols without
 ports, the protocol itself ("by protocol"); else it is "other tcp" / "other udp"
 ("unidentified"). The server port is the responder's when the handshake was seen, else the
-first of the two ports the table knows. Each application lists the devices on either side."""
+first of the two ports the table knows. Each application lists the inventory's devices on
+either side (a broadcast or group address is none)."""
 
 from __future__ import annotations
 
@@ -109,8 +110,8 @@ def applications(session: Session, capture_id: str) -> list[Application]:
         row["conversations"] += n
         row["packets"] += int(packets or 0)
         row["bytes"] += int(size or 0)
-        row["clients"].add(holder.get(client, client))
-        row["servers"].add(holder.get(server, server))
+        row["clients"].update(holder[a] for a in (client,) if a in holder)  # a broadcast address is no device
+        row["servers"].update(holder[a] for a in (server,) if a in holder)
         row["first"] = min(row["first"], first)
     out = [Application(app, how, tuple(sorted(r["ports"], key=lambda p: (-r["ports"][p], p))[:20]),
                        r["conversations"], r["packets"], r["bytes"], tuple(sorted(r["clients"])[:MAX_DEVICES]),
