@@ -63,3 +63,20 @@ def test_listings_walk(web, captures):
 
     missing = pages.open(f"/captures/{cid}/software?device=10.99.99.99")
     expect(missing.locator("#content-wait")).to_contain_text("no host or device '10.99.99.99'")
+
+
+def test_listings_with_oidc_load_with_the_viewers_token(oidc_web, captures):
+    api, pages, issuer = oidc_web()
+    with api.client(issuer.token("alice", ("analyst",))) as client:
+        cid = api.analyzed(client, captures / DEMO)
+    with api.client() as anonymous:
+        assert anonymous.get(f"/captures/{cid}/credentials").status_code == 401
+        assert anonymous.get(f"/captures/{cid}/applications").status_code == 401
+
+    issuer.sign_in_as("carol", ("viewer",))
+    page = pages.open(f"/captures/{cid}/credentials")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#who-name")).to_have_text(re.compile(r"^carol \("))
+    expect(page.locator("#credentials tbody tr")).to_have_count(3)
+    page.locator(".crumbs").get_by_role("link", name=DEMO).click()
+    expect(page.locator("#applications-panel tr[data-application='SSH'] td").nth(1)).to_have_text("by payload")
