@@ -43,7 +43,7 @@ def test_listings_walk(web, captures):
     expect(logins.locator("td:last-child a.frame-link")).to_have_text(["1725", "1730", "1737"])
     expect(logins.locator("td.cred-user")).to_have_text(["admin", "admin", "user"])
     expect(logins.locator("td.cred-secret")).to_have_text(["secret ******", "secret ******", "password ******"])
-    expect(page.get_by_role("button", name=re.compile("reveal", re.I))).to_have_count(0)
+    expect(page.get_by_role("button", name=re.compile("reveal", re.IGNORECASE))).to_have_count(0)
     logins.first.locator("a.frame-link").click()
     expect(page).to_have_url(re.compile(f"/captures/{cid}/frames/1725$"))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -32,7 +32,7 @@ class CaptureSpan:
             return "—"
         if seconds < 10:
             return f"{seconds:.1f} s"
-        whole = int(round(seconds))
+        whole = round(seconds)
         days, rest = divmod(whole, 86400)
         hours, rest = divmod(rest, 3600)
         minutes, secs = divmod(rest, 60)
@@ -42,7 +42,7 @@ class CaptureSpan:
 
 
 def _utc(ts: float | None) -> datetime | None:
-    return None if ts is None else datetime.fromtimestamp(ts, tz=timezone.utc)
+    return None if ts is None else datetime.fromtimestamp(ts, tz=UTC)
 
 
 def capture_spans(session: Session, capture_ids: Iterable[str]) -> dict[str, CaptureSpan]:
