@@ -26,7 +26,7 @@ class CaptureSpan:
 
     @property
     def duration(self) -> str:
-        """"2 h 5 min", "41 s", "0.3 s", "—"."""
+        """"2 h 5 min", "3 d", "41 s", "0.3 s", "—": the two largest units."""
         seconds = self.seconds
         if seconds is None:
             return "—"
@@ -37,7 +37,8 @@ class CaptureSpan:
         hours, rest = divmod(rest, 3600)
         minutes, secs = divmod(rest, 60)
         parts = [(days, "d"), (hours, "h"), (minutes, "min"), (secs, "s")]
-        shown = [f"{n} {unit}" for n, unit in parts if n][:2]
+        start = next((i for i, (n, _) in enumerate(parts) if n), len(parts) - 1)
+        shown = [f"{n} {unit}" for n, unit in parts[start:start + 2] if n]  # the two largest units
         return " ".join(shown)
 
 
