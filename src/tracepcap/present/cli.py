@@ -46,7 +46,7 @@ def command_function(run):
     return getattr(import_module(f"{__package__}.commands.{module}"), name)
 
 
-COMMAND_MODULES = ("analyze", "annotate", "import_labels", "network", "serve")  #: present/commands/*, for `__getattr__`
+COMMAND_MODULES = ("analyze", "annotate", "credentials", "import_labels", "network", "serve")  #: present/commands/*, for `__getattr__`
 
 
 def __getattr__(name: str):
@@ -160,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help="SQLAlchemy database URL")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run="import_labels:cmd_import_labels")
+
+    p = sub.add_parser("credentials", help="the logins clients sent in a capture, secrets masked")
+    p.add_argument("capture", help="capture id, unique id prefix, or sha256")
+    p.add_argument("--db", help="SQLAlchemy database URL")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run="credentials:cmd_credentials")
 
     p = sub.add_parser("explain", help="verdict, candidates, reasons, annotations and the trail")
     _key_arguments(p)

@@ -52,6 +52,17 @@ def value_parts(value: str) -> tuple[str, str, int]:
     return protocol, host.strip("[]"), int(port)
 
 
+def login_parts(value: str) -> tuple[str, str | None, str, str, int]:
+    """(protocol, user or None, the masked secret as said, server, port) of a credential
+    fact's value: ("ftp", "csanders", "password ******", "192.168.0.193", 21)."""
+    protocol, server, port = value_parts(value)
+    said = value.rpartition(" to ")[0][len(protocol) + 1:]
+    if said.startswith("user "):
+        user, _, secret = said[len("user "):].rpartition(", ")
+        return protocol, user, secret, server, port
+    return protocol, None, said, server, port
+
+
 class Credentials(Extractor):
     NAME, VERSION = NAME, VERSION
     KINDS = (CREDENTIAL,)

@@ -33,8 +33,8 @@ from .body_limit import BodyLimit
 from .request_guard import RequestGuard
 from .known_query import known_query
 from .request_text import plain_parameters
-from .routes import (adjudications, annotations, audit, captures, exports, frames, hosts, meta, networks,
-                     notices, software)
+from .routes import (adjudications, annotations, applications, audit, captures, credentials, exports, frames,
+                     hosts, meta, networks, notices, software)
 from .schemas import ErrorOut
 from .turns import Turns
 from .worker import AnalysisWorker
@@ -88,8 +88,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     app.state.upload_slots = anyio.CapacityLimiter(settings.max_concurrent_uploads)
     app.dependency_overrides[get_settings] = lambda: settings
     errors.install(app)
-    for module in (meta, captures, hosts, notices, software, adjudications, annotations, exports, frames,
-                   audit, networks):
+    for module in (meta, captures, hosts, notices, software, credentials, applications, adjudications, annotations,
+                   exports, frames, audit, networks):
         app.include_router(module.router, prefix=PREFIX, responses=ERRORS)
     docs = mount_docs(app, f"{PREFIX}/docs")
     mount_web(app)

@@ -19,6 +19,7 @@ from ...adjudicate.registry import Registry
 from ...settings import Settings
 from ...store.models import Capture, Locality
 from ..read.audit import AuditFilter, audit_choices, audit_page, primary_addresses
+from ..read.capture_spans import capture_spans
 from ..read.captures import (by_severity, capture_fields, capture_rows, capture_total, findings, findings_of,
                              findings_overview)
 from ..read.frames import capture_index, frame_detail
@@ -106,8 +107,9 @@ def captures_context(session: Session, text: str = "", page: int = 1) -> dict:
     pages = max(1, -(-total // CAPTURES_PER_PAGE))
     page = min(max(1, page), pages)
     rows = capture_rows(session, text, offset=(page - 1) * CAPTURES_PER_PAGE, limit=CAPTURES_PER_PAGE)
-    return {"captures": rows, "capture_list": {"q": text, "page": page, "pages": pages, "total": total,
-                                               "first": (page - 1) * CAPTURES_PER_PAGE + 1}}
+    return {"captures": rows, "spans": capture_spans(session, [r["id"] for r in rows]),
+            "capture_list": {"q": text, "page": page, "pages": pages, "total": total,
+                             "first": (page - 1) * CAPTURES_PER_PAGE + 1}}
 
 
 # --- the capture page -----------------------------------------------------------------------

@@ -1,0 +1,82 @@
+"""Browser walk of a capture's listings on demo_all_rules.pcap: the captures list (the
+capture's own time span and its findings count), the credentials page (frames 1725, 1730 and
+1737 listed, secrets masked and said never stored), the software page (every device's, and a
+host's own from its page) and the applications panel of the capture page."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+DEMO = "demo_all_rules.pcap"
+MAC_SSH = "10.10.0.1"  # demo: runs OpenSSH 8.9 (frame 1660), recognised by payload on tcp/22
+
+
+def test_listings_walk(web, captures):
+    api, pages = web
+    with api.client() as client:
+        cid = api.analyzed(client, captures / DEMO)
+        findings = len(client.get(f"/captures/{cid}").json()["findings"])
+    assert findings > 0
+
+    page = pages.open("/")
+    row = page.locator("#capture-list tbody tr", has=page.get_by_role("link", name=DEMO))
+    # the demo's packets run from 2020-05-06 15:39:56 to 2026-06-12 10:50:17 UTC
+    expect(row.locator("td.capture-span")).to_contain_text("2020-05-06 15:39:56 → 2026-06-12 10:50:17")
+    expect(row.locator("td.capture-findings")).to_have_text(str(findings))
+
+    row.get_by_role("link", name=DEMO).click()
+    panel = page.locator("#applications-panel")
+    expect(panel.locator("#applications")).to_be_visible()
+    ssh = panel.locator("tr[data-application='SSH']")
+    expect(ssh.locator("td").nth(1)).to_have_text("by payload")
+    expect(ssh.get_by_role("link", name=MAC_SSH)).to_be_visible()
+    expect(panel.locator("tr[data-application='HTTP'] td").nth(1)).to_have_text("by port")
+    expect(panel.locator("tr[data-application='ICMP'] td").nth(1)).to_have_text("by protocol")
+
+    page.locator(".page-actions").get_by_role("link", name="Credentials").click()
+    expect(page).to_have_url(re.compile(f"/captures/{cid}/credentials$"))
+    expect(page.locator("#secrets-note")).to_contain_text("Secrets are never stored")
+    logins = page.locator("#credentials tbody tr")
+    expect(logins).to_have_count(3)
+    expect(logins.locator("td:last-child a.frame-link")).to_have_text(["1725", "1730", "1737"])
+    expect(logins.locator("td.cred-user")).to_have_text(["admin", "admin", "user"])
+    expect(logins.locator("td.cred-secret")).to_have_text(["secret ******", "secret ******", "password ******"])
+    expect(page.get_by_role("button", name=re.compile("reveal", re.IGNORECASE))).to_have_count(0)
+    logins.first.locator("a.frame-link").click()
+    expect(page).to_have_url(re.compile(f"/captures/{cid}/frames/1725$"))
+
+    page.go_back()
+    page.locator(".page-actions").get_by_role("link", name="Software").click()
+    rows = page.locator("#software tbody tr")
+    expect(rows.filter(has_text="OpenSSH").locator("td.sw-version")).to_have_text("8.9")
+    expect(rows.filter(has_text="Chrome").locator("td.sw-version")).to_have_text("83.0.4103")
+    rows.filter(has_text="OpenSSH").locator("a.frame-link").first.click()
+    expect(page).to_have_url(re.compile(f"/captures/{cid}/frames/1660$"))
+
+    host = pages.open(f"/captures/{cid}/hosts/{MAC_SSH}")
+    host.locator("#host-links").get_by_role("link", name="Software of this device").click()
+    expect(host.locator("h1")).to_contain_text(f"Software of {MAC_SSH}")
+    expect(host.locator("#software tbody tr")).to_have_count(1)
+    expect(host.locator("#software tbody tr td.sw-product")).to_have_text("OpenSSH")
+
+    missing = pages.open(f"/captures/{cid}/software?device=10.99.99.99")
+    expect(missing.locator("#content-wait")).to_contain_text("no host or device '10.99.99.99'")
+
+
+def test_listings_with_oidc_load_with_the_viewers_token(oidc_web, captures):
+    api, pages, issuer = oidc_web()
+    with api.client(issuer.token("alice", ("analyst",))) as client:
+        cid = api.analyzed(client, captures / DEMO)
+    with api.client() as anonymous:
+        assert anonymous.get(f"/captures/{cid}/credentials").status_code == 401
+        assert anonymous.get(f"/captures/{cid}/applications").status_code == 401
+
+    issuer.sign_in_as("carol", ("viewer",))
+    page = pages.open(f"/captures/{cid}/credentials")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#who-name")).to_have_text(re.compile(r"^carol \("))
+    expect(page.locator("#credentials tbody tr")).to_have_count(3)
+    page.locator(".crumbs").get_by_role("link", name=DEMO).click()
+    expect(page.locator("#applications-panel tr[data-application='SSH'] td").nth(1)).to_have_text("by payload")
