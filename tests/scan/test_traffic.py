@@ -63,10 +63,11 @@ def test_traffic_per_device_matches_an_independent_count(db, settings, captures,
     counted = independent_count(captures / name)
     with db.session() as s:
         entities = list(s.scalars(select(Entity).where(Entity.capture_id == cid)))
-        served = defaultdict(set)
-        for entity, value in s.execute(select(ObservationRow.entity, ObservationRow.value).where(
-                ObservationRow.capture_id == cid, ObservationRow.kind == "served")):
-            served[entity].add(value)
+        served, initiated = defaultdict(set), defaultdict(set)
+        for entity, kind, value in s.execute(select(ObservationRow.entity, ObservationRow.kind, ObservationRow.value)
+                                             .where(ObservationRow.capture_id == cid,
+                                                    ObservationRow.kind.in_(("served", "initiated")))):
+            (served if kind == "served" else initiated)[entity].add(value)
     assert len(entities) > 3
     total_packets = 0
     for e in entities:
@@ -79,8 +80,11 @@ def test_traffic_per_device_matches_an_independent_count(db, settings, captures,
         assert e.peers == len(set().union(*(c["peers"] for c in mine)) - set(e.addresses)), e.key
         # ports served: the measured `served` facts of its addresses, in port order
         assert e.ports_served == sorted(set().union(*(served[a] for a in e.addresses)), key=port_order)
+        assert e.ports_used == sorted(set().union(*(initiated[a] for a in e.addresses)), key=port_order)
         total_packets += e.packets_sent
     assert total_packets > 50
+    if name == "demo_all_rules.pcap":  # handshakes seen: ports opened and served are measured
+        assert any(e.ports_used for e in entities) and any(e.ports_served for e in entities)
     # every sender is some device's (but an unspecified source, which no device holds)
     held = {a for e in entities for a in e.addresses}
     assert {a for a, c in counted.items() if c["ps"] and a not in held} <= {"0.0.0.0", "::"}
