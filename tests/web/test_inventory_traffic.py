@@ -60,6 +60,9 @@ def test_traffic_columns_sort_and_filter_in_the_browser(web, captures):
     assert _values(page, "packets") == sorted(_values(page, "packets"), reverse=True)  # the sort kept
 
     page.get_by_label("Min packets").fill("")
+    page.get_by_label("Min packets").press("Enter")
+    expect(page.locator("#hosts-summary")).to_contain_text(f"of {len(hosts)}")
+    expect(page.locator("#hosts-summary")).not_to_contain_text("filtered")
     page.get_by_label("Serves port").fill("80")
     page.get_by_label("Serves port").press("Enter")
     servers = {k for k, t in traffic.items() if "tcp/80" in t["ports_served"]}
