@@ -98,3 +98,5 @@ def test_exports_carry_traffic_json_wide_and_long_csv(api, client, captures):
                                                       params={"format": "long"}).text)))
     assert len(long) == len(hosts) * len(questions) and "candidates" in long[0]
     assert_error(client.get(f"/captures/{cid}/export.csv", params={"format": "tall"}), 422)
+    assert client.get(f"/captures/{cid}/export.csv", params={"format": "long"}).headers["content-disposition"].endswith(
+        f'"tracepcap-{cid}-long.csv"')

@@ -48,7 +48,8 @@ def export_csv(capture: CaptureDep, session: SessionDep, registry: RegistryDep,
         rows = wide_csv_rows(document, questions)
     for row in rows:
         writer.writerow([_cell(v) for v in row])
-    return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=_attachment(capture.id, "csv"))
+    name = capture.id if format == CsvFormat.wide else f"{capture.id}-long"
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=_attachment(name, "csv"))
 
 
 def _cell(value: object) -> object:
@@ -59,5 +60,5 @@ def _cell(value: object) -> object:
     return value
 
 
-def _attachment(capture_id: str, ext: str) -> dict[str, str]:
-    return {"Content-Disposition": f'attachment; filename="tracepcap-{capture_id}.{ext}"'}
+def _attachment(name: str, ext: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="tracepcap-{name}.{ext}"'}
