@@ -65,7 +65,8 @@ def test_hosts_sort_by_traffic_and_filter_by_packets_and_served_port(api, client
     assert {h["key"] for h in servers} == {h["key"] for h in by_bytes if "tcp/80" in h["traffic"]["ports_served"]}
     assert [h["key"] for h in client.get(url, params={"port": "tcp/80"}).json()] == [h["key"] for h in servers]
     assert client.get(url, params={"port": "udp/80"}).json() == []
-    assert_error(client.get(url, params={"port": "http"}), 422, None, "port")
+    for bad in ("http", "65536", "tcp/\u00b2", "icmp/8"):
+        assert_error(client.get(url, params={"port": bad}), 422, None, "port")
     assert_error(client.get(url, params={"sort": "volume"}), 422)
     assert_error(client.get(url, params={"min_packets": -1}), 422)
 

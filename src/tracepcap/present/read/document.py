@@ -206,9 +206,7 @@ def wide_csv_rows(document: dict, questions: list[str]) -> Iterator[list]:
         vendors = sorted({f["value"] for f in facts if f["kind"] == OUI_VENDOR.name})
         names = sorted({f["value"] for f in facts if f["kind"] == HOSTNAME_CLAIM.name})
         t = host.get("traffic")
-        traffic = ([t["packets_sent"], t["packets_received"], t["bytes_sent"], t["bytes_received"],
-                    t["first_seen"] or "", t["last_seen"] or "", t["peers"], " ".join(t["ports_served"]),
-                    " ".join(t["ports_used"])] if t else [""] * len(traffic_read.CSV_COLUMNS))
+        traffic = [_traffic_cell(t[column]) if t else "" for column in traffic_read.CSV_COLUMNS]
         answers = []
         for question in questions:
             doc = host["verdicts"].get(question)
@@ -220,3 +218,10 @@ def wide_csv_rows(document: dict, questions: list[str]) -> Iterator[list]:
             answers += [label, v.confidence, str(v.basis)]
         yield [cid, host["key"], host["ip"] or "", " | ".join(host["addresses"]), " | ".join(host["macs"]),
                " | ".join(vendors), " | ".join(names), host["locality"] or "", *traffic, *answers]
+
+
+def _traffic_cell(value: object) -> object:
+    """A traffic value as a CSV cell: ports joined by spaces, a missing time empty."""
+    if isinstance(value, list):
+        return " ".join(value)
+    return "" if value is None else value

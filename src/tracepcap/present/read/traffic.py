@@ -52,11 +52,6 @@ class DeviceTraffic:
                 "first_seen": self.first_seen, "last_seen": self.last_seen, "peers": self.peers,
                 "ports_served": list(self.ports_served), "ports_used": list(self.ports_used)}
 
-    def csv_cells(self) -> list:
-        return [self.packets_sent, self.packets_received, self.bytes_sent, self.bytes_received,
-                self.first_seen or "", self.last_seen or "", self.peers, " ".join(self.ports_served),
-                " ".join(self.ports_used)]
-
 
 def of(packets_sent, packets_received, bytes_sent, bytes_received, first_seen, last_seen, peers,
        ports_served, ports_used) -> DeviceTraffic | None:
@@ -98,7 +93,7 @@ def normal_port(text: str) -> str | None:
     None if it names no port."""
     text = text.strip().lower()
     proto, _, number = text.rpartition("/")
-    if proto not in ("", "tcp", "udp") or not number.isdigit() or not 0 <= int(number) <= 65535:
+    if proto not in ("", "tcp", "udp") or not (number.isascii() and number.isdigit()) or int(number) > 65535:
         return None
     return f"{proto}/{int(number)}" if proto else str(int(number))
 
