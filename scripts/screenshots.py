@@ -119,11 +119,12 @@ GRAPH = "() => document.getElementById('topology').tpGraph"
 def export_shot(page, out: Path, problems: list[str]) -> None:
     """The export buttons (the capture page's title row), and what each one downloads."""
     actions = page.locator(".page-actions")
-    actions.get_by_role("link", name="Export CSV").hover()
+    actions.get_by_role("link", name="Export CSV", exact=True).hover()
     page.locator(".title-row").first.screenshot(path=out / "export.png")
-    for kind, starts in (("json", "{"), ("csv", "capture_id,ip,")):
+    for name, kind, starts in (("Export JSON", "json", "{"), ("Export CSV", "csv", "capture_id,key,ip,"),
+                               ("Export CSV (long)", "long csv", "capture_id,ip,")):
         with page.expect_download() as got:
-            actions.get_by_role("link", name=f"Export {kind.upper()}").click()
+            actions.get_by_role("link", name=name, exact=True).click()
         body = Path(got.value.path()).read_text(encoding="utf-8")
         if not body.startswith(starts):
             problems.append(f"export: the {kind} download starts {body[:40]!r}")

@@ -51,7 +51,7 @@ def test_the_audit_log_refuses_bad_parameters(client, acted):
 
 
 def test_the_csv_export_carries_evidence_dismissal_reasons_actor_and_times(client, acted):
-    rows = list(csv.DictReader(io.StringIO(client.get(f"/captures/{acted}/export.csv").text)))
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/captures/{acted}/export.csv?format=long").text)))
     dns = next(r for r in rows if r["ip"] == DNS_SERVER and r["question"] == "host-identity")
     assert dns["override_label"] == "Router" and dns["actors"] == "system" and dns["override_at"].startswith("20")
     assert dns["dismissal_reasons"].startswith("Web Server by system at 20") and dns["dismissal_reasons"].endswith(": -no web")
@@ -63,7 +63,7 @@ def test_the_csv_export_carries_evidence_dismissal_reasons_actor_and_times(clien
 def test_the_csv_export_keeps_formula_text_as_text(client, dns_capture):
     entity = f"/captures/{dns_capture}/adjudications/os-family/{WORKSTATION}"
     client.post(f"{entity}/evidence", json={"label": "@SUM(A1)", "weight": 5, "reason": "x"})
-    rows = list(csv.DictReader(io.StringIO(client.get(f"/captures/{dns_capture}/export.csv").text)))
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/captures/{dns_capture}/export.csv?format=long").text)))
     ws = next(r for r in rows if r["ip"] == WORKSTATION and r["question"] == "os-family")
     assert ws["evidence"].startswith("'@SUM(A1) (+5) by system")  # the cell starts with a formula sign
 

@@ -34,7 +34,7 @@ def test_json_export_has_hosts_facts_verdicts_reasons_and_human_actions(client, 
 def test_csv_export_one_row_per_host_and_question(client, dns_capture):
     entity = f"/captures/{dns_capture}/adjudications/host-identity/{WORKSTATION}"
     client.put(f"{entity}/override", json={"label": "=HYPERLINK(\"http://x\")", "rationale": "-1+1"})
-    response = client.get(f"/captures/{dns_capture}/export.csv")
+    response = client.get(f"/captures/{dns_capture}/export.csv?format=long")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.text)))
     hosts = client.get(f"/captures/{dns_capture}/hosts", params={"limit": 1000}).json()

@@ -161,7 +161,7 @@ def test_a_parent_level_answer_travels_the_api(api, client, captures):
     assert [c["label"] for c in verdict["candidates"][:2]] == ["iOS", "macOS"]
     listed = client.get(f"/captures/{cid}/hosts", params={"q": "192.168.2.17"}).json()
     assert listed[0]["verdicts"]["os-family"]["parent_of"] == ["iOS", "macOS"]
-    rows = list(csv.DictReader(io.StringIO(client.get(f"/captures/{cid}/export.csv").text)))
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/captures/{cid}/export.csv?format=long").text)))
     row = next(r for r in rows if r["ip"] == "192.168.2.17" and r["question"] == "os-family")
     assert (row["primary_label"], row["contested"]) == ("Apple", "false")
     assert row["candidates"].startswith("iOS (40) | macOS (40)")  # the children stay candidates

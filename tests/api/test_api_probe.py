@@ -48,7 +48,7 @@ def test_a_probe_question_travels_every_route(serve, captures):
         assert client.delete(f"{base}/192.168.1.21/override").json()["primary_label"] == "odd"
         assert [e["action"] for e in client.get(f"{base}/192.168.1.21/trail").json()] == [
             "override.set", "override.cleared"]
-        rows = list(csv.DictReader(io.StringIO(client.get(f"/captures/{cid}/export.csv").text)))
+        rows = list(csv.DictReader(io.StringIO(client.get(f"/captures/{cid}/export.csv?format=long").text)))
         assert sum(r["question"] == "probe-parity" for r in rows) == len(hosts)
         assert_error(client.get(f"/captures/{cid}/adjudications/probe-parrot"), 404, "not_found",
                      "known questions: ", "probe-parity")

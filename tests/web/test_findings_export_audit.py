@@ -91,10 +91,18 @@ def test_export_buttons_download_json_and_csv(analyzed):
         client.put(f"/captures/{cid}/adjudications/os-family/{DNS_SERVER}/override",
                    json={"label": "Linux", "rationale": "dnsmasq banner"}).raise_for_status()
     page = pages.open(f"/captures/{cid}")
-    with page.expect_download() as got:
-        page.get_by_role("link", name="Export CSV").click()
+    with page.expect_download() as got:  # the wide CSV: one row per device (issue 28)
+        page.get_by_role("link", name="Export CSV", exact=True).click()
     download = got.value
     assert download.suggested_filename == f"tracepcap-{cid}.csv"
+    wide = list(csv.DictReader(io.StringIO(open(download.path(), encoding="utf-8").read())))
+    dns = next(r for r in wide if r["ip"] == DNS_SERVER)
+    assert (dns["os-family"], dns["os-family_basis"]) == ("Linux", "HUMAN")
+    assert int(dns["packets_sent"]) > 0 and len({r["key"] for r in wide}) == len(wide)
+    with page.expect_download() as got:
+        page.get_by_role("link", name="Export CSV (long)").click()
+    download = got.value
+    assert download.suggested_filename == f"tracepcap-{cid}-long.csv"
     reader = csv.DictReader(io.StringIO(open(download.path(), encoding="utf-8").read()))
     rows = list(reader)
     # the answer, its evidence, the dismissals with their reasons, the actor and the time of

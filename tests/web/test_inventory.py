@@ -171,7 +171,9 @@ def test_dns_demo_inventory_shows_the_listed_columns(analyzed):
     page = pages.open(f"/captures/{cid}")
     head = page.locator("#hosts thead th")
     titles = [a.title for a in get_registry()]
-    columns = [re.compile(rf"^\s*{re.escape(t)} ") for t in ["IP", "MAC / vendor", "Locality", *titles]]
+    sortable = ["Packets", "Bytes", "Peers", "First seen", "Last seen"]  # issue 28's traffic columns
+    columns = [re.compile(rf"^\s*{re.escape(t)} ") for t in ["IP", "MAC / vendor", "Locality", *sortable]]
+    columns += [re.compile(r"^\s*Ports served\s*$"), *(re.compile(rf"^\s*{re.escape(t)} ") for t in titles)]
     expect(head).to_have_text([columns[0], re.compile(r"^⚑Findings$"), *columns[1:]])  # the findings marker
     row = page.locator("#hosts tbody tr", has=page.get_by_role("link", name=DNS_SERVER, exact=True))
     expect(row).to_contain_text("52:54:00:aa:00:01")

@@ -48,6 +48,11 @@ class Traffic:
     conversations: int = 0
     bytes_sent: int = 0
     bytes_received: int = 0
+    packets_sent: int = 0
+    packets_received: int = 0
+    first_time: float | None = None  # its conversations' first and last packet (capture time)
+    last_time: float | None = None
+    peers: set[str] = field(default_factory=set)  # every address it exchanged a packet with
 
 
 BINDING_SOURCES = {"arp": "ARP", "ndp": "ND", "dhcp": "a DHCP lease"}  # fact source -> what bound, for reasons
@@ -131,17 +136,21 @@ class CaptureContext:
             entity_facts.sort(key=lambda f: (f.kind, f.value, f.source))
         # per-address tallies first, a Traffic each at the end: a host without a kind of
         # peer shares one empty set instead of holding its own (100,000 hosts, ~90 MB)
-        tallies: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # conversations, sent, received
+        # conversations, bytes sent, bytes received, packets sent, packets received, first time, last time
+        tallies: dict[str, list] = defaultdict(lambda: [0, 0, 0, 0, 0, None, None])
+        peers: dict[str, set[str]] = defaultdict(set)
         peers_out: dict[str, set[str]] = defaultdict(set)
         peers_in: dict[str, set[str]] = defaultdict(set)
         admin_targets: dict[str, set[str]] = defaultdict(set)
         clients: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         conversations = session.connection().execute(select(
             Conversation.proto, Conversation.src, Conversation.dst, Conversation.dport,
-            Conversation.packets_rev, Conversation.bytes_fwd, Conversation.bytes_rev,
+            Conversation.packets_fwd, Conversation.packets_rev, Conversation.bytes_fwd, Conversation.bytes_rev,
+            Conversation.first_time, Conversation.last_time,
             Conversation.initiator).where(Conversation.capture_id == capture_id)
             .execution_options(yield_per=STREAM_ROWS))
-        for proto, src, dst, dport, packets_rev, bytes_fwd, bytes_rev, initiator in conversations:
+        for (proto, src, dst, dport, packets_fwd, packets_rev, bytes_fwd, bytes_rev, first, last,
+             initiator) in conversations:
             src, dst = intern(src), intern(dst)  # held in many peers sets: one object per address
             a, b = tallies[src], tallies[dst]
             a[0] += 1
@@ -150,6 +159,18 @@ class CaptureContext:
             a[2] += bytes_rev
             b[1] += bytes_rev
             b[2] += bytes_fwd
+            a[3] += packets_fwd
+            a[4] += packets_rev
+            b[3] += packets_rev
+            b[4] += packets_fwd
+            for t in (a, b) if src != dst else (a,):
+                if t[5] is None or first < t[5]:
+                    t[5] = first
+                if t[6] is None or last > t[6]:
+                    t[6] = last
+            if src != dst:
+                peers[src].add(dst)
+                peers[dst].add(src)
             if initiator is not None or (proto == "udp" and packets_rev > 0):
                 peers_out[src].add(dst)
                 peers_in[dst].add(src)
@@ -158,7 +179,8 @@ class CaptureContext:
             if packets_rev > 0:  # read only for ports a `served` fact says it answered on
                 clients[dst][f"{proto}/{dport}"].add(src)
         traffic = {ip: Traffic(peers_out.get(ip, NO_PEERS), peers_in.get(ip, NO_PEERS),
-                               clients.get(ip, NO_CLIENTS), admin_targets.get(ip, NO_PEERS), *counts)
+                               clients.get(ip, NO_CLIENTS), admin_targets.get(ip, NO_PEERS), *counts,
+                               peers.get(ip, NO_PEERS))
                    for ip, counts in tallies.items()}
         hosts = list(session.scalars(select(Host.ip).where(Host.capture_id == capture_id)
                                      .order_by(Host.position)))
@@ -240,6 +262,13 @@ class CaptureContext:
                     found.conversations += t.conversations
                     found.bytes_sent += t.bytes_sent
                     found.bytes_received += t.bytes_received
+                    found.packets_sent += t.packets_sent
+                    found.packets_received += t.packets_received
+                    found.peers |= t.peers
+                    if t.first_time is not None and (found.first_time is None or t.first_time < found.first_time):
+                        found.first_time = t.first_time
+                    if t.last_time is not None and (found.last_time is None or t.last_time > found.last_time):
+                        found.last_time = t.last_time
             self._merged_traffic[device.key] = found
         return found
 

@@ -20,6 +20,7 @@ from .context import Answer, CaptureContext
 from .findings import discover as discover_findings
 from .knowledge import knowledge
 from .locality import localities
+from .traffic import summary as traffic_summary
 from .signals import Signal, inputs_of, reads_of, signal_name
 from .vote import Vote, normalize_label
 
@@ -78,7 +79,8 @@ def _store_entities(session: Session, context: CaptureContext) -> None:
             where = found[e.key]
             yield {"capture_id": cid, "key": e.key, "position": e.position, "ip": e.ip,
                    "addresses": list(e.addresses), "macs": list(e.macs), "locality": where.label,
-                   "locality_reason": where.reason, "randomised": e.randomised}
+                   "locality_reason": where.reason, "randomised": e.randomised,
+                   **traffic_summary(context.entity(e))}
     insert_rows(session, EntityRow, entity_rows())
     insert_rows(session, EntityMember, ({"capture_id": cid, "member": m, "entity_key": e.key}
                                         for e in context.entities for m in dict.fromkeys((e.key, *e.members))))

@@ -104,6 +104,18 @@ class Entity(Base):
     locality: Mapped[str | None] = mapped_column(String(16))  # a Locality
     locality_reason: Mapped[str | None] = mapped_column(Text)
     randomised: Mapped[bool] = mapped_column(Boolean, default=False)  # keyed by a locally administered MAC
+    # its traffic (scan/traffic.py; issue 28), NULL for a capture scanned before revision 0011:
+    # IP packets and bytes (IP payload) each way, first and last packet (capture time,
+    # epoch seconds), distinct peer addresses, and the ports it served and opened ("tcp/80")
+    packets_sent: Mapped[int | None] = mapped_column(BigInteger)
+    packets_received: Mapped[int | None] = mapped_column(BigInteger)
+    bytes_sent: Mapped[int | None] = mapped_column(BigInteger)
+    bytes_received: Mapped[int | None] = mapped_column(BigInteger)
+    first_seen: Mapped[float | None] = mapped_column(Float)
+    last_seen: Mapped[float | None] = mapped_column(Float)
+    peers: Mapped[int | None] = mapped_column(Integer)
+    ports_served: Mapped[list | None] = mapped_column(JSON)
+    ports_used: Mapped[list | None] = mapped_column(JSON)
 
 
 class EntityMember(Base):

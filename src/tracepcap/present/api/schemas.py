@@ -171,6 +171,19 @@ class VerdictSummary(BaseModel):
     parent_of: list[str]  #: a parent-level answer: the children it stands for
 
 
+class TrafficOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.traffic.DeviceTraffic
+    packets_sent: int = Field(description="IP packets it sent (over all its addresses)")
+    packets_received: int
+    bytes_sent: int = Field(description="IP payload bytes it sent (transport header and data, IP header excluded)")
+    bytes_received: int
+    first_seen: str | None = Field(description="its first packet, ISO 8601 UTC")
+    last_seen: str | None = Field(description="its last packet, ISO 8601 UTC")
+    peers: int = Field(description="distinct addresses it exchanged packets with")
+    ports_served: list[str] = Field(description="ports it answered on (measured: SYN-ACK, UDP reply), e.g. tcp/80")
+    ports_used: list[str] = Field(description="ports it opened connections to (measured)")
+
+
 class HostOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)  # read from a read.hosts.HostRow
     key: str = Field(description="the entity's key: `mac-aa-bb-cc-dd-ee-ff` for an on-link device (by the MAC "
@@ -188,6 +201,8 @@ class HostOut(BaseModel):
     verdicts: dict[str, VerdictSummary]
     finding: str | None = Field(default=None, description="the highest severity (high | medium | low) among "
                                 "the capture's findings naming this host; null when none does")
+    traffic: TrafficOut | None = Field(default=None, description="its traffic; null for a capture scanned "
+                                       "before traffic was stored (re-analyse it)")
 
 
 class FactOut(BaseModel):

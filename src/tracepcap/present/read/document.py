@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate.contract import Verdict
 from ...adjudicate.registry import Registry
-from ...extract.kinds import HOSTNAME_CLAIM, MAC
+from ...extract.kinds import HOSTNAME_CLAIM, MAC, OUI_VENDOR
 from ...store.models import (AuditEvent, Capture, Dismissal, Entity, EntityMember, HumanOverride, ManualEvidence,
                              ObservationRow)
 from .captures import findings
@@ -19,6 +19,7 @@ from .manifest import manifest
 from .notices import notices_of
 from .trail import event_document, evidence_document
 from .software import entries as software_entries
+from . import traffic as traffic_read
 from .verdicts import documents_by_host_position
 
 # a host document's software entries: what `read.software.Software` holds but the device
@@ -69,10 +70,11 @@ def host_parts(session: Session, capture_id: str, registry: Registry) -> Iterato
         .where(by_entity).order_by(Entity.position, ObservationRow.id))
     verdicts = _stream(session, documents_by_host_position(capture_id))
     entities = (select(Entity.position, Entity.key, Entity.ip, Entity.addresses, Entity.locality,
-                       Entity.locality_reason, Entity.randomised)
+                       Entity.locality_reason, Entity.randomised, *traffic_read.COLUMNS)
                 .where(by_entity).order_by(Entity.position))
-    for position, key, ip, addresses, locality, locality_reason, randomised in session.connection().execute(
+    for position, key, ip, addresses, locality, locality_reason, randomised, *counts in session.connection().execute(
             entities.execution_options(yield_per=2000)):
+        traffic = traffic_read.of(*counts)
         # the union of the entity's addresses' and MACs' facts: one per (kind, value, source)
         merged: dict[tuple[str, str, str], dict] = {}
         for kind, value, source, grade, first, last, count in facts.take(position):
@@ -93,7 +95,7 @@ def host_parts(session: Session, capture_id: str, registry: Registry) -> Iterato
         yield ({"key": key, "ip": ip, "addresses": list(addresses),
                 "macs": sorted({f["value"] for f in host_facts if f["kind"] == MAC.name}),
                 "locality": locality, "locality_reason": locality_reason, "randomised": bool(randomised),
-                "facts": host_facts, "software": installed}, [(q, text) for _, q, text in answers])
+                "traffic": traffic.document() if traffic is not None else None, "facts": host_facts, "software": installed}, [(q, text) for _, q, text in answers])
 
 
 class _Rows:
@@ -184,3 +186,42 @@ def _human_by_key(human: dict) -> dict[tuple[str, str], dict[str, list[dict]]]:
         for row in human.get(part, []):
             out.setdefault((row["question"], row["entity_key"]), {}).setdefault(part, []).append(row)
     return out
+
+
+def wide_csv_columns(questions: list[str]) -> list[str]:
+    """The wide CSV's header: the device, its traffic, then each question's answer, confidence
+    and basis (registry order)."""
+    return ["capture_id", "key", "ip", "addresses", "macs", "vendors", "names", "locality",
+            *traffic_read.CSV_COLUMNS,
+            *(f"{q}{suffix}" for q in questions for suffix in ("", "_confidence", "_basis"))]
+
+
+def wide_csv_rows(document: dict, questions: list[str]) -> Iterator[list]:
+    """One row per device of a capture document (`capture_export`), `wide_csv_columns`' order;
+    lists joined with " | ", ports with spaces. A contested answer reads "contested"; a
+    question without a verdict leaves its three cells empty."""
+    cid = document["capture"]["id"]
+    for host in document["hosts"]:
+        facts = host["facts"]
+        vendors = sorted({f["value"] for f in facts if f["kind"] == OUI_VENDOR.name})
+        names = sorted({f["value"] for f in facts if f["kind"] == HOSTNAME_CLAIM.name})
+        t = host.get("traffic")
+        traffic = [_traffic_cell(t[column]) if t else "" for column in traffic_read.CSV_COLUMNS]
+        answers = []
+        for question in questions:
+            doc = host["verdicts"].get(question)
+            if doc is None:
+                answers += ["", "", ""]
+                continue
+            v = Verdict.from_document(doc)
+            label = "contested" if v.contested else v.primary_label or ""
+            answers += [label, v.confidence, str(v.basis)]
+        yield [cid, host["key"], host["ip"] or "", " | ".join(host["addresses"]), " | ".join(host["macs"]),
+               " | ".join(vendors), " | ".join(names), host["locality"] or "", *traffic, *answers]
+
+
+def _traffic_cell(value: object) -> object:
+    """A traffic value as a CSV cell: ports joined by spaces, a missing time empty."""
+    if isinstance(value, list):
+        return " ".join(value)
+    return "" if value is None else value

@@ -18,6 +18,8 @@ from ...store.entities import members_of, resolve
 from ...store.models import Conversation, Entity, EntityMember, HumanOverride, Locality, ObservationRow, VerdictRow
 from .captures import entity_findings, findings
 from .paging import page
+from . import traffic as traffic_read
+from .traffic import DeviceTraffic
 from .verdicts import host_verdicts
 
 #: fact kinds the host search matches (besides the address and the verdicts' labels)
@@ -55,7 +57,9 @@ class HostFilter:
     """Which hosts, in which order. `text` matches (case-insensitive, anywhere) the address,
     a MAC, an OUI vendor, a claimed name or a verdict's label; `question` with `label` or
     `mark`, or `mark` alone, keeps hosts whose verdict is so; `locality` keeps hosts Scan
-    placed there; `sort` is ip, mac, locality or a question."""
+    placed there; `min_packets` keeps hosts with at least that many packets both ways,
+    `port` ("80", "tcp/80") hosts that served it; `sort` is ip, mac, locality, a traffic sort
+    (read/traffic.SORTS) or a question."""
 
     text: str = ""
     question: str = ""
@@ -64,6 +68,8 @@ class HostFilter:
     sort: str = "ip"
     desc: bool = False
     locality: str = ""  # on-link | local-routed | remote
+    min_packets: int = 0
+    port: str = ""  # read/traffic.normal_port's form
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +88,7 @@ class HostRow:
     addresses: list[str] = field(default_factory=list)
     randomised: bool = False
     finding: str | None = None  # the highest severity among the findings naming the host
+    traffic: DeviceTraffic | None = None  # None before Scan stored it
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +115,10 @@ def _matching(registry: Registry, capture_id: str, f: HostFilter, flagged: dict[
         stmt = stmt.where(Entity.key.in_(sorted(flagged)))
     if f.locality:
         stmt = stmt.where(Entity.locality == f.locality)
+    if f.min_packets > 0:
+        stmt = stmt.where(traffic_read.sort_key("packets") >= f.min_packets)
+    if f.port:
+        stmt = stmt.where(Entity.key.in_(traffic_read.serving(capture_id, f.port)))
     text = " ".join(f.text.split())
     if text:
         stmt = stmt.where(Entity.key.in_(_text_matches(capture_id, questions, text)))
@@ -164,6 +175,11 @@ def _order(registry: Registry, capture_id: str, f: HostFilter, first_mac=None) -
         rank = case(*((Entity.locality == place.value, literal(i)) for i, place in enumerate(Locality)),
                     else_=literal(len(Locality)))
         order = [rank.desc() if f.desc else rank]
+    elif (column := traffic_read.sort_key(f.sort)) is not None:
+        # counts largest first, times earliest first (`desc` turns either); unmeasured last
+        unmeasured = case((column.is_(None), literal(1)), else_=literal(0))
+        descending = f.desc != (f.sort in traffic_read.COUNT_SORTS)
+        order = [unmeasured, column.desc() if descending else column]
     elif f.sort == "mac":  # host_page joins the first MAC of every host (one grouped scan)
         first_mac = first_mac.c.mac
         has_mac = case((first_mac.is_(None), literal(1)), else_=literal(0))
@@ -195,7 +211,7 @@ def host_page(session: Session, registry: Registry, capture_id: str, f: HostFilt
         stmt = stmt.outerjoin(first_mac, first_mac.c.entity == Entity.key)
     ordered = stmt.order_by(*_order(registry, capture_id, f, first_mac))
     total = None
-    if f.text or f.mark or f.question or f.locality:
+    if f.text or f.mark or f.question or f.locality or f.min_packets > 0 or f.port:
         # a filtered page's rows carry the number of matching hosts (a window count): the filter
         # runs once, not once to count and once to cut the page
         rows = session.execute(ordered.add_columns(func.count().over()).limit(limit).offset(offset)).all()
@@ -237,7 +253,7 @@ def host_rows(session: Session, registry: Registry, capture_id: str, keys: list[
                            sorted(facts[key, kinds.OUI_VENDOR.name]), sorted(facts[key, kinds.HOSTNAME_CLAIM.name]),
                            verdicts.get(key, {}), e.locality if e else None, e.locality_reason if e else None,
                            key, list(e.addresses) if e else [key], bool(e.randomised) if e else False,
-                           (flagged or {}).get(key)))
+                           (flagged or {}).get(key), traffic_read.of_entity(e)))
     return out
 
 

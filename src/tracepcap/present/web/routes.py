@@ -223,7 +223,8 @@ def _host_query(request: Request) -> views.HostQuery:
                              mark=p.get("mark", "") if p.get("mark", "") in MARKS else "",
                              locality=p.get("locality", "") if p.get("locality", "") in views.LOCALITIES else "",
                              sort=p.get("sort", "ip") or "ip", desc=p.get("desc", "") == "1",
-                             page=number("page", 1), per_page=number("per_page", 50, views.PER_PAGE_CHOICES))
+                             page=number("page", 1), per_page=number("per_page", 50, views.PER_PAGE_CHOICES),
+                             min_packets=number("min_packets", 0), port=p.get("port", "")[:9])
 
 
 @router.get("/ui/captures/{cid}", response_class=HTMLResponse)

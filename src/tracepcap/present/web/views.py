@@ -23,6 +23,7 @@ from ..read.capture_spans import capture_spans
 from ..read.captures import (by_severity, capture_fields, capture_rows, capture_total, findings, findings_of,
                              findings_overview)
 from ..read.frames import capture_index, frame_detail
+from ..read.traffic import normal_port
 from ..read.hosts import (MARKS, HostFilter, HostRow, fact_groups, host_count, host_locality, host_page, label_counts,
                           host_entity, neighbours, require_host)
 from ..read.manifest import manifest, problems
@@ -116,6 +117,9 @@ def captures_context(session: Session, text: str = "", page: int = 1) -> dict:
 
 PER_PAGE_CHOICES = (25, 50, 100, 200)
 LOCALITIES = tuple(place.value for place in Locality)
+#: the inventory's traffic columns (issue 28): sort key (None: not sortable) and title
+TRAFFIC_COLUMNS = (("packets", "Packets"), ("bytes", "Bytes"), ("peers", "Peers"), ("first_seen", "First seen"),
+                   ("last_seen", "Last seen"), (None, "Ports served"))
 
 
 @dataclass
@@ -127,24 +131,27 @@ class HostQuery:
     label: str = ""
     mark: str = ""  # contested | human | stale | finding
     locality: str = ""  # on-link | local-routed | remote
-    sort: str = "ip"  # ip | mac | locality | a question key
+    sort: str = "ip"  # ip | mac | locality | a traffic sort (read/traffic.SORTS) | a question key
     desc: bool = False
     page: int = 1
     per_page: int = 50
+    min_packets: int = 0  # only hosts with at least this many packets both ways
+    port: str = ""  # only hosts that served it ("80", "tcp/80")
 
     @property
     def filter(self) -> HostFilter:
         return HostFilter(self.text, self.question, self.label, self.mark if self.mark in MARKS else "",
-                          self.sort, self.desc, self.locality if self.locality in LOCALITIES else "")
+                          self.sort, self.desc, self.locality if self.locality in LOCALITIES else "",
+                          max(0, self.min_packets), normal_port(self.port) or "")
 
     def params(self, **changes) -> dict:
         """Query parameters of this view with `changes` applied (defaults left out)."""
         values = {"q": self.text, "question": self.question, "label": self.label, "mark": self.mark,
                   "locality": self.locality, "sort": self.sort, "desc": "1" if self.desc else "", "page": self.page,
-                  "per_page": self.per_page}
+                  "per_page": self.per_page, "min_packets": self.min_packets, "port": self.port}
         values.update(changes)
         defaults = {"q": "", "question": "", "label": "", "mark": "", "locality": "", "sort": "ip", "desc": "",
-                    "page": 1, "per_page": 50}
+                    "page": 1, "per_page": 50, "min_packets": 0, "port": ""}
         return {k: v for k, v in values.items() if v not in (None, defaults[k]) and v != ""}
 
 
@@ -179,7 +186,7 @@ def hosts_context(session: Session, registry: Registry, capture: Capture, query:
                           max(1, -(-found.total // query.per_page)), query)
     return {"capture": capture_fields(capture), "hosts": inventory,
             "questions": [question_meta(a) for a in registry],
-            "columns": [("ip", "IP"), ("mac", "MAC / vendor"), ("locality", "Locality")]
+            "columns": [("ip", "IP"), ("mac", "MAC / vendor"), ("locality", "Locality"), *TRAFFIC_COLUMNS]
             + [(a.question, a.title) for a in registry],
             "per_page_choices": PER_PAGE_CHOICES, "localities": LOCALITIES}
 

@@ -1,18 +1,22 @@
-"""Exports of one capture: the whole record as JSON, or one CSV row per (host, question)."""
+"""Exports of one capture: the whole record as JSON, or as CSV: one row per device (wide), or
+one row per (device, question) with `?format=long`."""
 
 from __future__ import annotations
 
 import csv
 import io
+from enum import StrEnum
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, Response
 
-from ...read.document import CSV_COLUMNS, capture_export, csv_rows
+from ...read.document import CSV_COLUMNS, capture_export, csv_rows, wide_csv_columns, wide_csv_rows
 from ..offloop import OffLoopJsonRoute
 from ..deps import CaptureDep, RegistryDep, SessionDep, Viewer
 
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["exports"], dependencies=[Viewer])
+CsvFormat = StrEnum("CsvFormat", {"wide": "wide", "long": "long"})
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet would run as a formula
 
 
@@ -24,14 +28,29 @@ def export_json(capture: CaptureDep, session: SessionDep, registry: RegistryDep)
 
 
 @router.get("/export.csv", response_class=Response, responses={200: {"content": {"text/csv": {}}}})
-def export_csv(capture: CaptureDep, session: SessionDep, registry: RegistryDep) -> Response:
-    """One row per (host, question): the answer, its basis, candidates, reasons and override."""
+def export_csv(capture: CaptureDep, session: SessionDep, registry: RegistryDep,
+               format: Annotated[CsvFormat, Query(description="wide (default): one row per device with its "
+                                                  "traffic and each question's answer, confidence and basis; "
+                                                  "long: one row per (device, question) with candidates, "
+                                                  "reasons and the human record")] = CsvFormat.wide,
+               ) -> Response:
+    """One row per device (key, addresses, MACs, vendors, locality, traffic, then each
+    question's answer, confidence and basis), or with `format=long` one row per (device,
+    question): the answer, its basis, candidates, reasons and override."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
-    for row in csv_rows(capture_export(session, capture, registry)):
+    document = capture_export(session, capture, registry)
+    if format == CsvFormat.long:
+        writer.writerow(CSV_COLUMNS)
+        rows = csv_rows(document)
+    else:
+        questions = [a.question for a in registry]
+        writer.writerow(wide_csv_columns(questions))
+        rows = wide_csv_rows(document, questions)
+    for row in rows:
         writer.writerow([_cell(v) for v in row])
-    return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=_attachment(capture.id, "csv"))
+    name = capture.id if format == CsvFormat.wide else f"{capture.id}-long"
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=_attachment(name, "csv"))
 
 
 def _cell(value: object) -> object:
@@ -42,5 +61,5 @@ def _cell(value: object) -> object:
     return value
 
 
-def _attachment(capture_id: str, ext: str) -> dict[str, str]:
-    return {"Content-Disposition": f'attachment; filename="tracepcap-{capture_id}.{ext}"'}
+def _attachment(name: str, ext: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="tracepcap-{name}.{ext}"'}

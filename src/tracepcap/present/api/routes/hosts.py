@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from enum import StrEnum
+
+from fastapi import APIRouter, HTTPException, Query
 from pydantic import AfterValidator
 
-from ....store.models import Locality
+from ....store.models import MAX_BIGINT, Locality
 from ....text import SEARCH
 from ...read.captures import entity_findings, findings
 from ...read.hosts import HostFilter, conversation_page, host_facts as facts_of, host_page, host_rows, require_host
+from ...read.traffic import SORTS, normal_port
 from ..offloop import OffLoopJsonRoute
 from ..deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ..schemas import ConversationOut, FactOut, HostOut
 
+HostSort = StrEnum("HostSort", {name: name for name in ("ip", *SORTS)})  # the listing's orders
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["hosts"], dependencies=[Viewer])
 
 
@@ -25,11 +29,24 @@ def list_hosts(capture: CaptureDep, session: SessionDep, registry: RegistryDep, 
                             AfterValidator(SEARCH.validator)] = None,
                locality: Annotated[Locality | None, Query(description="only hosts Scan placed there")] = None,
                finding: Annotated[bool, Query(description="only hosts a finding names")] = False,
+               min_packets: Annotated[int, Query(ge=0, le=MAX_BIGINT, description="only hosts that sent and "
+                                                 "received at least this many packets together")] = 0,
+               port: Annotated[str | None, Query(max_length=9, description="only hosts that served this port: "
+                                                 "`80` (TCP or UDP), `tcp/80` or `udp/53`")] = None,
+               sort: Annotated[HostSort, Query(description="ip (default), packets, bytes or peers (largest first), "
+                                               "first_seen or last_seen (earliest first)")] = HostSort.ip,
+               desc: Annotated[bool, Query(description="reverse the order")] = False,
                ) -> list[HostOut]:
-    """Hosts in address order with their MACs, names, locality and verdict summaries;
-    `X-Total-Count` holds the number of matching hosts."""
-    found = host_page(session, registry, capture.id, HostFilter(text=q or "", locality=locality or "",
-                                                                          mark="finding" if finding else ""),
+    """Hosts in address order (or `sort`'s) with their MACs, names, locality, traffic and
+    verdict summaries; `X-Total-Count` holds the number of matching hosts."""
+    served = ""
+    if port:
+        served = normal_port(port)
+        if served is None:
+            raise HTTPException(422, f"port must be a number 0-65535, tcp/N or udp/N, not {port!r}")
+    found = host_page(session, registry, capture.id,
+                      HostFilter(text=q or "", locality=locality or "", mark="finding" if finding else "",
+                                 sort=sort.value, desc=desc, min_packets=min_packets, port=served),
                       offset=page.offset, limit=page.limit)
     page.total(found.total)
     return [HostOut.model_validate(row) for row in found.rows]
