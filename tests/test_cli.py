@@ -48,7 +48,7 @@ def test_every_host_says_where_it_sits_and_why(cli, captures):
     hosts = {a: h for h in json.loads(out)["hosts"] for a in h["addresses"] or [h["key"]]}
     assert code == ExitCode.OK
     assert list(hosts["192.168.1.1"]) == ["key", "ip", "addresses", "macs", "locality", "locality_reason",
-                                          "randomised", "facts", "software", "verdicts"]
+                                          "randomised", "traffic", "facts", "software", "verdicts"]
     # a locally administered MAC keys a device of its own, flagged so (the router's is global)
     assert (hosts["192.168.100.10"]["key"], hosts["192.168.100.10"]["randomised"]) == ("mac-aa-bb-cc-dd-ee-01", True)
     assert hosts["192.168.1.1"]["randomised"] is False
