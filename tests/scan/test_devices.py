@@ -185,8 +185,8 @@ def test_a_gateway_that_only_answers_arp_is_the_router_and_default_gateway(captu
     assert gateway["verdicts"]["host-identity"]["primary_label"] == "Router"
     assert gateway["verdicts"]["node-role"]["primary_label"] == "Default Gateway"
     vote = gateway["verdicts"]["node-role"]["candidates"][0]["votes"][0]
-    # witnessed by the ARP reply that binds the MAC (frame 1), the only frame it sent
-    assert (vote["signal"], vote["frames"], vote["grade"]) == ("gateway", [1], "REPORTED")
+    # witnessed by the ARP reply it sent from its MAC (frame 1), the only frame it sent: measured
+    assert (vote["signal"], vote["frames"], vote["grade"]) == ("gateway", [1], "MEASURED")
     assert "carries 4 addresses from outside 10.0.1.0/24" in vote["reason"]
     gateways = [k for k, h in hosts.items() if h["verdicts"]["node-role"]["primary_label"] == "Default Gateway"]
     assert gateways == ["mac-00-aa-bb-cc-dd-01"]

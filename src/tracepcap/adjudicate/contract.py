@@ -25,10 +25,9 @@ verdict without reasons (the runner refuses to persist one).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-
-from collections.abc import Callable, Mapping
 
 from ..scan.signals import Signal
 from ..scan.vote import normalize_label
@@ -106,7 +105,7 @@ class Adjudicator:
             raise ValueError(f"question key must be kebab-case (got {self.question!r})")
         if not self.labels:
             raise ValueError(f"question {self.question!r} must declare a label vocabulary")
-        if not 0 < self.margin_for_full:
+        if not self.margin_for_full > 0:
             raise ValueError(f"margin_for_full must be positive (got {self.margin_for_full})")
         parent_of: dict[str, str] = {}
         for child, parent in self.parents.items():

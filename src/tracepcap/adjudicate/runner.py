@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from ..errors import TracePcapError
 from ..extract.facts import Grade
 from ..scan.context import Answer
-from ..scan.vote import ScoreBoard, Tally, Vote, normalize_label
+from ..scan.vote import ScoreBoard, Tally, Vote
 from ..store.bulk import insert_rows
 from ..store.entities import resolve as resolve_entity
 from ..store.models import Dismissal, Entity, HumanOverride, ManualEvidence, VerdictRow, VoteRow

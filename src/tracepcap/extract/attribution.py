@@ -10,8 +10,8 @@ that MAC.
 from __future__ import annotations
 
 from .decoders import DecodeError, arp
-from .facts import Emitter, FactKind
 from .extractors.link_identity import vendor_of
+from .facts import Emitter, FactKind
 from .kinds import MAC, OUI_VENDOR
 from .mac_keys import mac_key
 from .packet import Packet

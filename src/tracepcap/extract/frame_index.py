@@ -44,8 +44,16 @@ from pathlib import Path
 from ..errors import CaptureTooLarge
 from ..ingest.gunzip import Gunzip, GzipDamaged, TooCompressed
 from ..ingest.store import DECOMPRESSED_SUFFIX, FRAME_INDEX_SUFFIX, INFLATE_PREFIX
-from .reader import (EPB, MAX_RECORD, RATIO_SETTING, BadBlock, CaptureReader, check_block, check_block_length,
-                     section_order)
+from .reader import (
+    EPB,
+    MAX_RECORD,
+    RATIO_SETTING,
+    BadBlock,
+    CaptureReader,
+    check_block,
+    check_block_length,
+    section_order,
+)
 from .settings import Limits
 
 EVERY = 1024  #: frames between marks: a frame is at most 1023 records' framing from its mark
@@ -265,7 +273,7 @@ class FrameCursor:
 
     def __init__(self, path: Path, index: FrameIndex) -> None:
         self.index = index
-        self._raw = open(path, "rb")
+        self._raw = open(path, "rb")  # noqa: SIM115 - held for the cursor's life, closed by close()
         self._buf = b""
         self._pos = 0
 

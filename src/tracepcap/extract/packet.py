@@ -26,8 +26,28 @@ import socket
 import struct
 from typing import NamedTuple
 
-from .decoders import (DecodeError, Malformed, ethernet, geneve, gre, gtpu, ieee80211, ipv4, ipv6,
-                       mpls, nflog, ppi, ppp, pppoe, radiotap, sll, tcp, teredo, udp, vxlan)
+from .decoders import (
+    DecodeError,
+    Malformed,
+    ethernet,
+    geneve,
+    gre,
+    gtpu,
+    ieee80211,
+    ipv4,
+    ipv6,
+    mpls,
+    nflog,
+    ppi,
+    ppp,
+    pppoe,
+    radiotap,
+    sll,
+    tcp,
+    teredo,
+    udp,
+    vxlan,
+)
 
 LINKTYPE_NULL, LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_LOOP = 0, 1, 101, 108
 LINKTYPE_LINUX_SLL, LINKTYPE_IPV4, LINKTYPE_IPV6, LINKTYPE_LINUX_SLL2 = 113, 228, 229, 276

@@ -246,7 +246,7 @@ def merge(outputs: list[ShardOutput], capture_id: str, limits: Limits) -> tuple[
             raise Fallback(f"shard {s.index} dropped facts past the limit")
     if any(o.shard.inner_arp for o in outputs) and any(o.shard.announcements for o in outputs):
         raise Fallback("ARP inside a tunnel, with LLDP or CDP in the capture")
-    held = [sum(counts) for counts in zip(*(o.shard.flow_peaks for o in outputs))]
+    held = [sum(counts) for counts in zip(*(o.shard.flow_peaks for o in outputs), strict=False)]
     if held and max(held) > limits.max_flows:
         raise Fallback("more conversations at once than one walk holds")
     rows = [row for out in outputs for row in out.conversations]

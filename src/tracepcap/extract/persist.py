@@ -18,8 +18,16 @@ from sqlalchemy import delete, insert
 from ..errors import AnalysisCancelled
 from ..store import Database
 from ..store.bulk import insert_rows
-from ..store.models import (Capture, CaptureStatus, Conversation, Host, ManifestEntry, Notice, NoticeCount,
-                            ObservationRow)
+from ..store.models import (
+    Capture,
+    CaptureStatus,
+    Conversation,
+    Host,
+    ManifestEntry,
+    Notice,
+    NoticeCount,
+    ObservationRow,
+)
 from .frame_index import FrameIndex, index_path
 from .parallel import run_extract
 from .pipeline import ExtractResult, extract

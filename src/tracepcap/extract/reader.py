@@ -108,7 +108,7 @@ class CaptureReader:
         self.max_bytes = limits.max_read_bytes
         self.max_records = limits.max_records
         self.max_ratio = limits.max_decompression_ratio
-        self._raw = open(path, "rb")
+        self._raw = open(path, "rb")  # noqa: SIM115 - held for the reader's life, closed by close()
         self._stream = Gunzip(self._raw, self.max_ratio) if self.format.endswith("+gzip") else self._raw
         self.total_bytes = path.stat().st_size
         self.packets = 0

@@ -119,7 +119,7 @@ class Shard:
             l4 = at + 40
         else:
             return True
-        if (proto == PROTO_TCP or proto == PROTO_UDP) and not fragment:
+        if (proto in (PROTO_TCP, PROTO_UDP)) and not fragment:
             if len(buf) < l4 + 4:
                 return True
             sport, dport = PORTS.unpack_from(buf, l4)

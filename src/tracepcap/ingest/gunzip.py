@@ -55,9 +55,8 @@ class Gunzip:
         while True:
             if self._damage is not None:
                 raise self._damage
-            if self._inflate.eof:
-                if not self._next_member():
-                    return b""
+            if self._inflate.eof and not self._next_member():
+                return b""
             if self._max_ratio is not None and self.decompressed > RATIO_FLOOR \
                     and self.decompressed > self._max_ratio * self.consumed:
                 raise TooCompressed(f"{self.consumed} compressed bytes inflated to {self.decompressed}")

@@ -14,9 +14,9 @@ import logging
 import os
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 from sqlalchemy import select

@@ -17,7 +17,6 @@ from importlib import import_module
 from ..errors import TracePcapError
 from .commands import BATCH_GC_THRESHOLD, ExitCode, batch_gc  # noqa: F401 - the CLI's public names
 
-
 log = logging.getLogger(__name__)
 
 

@@ -149,9 +149,9 @@ def table(head: dict, hosts: Iterable[dict], count: int, questions: list[str], w
     bounds = [DEVICE_WIDTH, MAC_WIDTH, VENDOR_WIDTH] + [ANSWER_WIDTH] * len(questions)
     natural = [len(name) for name in names]
     for row in rows:
-        natural = [max(n, len(cell)) for n, cell in zip(natural, _cells(row))]
-    natural = [n if i == 0 else min(n, hi) for i, (n, (_lo, hi)) in enumerate(zip(natural, bounds))]
-    floors = [n if i == 0 else min(lo, n) for i, (n, (lo, _hi)) in enumerate(zip(natural, bounds))]
+        natural = [max(n, len(cell)) for n, cell in zip(natural, _cells(row), strict=False)]
+    natural = [n if i == 0 else min(n, hi) for i, (n, (_lo, hi)) in enumerate(zip(natural, bounds, strict=False))]
+    floors = [n if i == 0 else min(lo, n) for i, (n, (lo, _hi)) in enumerate(zip(natural, bounds, strict=False))]
     gaps = len(GAP) * (len(names) - 1)
     one_line = _fit(natural, floors, width - 2 - gaps)  # rows are indented by 2 under a heading
     yield ""
@@ -180,4 +180,4 @@ def _cells(row: Row) -> list[str]:
 
 
 def _join(cells: list[str], widths: list[int]) -> str:
-    return GAP.join(f"{_cut(c, w):<{w}}" for c, w in zip(cells, widths)).rstrip()
+    return GAP.join(f"{_cut(c, w):<{w}}" for c, w in zip(cells, widths, strict=False)).rstrip()

@@ -15,13 +15,23 @@ from typing import NamedTuple
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..extract.facts import FactKind
 from ..extract.extractors.link_identity import vendor_of
-from ..extract.kinds import (DST_MAC, GATEWAY_OPTION, HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, MAC_TTL,
-                             OUI_VENDOR, SERVED, TTL)
+from ..extract.facts import FactKind
+from ..extract.kinds import (
+    DST_MAC,
+    GATEWAY_OPTION,
+    HOSTNAME_CLAIM,
+    IP_MAC_BINDING,
+    MAC,
+    MAC_TTL,
+    OUI_VENDOR,
+    SERVED,
+    TTL,
+)
 from ..store.models import Conversation, Host, ObservationRow
+from .entities import MAC_PREFIX, Entity, mac_key
+from .entities import build as build_entities
 from .names import name_key
-from .entities import MAC_PREFIX, Entity, build as build_entities, mac_key
 from .ownership import Ownership, Sender, owner, parsed_address, subnet_of
 
 

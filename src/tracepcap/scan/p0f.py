@@ -164,9 +164,9 @@ def parse(text: str, path: str = "<text>") -> Database:
         try:
             if key == "label":
                 label = _label(value)
-            elif key == "sig" and label is not None:
-                if (sig := _signature(value, label, number)) is not None:
-                    signatures[direction].append(sig)
+            elif key == "sig" and label is not None \
+                    and (sig := _signature(value, label, number)) is not None:
+                signatures[direction].append(sig)
         except ValueError as err:
             raise ValueError(f"{path} line {number}: {err}") from None
     return Database(path, signatures)

@@ -12,16 +12,15 @@ from sqlalchemy import bindparam, delete, update
 from sqlalchemy.orm import Session
 
 from ..store.bulk import insert_rows
-from ..store.models import Finding as FindingRow
 from ..store.models import Entity as EntityRow
-from ..store.models import EntityMember, Host
-from ..store.models import VoteRow
+from ..store.models import EntityMember, Host, VoteRow
+from ..store.models import Finding as FindingRow
 from .context import Answer, CaptureContext
 from .findings import discover as discover_findings
 from .knowledge import knowledge
 from .locality import localities
-from .traffic import summary as traffic_summary
 from .signals import Signal, inputs_of, reads_of, signal_name
+from .traffic import summary as traffic_summary
 from .vote import Vote, normalize_label
 
 log = logging.getLogger(__name__)

@@ -50,7 +50,7 @@ def _executemany(connection, table, keys: list[str], rows, batch: int) -> int:
         values = [row[name] for name in names]
         for i, to in convert:
             values[i] = to(values[i])
-        return tuple(values) if compiled.positional else dict(zip(names, values))
+        return tuple(values) if compiled.positional else dict(zip(names, values, strict=False))
     done = 0
     while chunk := [parameters(row) for row in islice(rows, batch)]:
         connection.exec_driver_sql(compiled.string, chunk)
@@ -69,6 +69,6 @@ def _copy(connection, table, keys: list[str], rows) -> int:
     with connection.connection.driver_connection.cursor() as cursor, cursor.copy(sql) as copy:
         for row in rows:
             copy.write_row([json.dumps(row[key]) if encode else row[key]
-                            for key, encode in zip(keys, as_json)])
+                            for key, encode in zip(keys, as_json, strict=False)])
             done += 1
     return done

@@ -60,11 +60,11 @@ class Database:
         process's writers and holds the write lock from its first statement, so it never has to
         upgrade a read lock (which SQLite refuses at once with "database is locked" when another
         writer committed in between). On PostgreSQL it is an ordinary transaction."""
-        with self._writer_turn() if write and self._writers else nullcontext():
-            with self.sessions() as session, session.begin():
-                if write and self.is_sqlite:
-                    session.connection().exec_driver_sql("BEGIN IMMEDIATE")
-                yield session
+        with self._writer_turn() if write and self._writers else nullcontext(), \
+                self.sessions() as session, session.begin():
+            if write and self.is_sqlite:
+                session.connection().exec_driver_sql("BEGIN IMMEDIATE")
+            yield session
 
     @contextmanager
     def _writer_turn(self) -> Iterator[None]:

@@ -4,6 +4,7 @@ of its MACs in a common spelling ("8C:FE:57:00:00:01", "8c-fe-57-00-00-01", "8cf
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import re
 
@@ -21,10 +22,8 @@ def spellings(text: str) -> list[str]:
     """The member names `text` may stand for: itself, its normalised address, its MAC key."""
     text = text.strip()
     out = [text]
-    try:
+    with contextlib.suppress(ValueError):
         out.append(str(ipaddress.ip_address(text)))
-    except ValueError:
-        pass
     if m := _MAC.match(text.lower()):
         out.append(mac_key(":".join(m.groups())))
     return list(dict.fromkeys(out))

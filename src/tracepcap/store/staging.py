@@ -17,8 +17,21 @@ import secrets
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from .models import (Capture, CaptureStatus, Conversation, Entity, EntityMember, Finding, Host, ManifestEntry, Notice, NoticeCount,
-                     ObservationRow, VerdictRow, VoteRow)
+from .models import (
+    Capture,
+    CaptureStatus,
+    Conversation,
+    Entity,
+    EntityMember,
+    Finding,
+    Host,
+    ManifestEntry,
+    Notice,
+    NoticeCount,
+    ObservationRow,
+    VerdictRow,
+    VoteRow,
+)
 
 STAGING = CaptureStatus.STAGING
 #: every table whose rows an analysis derives from the capture file (annotations are not)

@@ -7,8 +7,16 @@ depends on it: `tracepcap analyze` without a file analyzes the demo office LAN t
 `tracepcap.testing.demo` builds, byte-identical on every build.
 """
 
-from tracepcap.testing.scenario import (ANDROID_SYN, IOS_SYN, LINUX_SYN, MACOS_SYN,
-                                        WINDOWS_SYN, Host, Scenario, SynSignature)
+from tracepcap.testing.scenario import (
+                                        ANDROID_SYN,
+                                        IOS_SYN,
+                                        LINUX_SYN,
+                                        MACOS_SYN,
+                                        WINDOWS_SYN,
+                                        Host,
+                                        Scenario,
+                                        SynSignature,
+)
 from tracepcap.testing.writers import PcapngWriter, PcapWriter
 
 __all__ = ["ANDROID_SYN", "IOS_SYN", "LINUX_SYN", "MACOS_SYN", "WINDOWS_SYN", "Host",

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from tracepcap.testing import app, identity
-from tracepcap.testing import frames as f
 from tracepcap.testing.discovery import gratuitous_arp, lldp_frame
-from tracepcap.testing.scenario import (IOS_SYN, LINUX_SYN, MACOS_SYN, WINDOWS_SYN, Host,
-                                        Scenario, SynSignature)
+from tracepcap.testing.scenario import IOS_SYN, LINUX_SYN, MACOS_SYN, WINDOWS_SYN, Host, Scenario, SynSignature
 
 MDNS, SSDP, BROADCAST = "224.0.0.251", "239.255.255.250", "10.20.3.255"
 SUBNET_MASK = "255.255.252.0"  # 10.20.0.0/22: room for a thousand devices

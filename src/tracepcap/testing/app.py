@@ -4,20 +4,54 @@ from their own modules (`dhcp`, `names`, `tls`), re-exported so callers write
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
-from tracepcap.testing.dhcp import (ACK, BOOTREPLY, BOOTREQUEST, DHCP6_ADVERTISE,
-                                    DHCP6_REPLY, DHCP6_REQUEST, DHCP6_SOLICIT, DISCOVER,
-                                    OFFER, REQUEST, dhcp, dhcpv6, duid_ll)
-from tracepcap.testing.names import (dns_message, dns_query, dns_response, llmnr_query,
-                                     llmnr_response, mdns_announcement, mdns_host_records,
-                                     mdns_query, mdns_service_records, nbns_query,
-                                     nbns_query_response, nbns_registration, netbios_name,
-                                     reverse_name)
-from tracepcap.testing.tls import (TLS10, TLS11, TLS12, TLS13, ca_cert, certificate,
-                                   self_signed_cert, tls_application_data, tls_certificate,
-                                   tls_client_hello, tls_server_flight, tls_server_hello,
-                                   tls_server_hello_done)
+from tracepcap.testing.dhcp import (
+    ACK,
+    BOOTREPLY,
+    BOOTREQUEST,
+    DHCP6_ADVERTISE,
+    DHCP6_REPLY,
+    DHCP6_REQUEST,
+    DHCP6_SOLICIT,
+    DISCOVER,
+    OFFER,
+    REQUEST,
+    dhcp,
+    dhcpv6,
+    duid_ll,
+)
+from tracepcap.testing.names import (
+    dns_message,
+    dns_query,
+    dns_response,
+    llmnr_query,
+    llmnr_response,
+    mdns_announcement,
+    mdns_host_records,
+    mdns_query,
+    mdns_service_records,
+    nbns_query,
+    nbns_query_response,
+    nbns_registration,
+    netbios_name,
+    reverse_name,
+)
+from tracepcap.testing.tls import (
+    TLS10,
+    TLS11,
+    TLS12,
+    TLS13,
+    ca_cert,
+    certificate,
+    self_signed_cert,
+    tls_application_data,
+    tls_certificate,
+    tls_client_hello,
+    tls_server_flight,
+    tls_server_hello,
+    tls_server_hello_done,
+)
 
 __all__ = [
     "ACK", "BOOTREPLY", "BOOTREQUEST", "DHCP6_ADVERTISE", "DHCP6_REPLY", "DHCP6_REQUEST",

@@ -15,8 +15,7 @@ import hashlib
 from pathlib import Path
 
 from tracepcap.testing import app, tls
-from tracepcap.testing.scenario import (ANDROID_SYN, IOS_SYN, LINUX_SYN, MACOS_SYN,
-                                        WINDOWS_SYN, Host, Scenario)
+from tracepcap.testing.scenario import ANDROID_SYN, IOS_SYN, LINUX_SYN, MACOS_SYN, WINDOWS_SYN, Host, Scenario
 
 START = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC
 DOMAIN = "corp.example"

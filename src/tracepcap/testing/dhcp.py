@@ -4,7 +4,7 @@ and DHCPv6 (RFC 8415), each returned as a UDP payload."""
 from __future__ import annotations
 
 import struct
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from tracepcap.testing.frames import U16, U32, ip_bytes, mac_bytes
 from tracepcap.testing.names import encode_name

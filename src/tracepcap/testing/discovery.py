@@ -7,7 +7,7 @@ gratuitous ARP (RFC 5227 announcements).
 from __future__ import annotations
 
 import struct
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from tracepcap.testing import frames as f
 

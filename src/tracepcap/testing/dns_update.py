@@ -8,7 +8,7 @@ add are class IN; "delete all records of a type at a name" is class ANY with no 
 from __future__ import annotations
 
 import struct
-from typing import Sequence
+from collections.abc import Sequence
 
 from tracepcap.testing.names import CLASS_IN, QR, RR, _Message, _type
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import ipaddress
 import struct
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 ETH_IPV4, ETH_ARP, ETH_IPV6 = 0x0800, 0x0806, 0x86DD
 TPID_8021Q, TPID_QINQ = 0x8100, 0x88A8  # IEEE 802.1Q C-tag, 802.1ad S-tag

@@ -10,7 +10,7 @@ string or a list of strings, anything else raw bytes.
 from __future__ import annotations
 
 import struct
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from tracepcap.testing.frames import U16, ip_bytes, is_ipv6
 

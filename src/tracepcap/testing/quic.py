@@ -74,7 +74,7 @@ def client_initial(dcid: bytes, frames: bytes, *, packet_number: int = 0, scid: 
     sample = sealed[4 - pn_len:4 - pn_len + 16]
     mask = Cipher(algorithms.AES(hp), modes.ECB()).encryptor().update(sample)
     protected_first = bytes((first ^ (mask[0] & 0x0F),))
-    protected_pn = bytes(b ^ m for b, m in zip(pn, mask[1:]))
+    protected_pn = bytes(b ^ m for b, m in zip(pn, mask[1:], strict=False))
     return protected_first + head[1:] + protected_pn + sealed
 
 

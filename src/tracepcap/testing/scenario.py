@@ -15,12 +15,13 @@ Everything is deterministic: no wall clock, no unseeded randomness.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import zip_longest
 from pathlib import Path
-from typing import Sequence
 
-from tracepcap.testing import app, frames as f
+from tracepcap.testing import app
+from tracepcap.testing import frames as f
 from tracepcap.testing.writers import LINKTYPE_ETHERNET, PcapngWriter, PcapWriter
 
 

@@ -8,7 +8,7 @@ pair TimeTicks.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from tracepcap.testing import asn1
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import struct
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import (AuthorityInformationAccessOID, ExtendedKeyUsageOID,
-                                   NameOID)
+from cryptography.x509.oid import AuthorityInformationAccessOID, ExtendedKeyUsageOID, NameOID
 
 from tracepcap.testing.frames import U16, U32
 
@@ -42,8 +41,8 @@ SERVER_CIPHER = 0xC02B  # ECDHE-ECDSA-AES128-GCM-SHA256: fits the EC certificate
 CERT_KEY_SEED = 0x7261636550637054  # the leaf's private scalar
 CA_KEY_SEED = 0x4341206F66207472  # a CA's private scalar
 ROOT_KEY_SEED = 0x526F6F7443412121  # a root CA's private scalar, above CA_KEY_SEED
-NOT_BEFORE = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
-NOT_AFTER = dt.datetime(2034, 1, 1, tzinfo=dt.timezone.utc)
+NOT_BEFORE = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
+NOT_AFTER = dt.datetime(2034, 1, 1, tzinfo=dt.UTC)
 
 
 def _vec(data: bytes, width: int) -> bytes:

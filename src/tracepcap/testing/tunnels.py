@@ -11,7 +11,7 @@ plus `over_udp`/`over_ip` to put any of them in an outer IPv4 or IPv6 packet.
 from __future__ import annotations
 
 import struct
-from typing import Sequence
+from collections.abc import Sequence
 
 from tracepcap.testing import frames as f
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracepcap.testing import app, frames as f
+from tracepcap.testing import app
+from tracepcap.testing import frames as f
 from tracepcap.testing.scenario import Scenario
 
 ROUTER_MAC = "00:00:0c:00:00:01"

@@ -7,7 +7,7 @@ DER encoded; over TCP with their 4-byte length, `krb_tcp`).
 from __future__ import annotations
 
 import struct
-from typing import Sequence
+from collections.abc import Sequence
 
 from tracepcap.testing import asn1
 

@@ -6,7 +6,7 @@ TCP). A transfer's answer is split over several messages, as servers send large 
 from __future__ import annotations
 
 import struct
-from typing import Sequence
+from collections.abc import Sequence
 
 from tracepcap.testing.names import AA, QR, Record, dns_message, encode_name
 

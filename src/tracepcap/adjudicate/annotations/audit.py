@@ -11,7 +11,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ...store.entities import members_of, resolve as resolve_entity
+from ...store.entities import members_of
+from ...store.entities import resolve as resolve_entity
 from ...store.models import AccessDenial, AuditEvent
 from ..actor import Actor
 from ..contract import Key

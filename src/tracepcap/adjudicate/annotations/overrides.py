@@ -12,11 +12,11 @@ from ..contract import Key, Verdict
 from ..registry import Registry
 from ..runner import rerun, stored_verdict
 from . import validation
-from .naming import canonical
 from .audit import AuditAction, record, utc_now
 from .carrying import carry_on, stop_if_carried
 from .keyed import of_key
 from .locking import take_turn
+from .naming import canonical
 from .staleness import identity_facts
 
 ACCEPTED = "accepted suggestion"

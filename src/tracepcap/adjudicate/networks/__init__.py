@@ -23,8 +23,7 @@ from ..contract import Key, Verdict
 from ..registry import Registry
 from ..runner import rerun, rerun_many, stored_verdict
 from . import baseline, carry, changes
-from .membership import (attach, create_network, detach, find_network, list_networks, network_of,
-                         ordered_captures)
+from .membership import attach, create_network, detach, find_network, list_networks, network_of, ordered_captures
 
 
 def refresh(session: Session, registry: Registry, network_id: str, *, reanalysed: set[str] = frozenset(),

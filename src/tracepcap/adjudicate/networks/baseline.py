@@ -20,8 +20,20 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from ...store.models import Capture, NetworkCapture, NetworkChange
-from .changes import (GATEWAY_WORDS, HIGH_APPLICATIONS, PEAK_FACTOR, PEAK_FLOOR, ChangeKind, Snapshot,
-                      _addresses, _name, _signature, _size, answer_changes, snapshot)
+from .changes import (
+    GATEWAY_WORDS,
+    HIGH_APPLICATIONS,
+    PEAK_FACTOR,
+    PEAK_FLOOR,
+    ChangeKind,
+    Snapshot,
+    _addresses,
+    _name,
+    _signature,
+    _size,
+    answer_changes,
+    snapshot,
+)
 
 RETURNED = "returned"
 SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
@@ -365,8 +377,8 @@ def recompute(session: Session, network_id: str, captures: list[Capture], stale:
     pairs no longer consecutive go. `answers_of`: capture -> the entities (None: all) whose
     answers a human action or the carry-forward changed there; the answer-changed events
     around it are recomputed for those entities only. Returns how many captures were computed."""
-    pairs = list(zip(captures, captures[1:]))
-    wanted = {(a.id, b.id) for a, b in pairs}
+    pairs = list(zip(captures, captures[1:], strict=False))
+    {(a.id, b.id) for a, b in pairs}
     members = {m.capture_id: m for m in session.scalars(select(NetworkCapture).where(
         NetworkCapture.network_id == network_id))}
     stored = {(prev, cur) for prev, cur in session.execute(select(

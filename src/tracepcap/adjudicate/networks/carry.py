@@ -19,10 +19,19 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ...extract.kinds import HOSTNAME_CLAIM
-from ...store.models import Capture, CarryMark, Entity, EntityMember, Dismissal, HumanOverride, ManualEvidence, ObservationRow
+from ...store.models import (
+    Capture,
+    CarryMark,
+    Dismissal,
+    Entity,
+    EntityMember,
+    HumanOverride,
+    ManualEvidence,
+    ObservationRow,
+)
 from ..actor import SYSTEM_ACTOR
-from ..contract import Key
 from ..annotations.audit import AuditAction, record
+from ..contract import Key
 from . import evidence as ev
 
 MODELS = {"override": HumanOverride, "evidence": ManualEvidence, "dismissal": Dismissal}

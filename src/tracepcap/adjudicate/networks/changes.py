@@ -19,11 +19,29 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ...extract.kinds import (APPLICATION_USED, CREDENTIAL, INITIATED, IP_MAC_BINDING, MAC, OUI_VENDOR, SERVED,
-                              TUNNEL_ENDPOINT)
+from ...extract.kinds import (
+    APPLICATION_USED,
+    CREDENTIAL,
+    INITIATED,
+    IP_MAC_BINDING,
+    MAC,
+    OUI_VENDOR,
+    SERVED,
+    TUNNEL_ENDPOINT,
+)
 from ...extract.mac_keys import mac_key
-from ...store.models import (Capture, ChangeReview, Conversation, Entity, EntityMember, Finding, Locality,
-                             NetworkChange, ObservationRow, VerdictRow)
+from ...store.models import (
+    Capture,
+    ChangeReview,
+    Conversation,
+    Entity,
+    EntityMember,
+    Finding,
+    Locality,
+    NetworkChange,
+    ObservationRow,
+    VerdictRow,
+)
 from ..actor import Actor
 from ..annotations.audit import AuditAction, record, utc_now
 from ..contract import Basis

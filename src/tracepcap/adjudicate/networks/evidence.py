@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ...extract.kinds import (DEVICE_MODEL, DHCP_CLIENT_ID, HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OS_VERSION,
-                              SERVED)
+from ...extract.kinds import DEVICE_MODEL, DHCP_CLIENT_ID, HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OS_VERSION, SERVED
 from ...store.models import Entity, EntityMember, Locality, ObservationRow, VerdictRow
 from ..contract import Basis, Verdict
 from ..registry import get_registry
@@ -158,9 +157,8 @@ def differences(question: str, label: str, baseline: EntityEvidence, now: Entity
     """How the evidence under a human answer (`label` for `question`) moved from `baseline` to
     `now`, each change with its facts and frames; empty when nothing moved."""
     out = []
-    if baseline.on_link or now.on_link:
-        if c := _set_change("mac", baseline.macs, now.macs, "MAC"):
-            out.append(c)
+    if (baseline.on_link or now.on_link) and (c := _set_change("mac", baseline.macs, now.macs, "MAC")):
+        out.append(c)
     if c := _set_change("addresses", baseline.addresses, now.addresses, "addresses"):
         out.append(c)
     if c := _set_change("served", baseline.served, now.served, "services served"):

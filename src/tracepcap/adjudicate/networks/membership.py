@@ -16,7 +16,6 @@ from ..actor import Actor
 from ..annotations import validation
 from ..annotations.audit import AuditAction, record, utc_now
 
-
 ID_BYTES = 8  #: a network's id: this many random bytes as lower-case hex
 LOOKS_LIKE_ID = re.compile(rf"[0-9a-fA-F]{{{2 * ID_BYTES}}}")
 

@@ -114,7 +114,7 @@ def _record(buf, at: int) -> tuple[Record, int]:
     need("dns-rdata", buf, at, rdlength)
     rdata = bytes(buf[at:at + rdlength])
     value = None
-    if (rtype == A or rtype == AAAA) and rdlength:  # empty: an update's "delete" (RFC 2136 2.5)
+    if (rtype in (A, AAAA)) and rdlength:  # empty: an update's "delete" (RFC 2136 2.5)
         if rdlength != (4 if rtype == A else 16):
             raise Malformed("dns-rr", f"type {rtype} rdata of {rdlength} bytes")
         value = socket.inet_ntop(socket.AF_INET if rtype == A else socket.AF_INET6, rdata)

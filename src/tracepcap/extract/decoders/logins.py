@@ -16,8 +16,8 @@ import binascii
 import json
 import re
 from collections.abc import Iterator
-from urllib.parse import parse_qsl
 from typing import NamedTuple
+from urllib.parse import parse_qsl
 
 from . import Malformed, ber
 

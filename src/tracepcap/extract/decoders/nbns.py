@@ -12,8 +12,7 @@ import socket
 import struct
 from typing import NamedTuple
 
-from . import Malformed
-from . import dns
+from . import Malformed, dns
 
 NB_ENTRY = struct.Struct("!H4s")  # NB_FLAGS, NB_ADDRESS (RFC 1002 4.2.1.3)
 NB, NBSTAT = 0x0020, 0x0021  # record types
@@ -44,7 +43,7 @@ def netbios_name(encoded: str) -> tuple[str, int]:
     if len(label) != ENCODED_LEN or not all("A" <= c <= "P" for c in label.upper()):
         raise Malformed("nbns-name", f"not a first-level encoded NetBIOS name: {label[:40]!r}")
     raw = bytes((ord(hi) - 65) << 4 | (ord(lo) - 65)
-                for hi, lo in zip(label.upper()[0::2], label.upper()[1::2]))
+                for hi, lo in zip(label.upper()[0::2], label.upper()[1::2], strict=False))
     return raw[:15].decode("utf-8", "surrogateescape").rstrip(" \x00"), raw[15]
 
 

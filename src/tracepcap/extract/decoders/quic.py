@@ -161,7 +161,7 @@ def _packet(buf, start: int, version: int) -> tuple[Initial | None, int]:
     mask = header_mask(keys.hp, bytes(buf[at + 4:at + 4 + SAMPLE]))
     first ^= mask[0] & 0x0F
     pn_len = (first & 0x03) + 1
-    pn_bytes = bytes(b ^ m for b, m in zip(buf[at:at + pn_len], mask[1:1 + pn_len]))
+    pn_bytes = bytes(b ^ m for b, m in zip(buf[at:at + pn_len], mask[1:1 + pn_len], strict=False))
     header = bytes((first,)) + bytes(buf[start + 1:at]) + pn_bytes
     packet_number = int.from_bytes(pn_bytes, "big")
     nonce = (int.from_bytes(keys.iv, "big") ^ packet_number).to_bytes(12, "big")
@@ -180,7 +180,7 @@ def crypto_frames(plain: bytes) -> tuple[tuple[int, bytes], ...]:
     while at < n:
         frame_type = plain[at]
         at += 1
-        if frame_type == PADDING or frame_type == PING:
+        if frame_type in (PADDING, PING):
             continue
         if frame_type == CRYPTO:
             offset, at = varint(plain, at, "quic-crypto")

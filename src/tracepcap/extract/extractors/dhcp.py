@@ -25,8 +25,17 @@ from __future__ import annotations
 from ..decoders import dhcp
 from ..extractor import Extractor
 from ..facts import FactKind
-from ..kinds import (DHCP_CLIENT_ID, DHCP_PARAMETER_LIST, DHCP_USER_CLASS, DHCP_VENDOR_CLASS,
-                     HOSTNAME_CLAIM, IP_MAC_BINDING, MAC, OUI_VENDOR, SERVED)
+from ..kinds import (
+    DHCP_CLIENT_ID,
+    DHCP_PARAMETER_LIST,
+    DHCP_USER_CLASS,
+    DHCP_VENDOR_CLASS,
+    HOSTNAME_CLAIM,
+    IP_MAC_BINDING,
+    MAC,
+    OUI_VENDOR,
+    SERVED,
+)
 from ..mac_keys import mac_key
 from .link_identity import vendor_of
 
@@ -42,9 +51,8 @@ def claims(msg: dhcp.Dhcp) -> list[tuple[FactKind, str, str | None]]:
     options = msg.options
     if name := dhcp.text(options.get(dhcp.OPT_HOSTNAME, b"")).rstrip("."):
         out.append((HOSTNAME_CLAIM, name, "dhcp"))
-    if dhcp.OPT_CLIENT_FQDN in options:
-        if name := dhcp.client_fqdn(options[dhcp.OPT_CLIENT_FQDN]).rstrip("."):
-            out.append((HOSTNAME_CLAIM, name, "dhcp"))
+    if dhcp.OPT_CLIENT_FQDN in options and (name := dhcp.client_fqdn(options[dhcp.OPT_CLIENT_FQDN]).rstrip(".")):
+        out.append((HOSTNAME_CLAIM, name, "dhcp"))
     if params := options.get(dhcp.OPT_PARAM_LIST):
         out.append((DHCP_PARAMETER_LIST, ",".join(str(code) for code in params), None))
     if vendor := dhcp.text(options.get(dhcp.OPT_VENDOR_CLASS, b"")):
@@ -142,10 +150,7 @@ class Dhcp(Extractor):
     def finish(self) -> None:
         for key, txn in self._pending.items():
             lease = self._leases.get(key)
-            if lease is NAK:
-                address = txn.ciaddr
-            else:
-                address = lease or txn.requested or txn.ciaddr
+            address = txn.ciaddr if lease is NAK else lease or txn.requested or txn.ciaddr
             sightings = txn.sightings
             if address is None or address == UNSPECIFIED:
                 chaddr = key[1] if usable_mac(key[1]) else txn.id_mac

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from ..decoders import dhcpv6
 from ..extractor import Extractor
+from ..facts import FactKind
 from ..kinds import DHCP_VENDOR_CLASS, DHCP_VENDOR_ENTERPRISE, HOSTNAME_CLAIM
 
 NAME, VERSION = "dhcpv6", "2"
@@ -28,9 +29,8 @@ ENTERPRISES = {9: "cisco", 63: "apple", 311: "microsoft", 2011: "huawei", 3561: 
 def claims(msg: dhcpv6.Dhcpv6) -> Iterator[tuple[FactKind, str, str | None]]:
     """(kind, value, source) of what a client's message says about it, in option order
     (a malformed option raises after the claims before it were given)."""
-    if (data := msg.option(dhcpv6.OPT_CLIENT_FQDN)) is not None:
-        if name := dhcpv6.client_fqdn(data).rstrip("."):
-            yield HOSTNAME_CLAIM, name, "dhcpv6"
+    if (data := msg.option(dhcpv6.OPT_CLIENT_FQDN)) is not None and (name := dhcpv6.client_fqdn(data).rstrip(".")):
+        yield HOSTNAME_CLAIM, name, "dhcpv6"
     for code, data in msg.options:
         if code == dhcpv6.OPT_VENDOR_CLASS:
             enterprise, items = dhcpv6.vendor_class(data)

@@ -177,7 +177,7 @@ class Http(Extractor):
         at, n = 0, len(data)
         while at < n:
             mode = state.mode
-            if mode == BODY or mode == CHUNK_DATA:
+            if mode in (BODY, CHUNK_DATA):
                 if state.unasked:
                     state.unasked = False
                     if data.startswith(http.VERSION_PREFIX, at) and starts(data, at):
@@ -219,7 +219,7 @@ class Http(Extractor):
                 buf.clear()
                 if not self._message(state, block, pkt, flow, from_a):
                     return
-            elif mode == CHUNK_SIZE or mode == TRAILER:
+            elif mode in (CHUNK_SIZE, TRAILER):
                 buf = state.buf
                 before = len(buf)
                 buf += data[at:at + MAX_CHUNK_LINE]

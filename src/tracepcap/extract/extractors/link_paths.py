@@ -1,6 +1,7 @@
 """What the link layer says about who owns a MAC beyond the sender's own `mac` fact (issue 24):
 
-- `mac-ttl` ("aa:bb:cc:dd:ee:ff 128"), for an address whose unicasts came from several MACs:
+- `mac-ttl` ("aa:bb:cc:dd:ee:ff 128"), for each MAC and TTL an address's unicasts came with
+  (what matters is an address whose unicasts came from several MACs):
   each MAC with the TTL they carried there. A capture point that sees both sides of a router holds a
   client's frames twice, once from its own MAC and once from the router's with the TTL one
   lower: the per-MAC TTL is what tells the router's copy from the client's own (scan/ownership.py).
@@ -48,7 +49,7 @@ def _site_subnet(ip: str) -> int | None:
 
 
 class LinkPaths(Extractor):
-    NAME, VERSION = "link-paths", "1"
+    NAME, VERSION = "link-paths", "2"
     KINDS = (MAC_TTL, DST_MAC, MAC, OUI_VENDOR)
     SENDERS = True  # the pipeline tallies (src, MAC, TTL, VLANs, to a group) and counts repeats
     EVERY_IP = True  # the destination MAC is in no tally
@@ -119,12 +120,9 @@ class LinkPaths(Extractor):
             self.evicted += 1
 
     def finish(self) -> None:
-        macs_of: dict[str, set[bytes]] = {}
-        for src, mac, _ttl in self._paths:
-            macs_of.setdefault(src, set()).add(mac)
+        # every (address, MAC, TTL), not only an address's seen from several MACs: a shard of
+        # a parallel walk may hold one of its MACs only, and the merged facts must be one walk's
         for (src, mac, ttl), (f0, t0, f1, t1, count) in self._paths.items():
-            if len(macs_of[src]) < 2:
-                continue  # one MAC: its `mac` and `ttl` facts say all
             value = f"{mac.hex(':')} {ttl}"
             self.emit.fact(src, MAC_TTL, value, f0, t0)
             if count > 1:
@@ -136,9 +134,9 @@ class LinkPaths(Extractor):
             if count > 1:
                 self.emit.again(dst, DST_MAC, value, count - 1, f1, t1)
         self._delivered.clear()
+        # every sender of non-IP frames, also one that sent IP (its MAC key joins its device): a
+        # shard of a parallel walk cannot know whether another shard saw the MAC send IP
         for raw, (f0, t0, f1, t1, count) in self._link_only.items():
-            if raw in self._ip_senders:
-                continue  # a host of its IP traffic already
             mac = raw.hex(":")
             key = mac_key(mac)
             self.emit.fact(key, MAC, mac, f0, t0)

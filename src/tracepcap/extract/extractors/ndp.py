@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from ..decoders import ndp
 from ..extractor import Extractor
-from ..packet import ETHERTYPE_IPV6
 from ..kinds import GRATUITOUS_ANNOUNCEMENT, IP_MAC_BINDING
+from ..packet import ETHERTYPE_IPV6
 
 NAME, VERSION = "ndp", "2"
 PROTO_ICMPV6 = 58

@@ -9,7 +9,6 @@ from ..extractor import Extractor
 from ..kinds import TTL
 from ..packet import is_group
 
-
 TEXT = tuple(str(n) for n in range(256))  # a TTL or hop limit is one byte; str() per packet showed
 
 

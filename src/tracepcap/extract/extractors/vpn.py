@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from ..decoders import vpn
 from ..extractor import Extractor
-from ..packet import is_group
 from ..kinds import TUNNEL_ENDPOINT
+from ..packet import is_group
 
 NAME, VERSION = "vpn", "1"
 PROTO_UDP, PROTO_ESP = 17, 50

@@ -26,15 +26,28 @@ from ...store import Database, open_database
 from ...store.staging import drop_stages
 from ..read.captures import unfinished_captures
 from ..web import mount_web
-from .docs import mount_docs
 from . import errors
 from .auth import TokenVerifier
 from .body_limit import BodyLimit
-from .request_guard import RequestGuard
+from .docs import mount_docs
 from .known_query import known_query
+from .request_guard import RequestGuard
 from .request_text import plain_parameters
-from .routes import (adjudications, annotations, applications, audit, captures, credentials, exports, frames,
-                     hosts, meta, networks, notices, software)
+from .routes import (
+    adjudications,
+    annotations,
+    applications,
+    audit,
+    captures,
+    credentials,
+    exports,
+    frames,
+    hosts,
+    meta,
+    networks,
+    notices,
+    software,
+)
 from .schemas import ErrorOut
 from .turns import Turns
 from .worker import AnalysisWorker

@@ -64,9 +64,9 @@ async def _session(request: Request, db: DbDep) -> AsyncIterator[Session]:
     # work of their own (`web.routes._act`), so that a refused action is answered with the panel
     # as stored: their dependency session only reads, or the two would wait on each other.
     write = request.method not in READ_METHODS and not request.url.path.startswith(WEB_PARTIALS)
-    async with request.app.state.turns.take(write=write):
-        async with contextmanager_in_threadpool(db.session(write=write)) as session:
-            yield session
+    async with request.app.state.turns.take(write=write), \
+            contextmanager_in_threadpool(db.session(write=write)) as session:
+        yield session
 
 
 SessionDep = Annotated[Session, Depends(_session, scope="function")]

@@ -31,7 +31,7 @@ def known_query(request: Request) -> None:
     if not isinstance(route, APIRoute) or not request.url.path.startswith(API_PREFIX):
         return
     allowed = taken(route)
-    for name in request.query_params.keys():
+    for name in request.query_params:
         if name not in allowed:
             takes = f"it takes {', '.join(sorted(allowed))}" if allowed else "it takes none"
             raise InvalidText(name, "unknown-parameter",

@@ -89,12 +89,12 @@ class RequestGuard:
                 f"{', '.join(sorted(self.allowed_hosts))} (add a name with TRACEPCAP_ALLOWED_HOSTS)")
             await refusal(scope, receive, send_with_headers)
             return
-        if scope["method"] not in SAFE_METHODS and "authorization" not in headers:
-            if reason := cross_site(headers, host):
-                refusal = error_response(403, "cross_site_request",
-                                         f"refused {scope['method']} {scope['path']}: {reason}")
-                await refusal(scope, receive, send_with_headers)
-                return
+        if scope["method"] not in SAFE_METHODS and "authorization" not in headers \
+                and (reason := cross_site(headers, host)):
+            refusal = error_response(403, "cross_site_request",
+                                     f"refused {scope['method']} {scope['path']}: {reason}")
+            await refusal(scope, receive, send_with_headers)
+            return
         await self.app(scope, receive, send_with_headers)
 
 

@@ -11,7 +11,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, mo
 
 from ...text import LABEL, PROSE, TextRule
 
-
 #: a time in UTC, with its offset (SQLite hands times back without one)
 Time = Annotated[datetime, AfterValidator(lambda t: t if t.tzinfo else t.replace(tzinfo=UTC))]
 

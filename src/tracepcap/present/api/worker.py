@@ -115,7 +115,7 @@ class AnalysisWorker:
                     continue
                 self._current.add(capture_id)
             try:
-                self._analyze(capture_id, lambda: capture_id in self._cancelled)
+                self._analyze(capture_id, lambda cid=capture_id: cid in self._cancelled)
             except Exception:  # noqa: BLE001 - named boundary: one analysis job
                 log.exception("analysis of capture %s stopped with an error", capture_id)
             finally:

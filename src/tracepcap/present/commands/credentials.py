@@ -36,6 +36,6 @@ def cmd_credentials(args: argparse.Namespace) -> ExitCode:
         for c in found]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)) + "  " + r[-1])
+        print("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=False)) + "  " + r[-1])
     print(f"{len(found)} credential{'s' if len(found) != 1 else ''} in {capture.name}; {NOTE}")
     return ExitCode.OK

@@ -10,7 +10,8 @@ from ...adjudicate.actor import SYSTEM_ACTOR
 from ...adjudicate.registry import get_registry
 from ...ingest import find_capture
 from ...store import open_database
-from ..read.networks import change_documents, inventory, network_detail, network_fields, networks as read_networks
+from ..read.networks import change_documents, inventory, network_detail, network_fields
+from ..read.networks import networks as read_networks
 from . import ExitCode, settings_for
 
 

@@ -18,7 +18,8 @@ import struct
 from collections.abc import Callable
 
 from ...extract.decoders import DecodeError, Truncated, dhcp, dns, http, nbns, need, ssdp, ssh, tls
-from ...extract.extractors.dhcp import CLIENT_PORT as DHCP_CLIENT, SERVER_PORT as DHCP_SERVER
+from ...extract.extractors.dhcp import CLIENT_PORT as DHCP_CLIENT
+from ...extract.extractors.dhcp import SERVER_PORT as DHCP_SERVER
 from ...extract.extractors.dns import DNS_PORT, LLMNR_PORT, MDNS_PORT
 from ...extract.extractors.nbns import NBNS_PORT
 from ...extract.extractors.ssdp import SSDP_PORT

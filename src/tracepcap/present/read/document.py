@@ -12,14 +12,22 @@ from sqlalchemy.orm import Session
 from ...adjudicate.contract import Verdict
 from ...adjudicate.registry import Registry
 from ...extract.kinds import HOSTNAME_CLAIM, MAC, OUI_VENDOR
-from ...store.models import (AuditEvent, Capture, Dismissal, Entity, EntityMember, HumanOverride, ManualEvidence,
-                             ObservationRow)
+from ...store.models import (
+    AuditEvent,
+    Capture,
+    Dismissal,
+    Entity,
+    EntityMember,
+    HumanOverride,
+    ManualEvidence,
+    ObservationRow,
+)
+from . import traffic as traffic_read
 from .captures import findings
 from .manifest import manifest
 from .notices import notices_of
-from .trail import event_document, evidence_document
 from .software import entries as software_entries
-from . import traffic as traffic_read
+from .trail import event_document, evidence_document
 from .verdicts import documents_by_host_position
 
 # a host document's software entries: what `read.software.Software` holds but the device

@@ -269,7 +269,7 @@ def layers(frame: Frame, linktype: int, pkt: Packet | None, error: str | None) -
     while carrier is not None:
         chain.append(carrier)
         carrier = carrier.outer
-    for outer, layer in zip(reversed(chain), pkt.tunnel or ()):
+    for outer, layer in zip(reversed(chain), pkt.tunnel or (), strict=False):
         out.append(_ip_layer(outer))
         out.append({"name": f"Tunnel: {layer.kind}", "fields": [
             [k, v] for k, v in (("kind", layer.kind), ("identity", "" if layer.ident is None else str(layer.ident)),

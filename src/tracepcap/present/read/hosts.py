@@ -16,9 +16,9 @@ from ...errors import NotFound
 from ...extract import kinds
 from ...store.entities import members_of, resolve
 from ...store.models import Conversation, Entity, EntityMember, HumanOverride, Locality, ObservationRow, VerdictRow
+from . import traffic as traffic_read
 from .captures import entity_findings, findings
 from .paging import page
-from . import traffic as traffic_read
 from .traffic import DeviceTraffic
 from .verdicts import host_verdicts
 

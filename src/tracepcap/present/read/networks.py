@@ -14,8 +14,18 @@ from ...adjudicate.networks import list_networks, ordered_captures
 from ...adjudicate.networks.baseline import RETURNED
 from ...adjudicate.networks.changes import ChangeKind
 from ...extract.kinds import HOSTNAME_CLAIM, IP_MAC_BINDING, MAC
-from ...store.models import (Capture, ChangeReview, Entity, EntityMember, HumanOverride, Locality, Network,
-                             NetworkChange, ObservationRow, VerdictRow)
+from ...store.models import (
+    Capture,
+    ChangeReview,
+    Entity,
+    EntityMember,
+    HumanOverride,
+    Locality,
+    Network,
+    NetworkChange,
+    ObservationRow,
+    VerdictRow,
+)
 from ...store.staging import STAGING
 
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
@@ -213,7 +223,7 @@ def inventory(session: Session, network: Network, offset: int = 0, limit: int = 
     answers: dict[str, dict[str, dict]] = defaultdict(dict)
     if last_of:  # each device's answers in its last capture: read for every device at once
         questions = _questions()  # with them, each capture's lookup is a primary-key range
-        for cid, key, question, label, basis, confidence in session.execute(select(
+        for _cid, key, question, label, basis, confidence in session.execute(select(
                 VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
                 VerdictRow.basis, VerdictRow.confidence).where(
                 _pairs(VerdictRow.capture_id, VerdictRow.entity_key, last_of, VerdictRow.question.in_(questions)))):

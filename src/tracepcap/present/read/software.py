@@ -15,8 +15,16 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from ua_parser import parse
 
-from ...extract.kinds import (DHCP_VENDOR_CLASS, HTTP_SERVER, LLDP_SOFTWARE, OS_VERSION, SMB_LANMAN,
-                              SNMP_SYSDESCR, SSH_BANNER, USER_AGENT)
+from ...extract.kinds import (
+    DHCP_VENDOR_CLASS,
+    HTTP_SERVER,
+    LLDP_SOFTWARE,
+    OS_VERSION,
+    SMB_LANMAN,
+    SNMP_SYSDESCR,
+    SSH_BANNER,
+    USER_AGENT,
+)
 from ...store.models import Entity, EntityMember, ObservationRow
 
 # fact kind -> how the device showed it (the inventory's "seen as" column)

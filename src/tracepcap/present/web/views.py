@@ -20,14 +20,32 @@ from ...settings import Settings
 from ...store.models import Capture, Locality
 from ..read.audit import AuditFilter, audit_choices, audit_page, primary_addresses
 from ..read.capture_spans import capture_spans
-from ..read.captures import (by_severity, capture_fields, capture_rows, capture_total, findings, findings_of,
-                             findings_overview)
+from ..read.captures import (
+    by_severity,
+    capture_fields,
+    capture_rows,
+    capture_total,
+    findings,
+    findings_of,
+    findings_overview,
+)
 from ..read.frames import capture_index, frame_detail
-from ..read.traffic import normal_port
-from ..read.hosts import (MARKS, HostFilter, HostRow, fact_groups, host_count, host_locality, host_page, label_counts,
-                          host_entity, neighbours, require_host)
+from ..read.hosts import (
+    MARKS,
+    HostFilter,
+    HostRow,
+    fact_groups,
+    host_count,
+    host_entity,
+    host_locality,
+    host_page,
+    label_counts,
+    neighbours,
+    require_host,
+)
 from ..read.manifest import manifest, problems
 from ..read.notices import notices_of
+from ..read.traffic import normal_port
 from ..read.trail import evidence_document, panel_trail
 from ..read.verdicts import host_verdicts, stored_verdict
 

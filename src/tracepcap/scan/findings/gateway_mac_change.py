@@ -32,7 +32,7 @@ def find(context: CaptureContext) -> Iterator[Finding]:
         if len(spans) < 2:
             continue
         order = sorted(spans.items(), key=lambda p: (p[1][0], p[0]))
-        if any(later[0] <= earlier[1] for (_, earlier), (_, later) in zip(order, order[1:])):
+        if any(later[0] <= earlier[1] for (_, earlier), (_, later) in zip(order, order[1:], strict=False)):
             continue  # spoken from at once: ip-mac-conflict reports it
         if any(set(context.mac_owners.get(mac, ())) - {ip} for mac, _ in order[1:]):
             continue  # a later MAC is another device's own: a spoofer, which ip-mac-conflict names

@@ -16,7 +16,6 @@ from ..context import CaptureContext
 from . import Finding
 
 
-
 def _speaks_for(context: CaptureContext, ip: str, mac: str) -> bool:
     """A MAC an on-link address sent from counts as its own claim when the address owns it,
     or when nobody owns it and it carries no routed traffic (a spoofer's MAC sending as the

@@ -27,8 +27,17 @@ from pathlib import Path
 from weakref import WeakKeyDictionary
 
 from ...errors import UsageError
-from ...extract.kinds import (DHCP_VENDOR_CLASS, DNS_QUERY, HOSTNAME_CLAIM, MDNS_SERVICE, SSDP_NT,
-                              SSDP_SERVER, SSDP_USN, TLS_SNI, USER_AGENT)
+from ...extract.kinds import (
+    DHCP_VENDOR_CLASS,
+    DNS_QUERY,
+    HOSTNAME_CLAIM,
+    MDNS_SERVICE,
+    SSDP_NT,
+    SSDP_SERVER,
+    SSDP_USN,
+    TLS_SNI,
+    USER_AGENT,
+)
 from ..clouds import endpoints, registrable
 from ..context import CaptureContext, Fact, HostFacts
 from ..names import SELF_SOURCES
@@ -95,7 +104,7 @@ class Knowledge:
         self.by_table["cloud"].sort(key=lambda e: -len(e.key))
         self._mdns = {e.key: e for e in reversed(self.by_table["mdns"])}  # the first entry wins
 
-    @lru_cache(maxsize=1 << 14)
+    @lru_cache(maxsize=1 << 14)  # noqa: B019 - one knowledge base per process, never freed
     def cloud(self, name: str) -> Entry | None:
         name = name.lower().rstrip(".")
         return next((e for e in self.by_table["cloud"] if name == e.key or name.endswith("." + e.key)), None)
@@ -103,18 +112,18 @@ class Knowledge:
     def mdns(self, service: str) -> Entry | None:
         return self._mdns.get(service)
 
-    @lru_cache(maxsize=1 << 12)
+    @lru_cache(maxsize=1 << 12)  # noqa: B019 - one knowledge base per process, never freed
     def ssdp(self, text: str) -> tuple[Entry, ...]:
         lowered = text.lower()
         return tuple(e for e in self.by_table["ssdp"] if e.key in lowered)
 
-    @lru_cache(maxsize=1 << 12)
+    @lru_cache(maxsize=1 << 12)  # noqa: B019 - one knowledge base per process, never freed
     def dhcp_vendor(self, value: str) -> tuple[Entry, ...]:
         lowered = value.lower()
         return tuple(e for e in self.by_table["dhcp_vendor"]
                      if (lowered.startswith(e.key) if e.pattern is None else e.key in lowered))
 
-    @lru_cache(maxsize=1 << 14)
+    @lru_cache(maxsize=1 << 14)  # noqa: B019 - one knowledge base per process, never freed
     def hostname(self, label: str) -> tuple[Entry, str | None] | None:
         for e in self.by_table["hostname"]:
             if found := e.pattern.search(label):
@@ -122,12 +131,12 @@ class Knowledge:
                 return e, model
         return None
 
-    @lru_cache(maxsize=1 << 12)
+    @lru_cache(maxsize=1 << 12)  # noqa: B019 - one knowledge base per process, never freed
     def oui(self, vendor: str) -> Entry | None:
         lowered = vendor.lower()
         return next((e for e in self.by_table["oui"] if e.key in lowered), None)
 
-    @lru_cache(maxsize=1 << 12)
+    @lru_cache(maxsize=1 << 12)  # noqa: B019 - one knowledge base per process, never freed
     def user_agent(self, value: str) -> Entry | None:
         return next((e for e in self.by_table["user_agent"] if e.pattern.search(value)), None)
 

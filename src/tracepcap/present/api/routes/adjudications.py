@@ -13,10 +13,18 @@ from fastapi import APIRouter, Path, Query, Response, status
 from ....adjudicate import annotations
 from ....store.models import MAX_BIGINT, MAX_INTEGER
 from ...read.verdicts import require_verdict, verdict_page
-from ..offloop import OffLoopJsonRoute
 from ..deps import ActorDep, Analyst, CaptureDep, KeyDep, QuestionDep, RegistryDep, SessionDep, Viewer
-from ..schemas import (AuditEventOut, DismissalIn, EvidenceEditIn, EvidenceIn, EvidenceOut, EvidenceWithVerdict,
-                       OverrideIn, Verdict)
+from ..offloop import OffLoopJsonRoute
+from ..schemas import (
+    AuditEventOut,
+    DismissalIn,
+    EvidenceEditIn,
+    EvidenceIn,
+    EvidenceOut,
+    EvidenceWithVerdict,
+    OverrideIn,
+    Verdict,
+)
 
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}/adjudications/{question}", tags=["adjudications"],
                    dependencies=[Viewer])

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Depends, Request
 
 from ....adjudicate.annotations import bulk
 from ....errors import UsageError
-from ..offloop import OffLoopJsonRoute
 from ..deps import ActorDep, Analyst, CaptureDep, RegistryDep, SessionDep, Viewer
+from ..offloop import OffLoopJsonRoute
 from ..schemas import BulkOut
 
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures", tags=["annotations"], dependencies=[Viewer])

@@ -8,8 +8,8 @@ from fastapi import APIRouter, HTTPException, Query
 
 from ....adjudicate.annotations import AuditAction
 from ...read.audit import AuditFilter, audit_page
-from ..offloop import OffLoopJsonRoute
 from ..deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
+from ..offloop import OffLoopJsonRoute
 from ..schemas import CaptureAuditEventOut
 
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["audit"], dependencies=[Viewer])

@@ -11,12 +11,24 @@ from pydantic import AfterValidator
 from ....adjudicate import annotations
 from ....store.models import CaptureStatus
 from ....text import SEARCH
-from ...read.captures import capture_fields, capture_total, findings, list_captures as captures
+from ...read.captures import capture_fields, capture_total, findings
+from ...read.captures import list_captures as captures
 from ...read.manifest import manifest
 from ...read.notices import notice_counts
+from ..deps import (
+    ActorDep,
+    Admin,
+    Analyst,
+    CaptureDep,
+    DbDep,
+    PageDep,
+    RegistryDep,
+    SessionDep,
+    SettingsDep,
+    Viewer,
+    WorkerDep,
+)
 from ..offloop import OffLoopJsonRoute
-from ..deps import (Admin, ActorDep, Analyst, CaptureDep, DbDep, PageDep, RegistryDep, SessionDep, SettingsDep,
-                    Viewer, WorkerDep)
 from ..schemas import CaptureCreated, CaptureDetail, CaptureOut
 from ..upload import FIELD, receive_capture, upload_slot
 

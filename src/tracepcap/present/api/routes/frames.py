@@ -10,10 +10,17 @@ from fastapi.responses import FileResponse, StreamingResponse
 
 from ....extract.slices import pcapng_slice
 from ....store.models import MAX_BIGINT
-from ...read.frames import (MAX_SLICE_FRAMES, capture_index, conversation_frames, frame_detail, frames_at,
-                            parse_frames, stored_file)
-from ..offloop import OffLoopJsonRoute
+from ...read.frames import (
+    MAX_SLICE_FRAMES,
+    capture_index,
+    conversation_frames,
+    frame_detail,
+    frames_at,
+    parse_frames,
+    stored_file,
+)
 from ..deps import Analyst, CaptureDep, SessionDep, SettingsDep, Viewer
+from ..offloop import OffLoopJsonRoute
 from ..schemas import FrameOut
 
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["frames"])

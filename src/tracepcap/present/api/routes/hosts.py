@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from enum import StrEnum
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query
 from pydantic import AfterValidator
@@ -12,10 +11,11 @@ from pydantic import AfterValidator
 from ....store.models import MAX_BIGINT, Locality
 from ....text import SEARCH
 from ...read.captures import entity_findings, findings
-from ...read.hosts import HostFilter, conversation_page, host_facts as facts_of, host_page, host_rows, require_host
+from ...read.hosts import HostFilter, conversation_page, host_page, host_rows, require_host
+from ...read.hosts import host_facts as facts_of
 from ...read.traffic import SORTS, normal_port
-from ..offloop import OffLoopJsonRoute
 from ..deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
+from ..offloop import OffLoopJsonRoute
 from ..schemas import ConversationOut, FactOut, HostOut
 
 HostSort = StrEnum("HostSort", {name: name for name in ("ip", *SORTS)})  # the listing's orders

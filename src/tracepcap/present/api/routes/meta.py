@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from .... import __version__
-from ..offloop import OffLoopJsonRoute
 from ..deps import ActorDep, RegistryDep, Viewer
+from ..offloop import OffLoopJsonRoute
 from ..schemas import Health, Me, QuestionOut
 
 router = APIRouter(route_class=OffLoopJsonRoute, tags=["meta"])

@@ -20,8 +20,8 @@ from ....errors import InvalidText, UsageError
 from ....ingest import find_capture
 from ....store.models import MAX_INTEGER
 from ...read import networks as read
-from ..offloop import OffLoopJsonRoute
 from ..deps import ActorDep, Analyst, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer, WorkerDep
+from ..offloop import OffLoopJsonRoute
 from ..schemas import In, Label, Verdict
 from ..upload import receive_capture, upload_slot
 

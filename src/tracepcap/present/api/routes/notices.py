@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from ...read.notices import notice_page
-from ..offloop import OffLoopJsonRoute
 from ..deps import CaptureDep, PageDep, SessionDep, Viewer
+from ..offloop import OffLoopJsonRoute
 from ..schemas import NoticeOut
 
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["notices"], dependencies=[Viewer])

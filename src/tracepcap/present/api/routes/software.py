@@ -8,8 +8,8 @@ from fastapi import APIRouter, Query
 
 from ...read.hosts import require_host
 from ...read.software import software
-from ..offloop import OffLoopJsonRoute
 from ..deps import CaptureDep, PageDep, SessionDep, Viewer
+from ..offloop import OffLoopJsonRoute
 from ..schemas import SoftwareOut
 
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["software"], dependencies=[Viewer])

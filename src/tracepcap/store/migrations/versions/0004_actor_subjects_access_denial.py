@@ -8,9 +8,8 @@ for the system actor's, "name:{actor}" for the others. No token's subject has th
 ("{iss}#{sub}"), so nobody can claim such evidence by taking its author's name.
 """
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0004'
 down_revision = '0003'

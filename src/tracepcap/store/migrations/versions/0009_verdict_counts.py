@@ -7,7 +7,6 @@ Revises: 0008
 
 from alembic import op
 
-
 revision = '0009'
 down_revision = '0008'
 branch_labels = None

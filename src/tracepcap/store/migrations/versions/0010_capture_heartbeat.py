@@ -10,7 +10,6 @@ Revises: 0009
 import sqlalchemy as sa
 from alembic import op
 
-
 revision = '0010'
 down_revision = '0009'
 branch_labels = None
