@@ -1,5 +1,5 @@
 """The web UI: server-rendered pages (Jinja2) with htmx partials, served by `tracepcap serve`
-at `/` beside the API. `mount_web(app)` adds it to the API's app: the capture pages
+at `/` beside the API. `mount_web(app)` adds it to the app `present/app.py` builds: the capture pages
 (`routes`) and the network pages (`networks`, built on `routes`' helpers)."""
 
 from fastapi import FastAPI

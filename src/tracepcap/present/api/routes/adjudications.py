@@ -13,7 +13,7 @@ from fastapi import APIRouter, Path, Query, Response, status
 from ....adjudicate import annotations
 from ....store.models import MAX_BIGINT, MAX_INTEGER
 from ...read.verdicts import require_verdict, verdict_page
-from ..deps import ActorDep, Analyst, CaptureDep, KeyDep, QuestionDep, RegistryDep, SessionDep, Viewer
+from ...deps import ActorDep, Analyst, CaptureDep, KeyDep, QuestionDep, RegistryDep, SessionDep, Viewer
 from ..schemas import (AuditEventOut, DismissalIn, EvidenceEditIn, EvidenceIn, EvidenceOut, EvidenceWithVerdict,
                        OverrideIn, Verdict)
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query
 
 from ....adjudicate.annotations import AuditAction
 from ...read.audit import AuditFilter, audit_page
-from ..deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
+from ...deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ..schemas import CaptureAuditEventOut
 
 router = APIRouter(prefix="/captures/{cid}", tags=["audit"], dependencies=[Viewer])

@@ -14,7 +14,7 @@ from ....text import SEARCH
 from ...read.captures import capture_fields, capture_total, findings, list_captures as captures
 from ...read.manifest import manifest
 from ...read.notices import notice_counts
-from ..deps import (Admin, ActorDep, Analyst, CaptureDep, DbDep, PageDep, RegistryDep, SessionDep, SettingsDep,
+from ...deps import (Admin, ActorDep, Analyst, CaptureDep, DbDep, PageDep, RegistryDep, SessionDep, SettingsDep,
                     Viewer, WorkerDep)
 from ..schemas import CaptureCreated, CaptureDetail, CaptureOut
 from ..upload import FIELD, receive_capture, upload_slot

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
 from ...read.document import CSV_COLUMNS, capture_export, csv_rows
-from ..deps import CaptureDep, RegistryDep, SessionDep, Viewer
+from ...deps import CaptureDep, RegistryDep, SessionDep, Viewer
 
 router = APIRouter(prefix="/captures/{cid}", tags=["exports"], dependencies=[Viewer])
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet would run as a formula

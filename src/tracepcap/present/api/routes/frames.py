@@ -12,7 +12,7 @@ from ....extract.slices import pcapng_slice
 from ....store.models import MAX_BIGINT
 from ...read.frames import (MAX_SLICE_FRAMES, capture_index, conversation_frames, frame_detail, frames_at,
                             parse_frames, stored_file)
-from ..deps import Analyst, CaptureDep, SessionDep, SettingsDep, Viewer
+from ...deps import Analyst, CaptureDep, SessionDep, SettingsDep, Viewer
 from ..schemas import FrameOut
 
 router = APIRouter(prefix="/captures/{cid}", tags=["frames"])

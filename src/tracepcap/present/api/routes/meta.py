@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from .... import __version__
-from ..deps import ActorDep, RegistryDep, Viewer
+from ...deps import ActorDep, RegistryDep, Viewer
 from ..schemas import Health, Me, QuestionOut
 
 router = APIRouter(tags=["meta"])

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from ...read.notices import notice_page
-from ..deps import CaptureDep, PageDep, SessionDep, Viewer
+from ...deps import CaptureDep, PageDep, SessionDep, Viewer
 from ..schemas import NoticeOut
 
 router = APIRouter(prefix="/captures/{cid}", tags=["notices"], dependencies=[Viewer])

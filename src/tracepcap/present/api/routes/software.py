@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from ...read.hosts import require_host
 from ...read.software import software
-from ..deps import CaptureDep, PageDep, SessionDep, Viewer
+from ...deps import CaptureDep, PageDep, SessionDep, Viewer
 from ..schemas import SoftwareOut
 
 router = APIRouter(prefix="/captures/{cid}", tags=["software"], dependencies=[Viewer])
