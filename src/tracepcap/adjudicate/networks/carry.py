@@ -22,7 +22,7 @@ from ...extract.kinds import HOSTNAME_CLAIM
 from ...store.models import Capture, CarryMark, Entity, EntityMember, Dismissal, HumanOverride, ManualEvidence, ObservationRow
 from ..actor import SYSTEM_ACTOR
 from ..contract import Key
-from ..annotations.audit import AuditAction, record
+from ..ledger.audit import AuditAction, record
 from . import evidence as ev
 
 MODELS = {"override": HumanOverride, "evidence": ManualEvidence, "dismissal": Dismissal}

@@ -25,8 +25,8 @@ from ...extract.mac_keys import mac_key
 from ...store.models import (Capture, ChangeReview, Conversation, Entity, EntityMember, Finding, Locality,
                              NetworkChange, ObservationRow, VerdictRow)
 from ..actor import Actor
-from ..annotations.audit import AuditAction, record, utc_now
 from ..contract import Basis
+from ..ledger.audit import AuditAction, record, utc_now
 from .evidence import machine_answer
 
 
