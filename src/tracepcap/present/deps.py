@@ -26,8 +26,8 @@ from ..ingest import find_capture
 from ..settings import Settings, get_settings
 from ..store import Database
 from ..store.models import MAX_BIGINT, Capture
-from .read.hosts import require_host
 from .auth import Forbidden, Unauthenticated
+from .read.hosts import require_host
 from .worker import AnalysisWorker
 
 MAX_PAGE = 1000

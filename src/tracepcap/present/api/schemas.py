@@ -330,6 +330,9 @@ class AuditEventOut(BaseModel):
     entity_key: str | None
     before: dict | None
     after: dict | None
+    change: str = Field(description="what the event changed, in a line (the trail's sentence)")
+    via: str | None = Field(None, description="the question the event was taken on, when it is another one "
+                                              "this verdict follows (else null)")
 
 
 class FrameLayer(BaseModel):
@@ -372,7 +375,6 @@ class FrameOut(BaseModel):
 
 class CaptureAuditEventOut(AuditEventOut):
     """An event of a capture's audit log, with the sentence saying what it changed."""
-    change: str = Field(description="what the event changed, in a line (the trail's sentence)")
 
 
 class BulkOut(BaseModel):

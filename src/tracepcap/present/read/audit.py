@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 
 from ...store.models import AuditEvent, Entity
 from .paging import page
-from .trail import describe, event_document
+from .shapes import Page
+from .trail import TrailEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,9 +25,9 @@ class AuditFilter:
 
 
 def audit_page(session: Session, capture_id: str, f: AuditFilter, *, offset: int,
-               limit: int) -> tuple[int, list[dict]]:
-    """(events matching, this page of them newest first) as `event_document` plus the actor's
-    subject and `change`, the sentence saying what the event changed."""
+               limit: int) -> Page[TrailEvent]:
+    """This page of the events matching, newest first, each with `change`, the sentence saying
+    what it changed."""
     stmt = select(AuditEvent).where(AuditEvent.capture_id == capture_id)
     if f.actor:
         stmt = stmt.where(AuditEvent.actor == f.actor)
@@ -35,8 +36,7 @@ def audit_page(session: Session, capture_id: str, f: AuditFilter, *, offset: int
     if f.question:
         stmt = stmt.where(AuditEvent.question == f.question)
     total, rows = page(session, stmt, (AuditEvent.at.desc(), AuditEvent.id.desc()), offset, limit)
-    return total, [event_document(e) | {"actor_subject": e.actor_subject, "change": describe(e)}
-                   for (e,) in rows]
+    return Page.of((TrailEvent.of(e) for (e,) in rows), total, offset, limit)
 
 
 def audit_choices(session: Session, capture_id: str) -> dict[str, list[str]]:

@@ -12,8 +12,9 @@ from fastapi import APIRouter, Path, Query, Response, status
 
 from ....adjudicate import annotations
 from ....store.models import MAX_BIGINT, MAX_INTEGER
-from ...read.verdicts import require_verdict, verdict_page
 from ...deps import ActorDep, Analyst, CaptureDep, KeyDep, QuestionDep, RegistryDep, SessionDep, Viewer
+from ...read.trail import TrailEvent, trail as read_trail
+from ...read.verdicts import require_verdict, verdict_page
 from ..schemas import (AuditEventOut, DismissalIn, EvidenceEditIn, EvidenceIn, EvidenceOut, EvidenceWithVerdict,
                        OverrideIn, Verdict)
 
@@ -107,8 +108,10 @@ def undismiss(key: KeyDep, label: str, session: SessionDep, registry: RegistryDe
 
 
 @router.get(ENTITY + "/trail", response_model=list[AuditEventOut])
-def trail(key: KeyDep, session: SessionDep, registry: RegistryDep) -> list:
-    """Every human action on this verdict, oldest first; cleared overrides and deleted evidence
-    stay in it."""
+def trail(key: KeyDep, session: SessionDep, registry: RegistryDep) -> list[TrailEvent]:
+    """Every human action on this verdict, oldest first, each with the sentence saying what it
+    changed; cleared overrides and deleted evidence stay in it. For a question that follows
+    another's human answer (Device type follows Node role), the events that set or cleared
+    that answer are in it too, with `via` naming the question they were taken on."""
     annotations.check_key(session, registry, key)
-    return annotations.trail(session, key)
+    return read_trail(session, registry, key)

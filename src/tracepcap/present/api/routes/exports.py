@@ -8,8 +8,8 @@ import io
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
-from ...read.document import CSV_COLUMNS, capture_export, csv_rows
 from ...deps import CaptureDep, RegistryDep, SessionDep, Viewer
+from ...read.document import CSV_COLUMNS, capture_export, csv_rows
 
 router = APIRouter(prefix="/captures/{cid}", tags=["exports"], dependencies=[Viewer])
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet would run as a formula

@@ -9,9 +9,9 @@ from pydantic import AfterValidator
 
 from ....store.models import Locality
 from ....text import SEARCH
+from ...deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ...read.captures import entity_findings, findings
 from ...read.hosts import HostFilter, conversation_page, host_facts as facts_of, host_page, host_rows, require_host
-from ...deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ..schemas import ConversationOut, FactOut, HostOut
 
 router = APIRouter(prefix="/captures/{cid}", tags=["hosts"], dependencies=[Viewer])

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from ...read.notices import notice_page
 from ...deps import CaptureDep, PageDep, SessionDep, Viewer
+from ...read.notices import notice_page
 from ..schemas import NoticeOut
 
 router = APIRouter(prefix="/captures/{cid}", tags=["notices"], dependencies=[Viewer])
