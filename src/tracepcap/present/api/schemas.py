@@ -7,13 +7,25 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, model_serializer, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, model_serializer, model_validator
 
 from ...text import LABEL, PROSE, TextRule
 
 
 #: a time in UTC, with its offset (SQLite hands times back without one)
 Time = Annotated[datetime, AfterValidator(lambda t: t if t.tzinfo else t.replace(tzinfo=UTC))]
+
+
+def _from_epoch(value: object) -> object:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value, UTC)
+    return value
+
+
+#: a packet's time as the capture stores it (seconds since the epoch) sent in ISO 8601 UTC, as
+#: every time in the API is
+PacketTime = Annotated[datetime, BeforeValidator(_from_epoch),
+                       AfterValidator(lambda t: t if t.tzinfo else t.replace(tzinfo=UTC))]
 
 
 def _text(rule: TextRule, description: str) -> object:
@@ -199,8 +211,8 @@ class FactOut(BaseModel):
     first_frame: int
     last_frame: int
     count: int
-    first_time: float
-    last_time: float
+    first_time: PacketTime
+    last_time: PacketTime
     extractor: str
     extractor_version: str
 
@@ -213,8 +225,8 @@ class ConversationOut(BaseModel):
     sport: int
     dst: str
     dport: int
-    first_time: float
-    last_time: float
+    first_time: PacketTime
+    last_time: PacketTime
     first_frame: int
     packets_fwd: int
     bytes_fwd: int
@@ -357,7 +369,7 @@ class FrameOut(BaseModel):
     """One frame as TracePcap's decoders read it (GET /api/captures/{cid}/frames/{n})."""
     capture_id: str
     number: int
-    time: float
+    time: PacketTime
     time_text: str
     interface: int
     section: int

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query
 from pydantic import AfterValidator
 
 from ....store.models import Locality
@@ -24,11 +24,35 @@ def list_hosts(capture: CaptureDep, session: SessionDep, registry: RegistryDep, 
                             AfterValidator(SEARCH.validator)] = None,
                locality: Annotated[Locality | None, Query(description="only hosts Scan placed there")] = None,
                finding: Annotated[bool, Query(description="only hosts a finding names")] = False,
+               question: Annotated[str | None, Query(min_length=1, max_length=64,
+                                                     description="a question key: with `answer`, `contested`, "
+                                                                 "`human` or `stale`, only that question's verdicts "
+                                                                 "count")] = None,
+               answer: Annotated[str | None, Query(min_length=1, max_length=100,
+                                                   description="only hosts whose uncontested answer to `question` "
+                                                               "is this label")] = None,
+               contested: Annotated[bool, Query(description="only hosts with a contested verdict")] = False,
+               human: Annotated[bool, Query(description="only hosts with an answer a human gave")] = False,
+               stale: Annotated[bool, Query(description="only hosts with a human answer whose facts moved")] = False,
                ) -> list[HostOut]:
-    """Hosts in address order with their MACs, names, locality and verdict summaries;
-    `X-Total-Count` holds the number of matching hosts."""
-    found = host_page(session, registry, capture.id, HostFilter(text=q or "", locality=locality or "",
-                                                                          mark="finding" if finding else ""),
+    """Hosts in address order with their MACs, names, locality and verdict summaries, filtered
+    as the web inventory filters them; `X-Total-Count` holds the number of matching hosts.
+    `contested`, `human`, `stale` and `finding` are one choice each: at most one of them, and
+    none with `answer`."""
+    marks = [name for name, on in (("contested", contested), ("human", human), ("stale", stale),
+                                   ("finding", finding)) if on]
+    if len(marks) > 1:
+        raise HTTPException(422, f"choose one of contested, human, stale and finding (got {', '.join(marks)})")
+    if question is not None and question not in {a.question for a in registry}:
+        raise HTTPException(422, f"question must be one of {', '.join(a.question for a in registry)} "
+                                 f"(got {question!r})")
+    if answer is not None and question is None:
+        raise HTTPException(422, "answer needs question: the label is one question's answer")
+    if answer is not None and marks:
+        raise HTTPException(422, f"answer cannot be combined with {marks[0]}")
+    found = host_page(session, registry, capture.id,
+                      HostFilter(text=q or "", question=question or "", label=answer or "",
+                                 mark=marks[0] if marks else "", locality=locality or ""),
                       offset=page.offset, limit=page.limit)
     page.total(found.total)
     return [HostOut.model_validate(row) for row in found.rows]
