@@ -128,6 +128,7 @@ class CaptureOut(BaseModel):
 
 
 class ManifestOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.manifest.ManifestRow
     extractor: str
     version: str
     status: str

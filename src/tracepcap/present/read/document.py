@@ -38,10 +38,10 @@ def capture_head(session: Session, capture: Capture) -> dict:
         "capture": {"id": capture.id, "name": capture.name, "sha256": capture.sha256,
                     "size": capture.size, "format": capture.format, "packets": capture.packets,
                     "status": capture.status},
-        "manifest": manifest(session, capture.id),
+        "manifest": plain(manifest(session, capture.id)),
         "conversations": capture.conversations or 0,
         "findings": findings(session, capture.id),
-        **notices_of(session, capture.id),
+        **plain(notices_of(session, capture.id)),
     }
 
 

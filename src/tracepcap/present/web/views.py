@@ -170,11 +170,12 @@ class Inventory:
 def capture_context(session: Session, registry: Registry, capture: Capture, query: HostQuery) -> dict:
     rows = manifest(session, capture.id)
     found = by_severity(findings(session, capture.id))
+    notices = notices_of(session, capture.id, NOTICES_SHOWN)
     return {"capture": capture_fields(capture),
             "manifest": rows,
             "manifest_problems": problems(rows),
             "findings": found, "findings_overview": findings_overview(found),
-            **notices_of(session, capture.id, NOTICES_SHOWN),
+            "notice_counts": notices.notice_counts, "notices": notices.notices,
             "counts": label_counts(session, registry, capture.id),
             "questions": [question_meta(a) for a in registry],
             **hosts_context(session, registry, capture, query)}
