@@ -12,7 +12,7 @@ from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import analyze
 from tracepcap.ingest import find_capture, store_file
-from tracepcap.present.read.audit import AuditFilter, audit_choices, audit_page
+from tracepcap.present.read.audit import AuditChoices, AuditFilter, audit_choices, audit_page
 from tracepcap.present.read.captures import entity_findings, findings, findings_of, findings_overview
 from tracepcap.present.read.document import CSV_COLUMNS, capture_export, csv_rows
 from tracepcap.extract.mac_keys import mac_key
@@ -83,9 +83,9 @@ def test_the_audit_log_filters_by_actor_action_and_question_newest_first(db, cap
         second = audit_page(s, capture_id, AuditFilter(), offset=1, limit=1)
         assert (second.total, second.offset, second.limit) == (3, 1, 1)
         assert [e.action for e in second] == ["evidence.added"]
-        assert audit_choices(s, capture_id) == {"actors": ["alice", "bob"],
-                                                "actions": ["dismissal.added", "evidence.added", "override.set"],
-                                                "questions": ["host-identity", "os-family"]}
+        assert audit_choices(s, capture_id) == AuditChoices(("alice", "bob"),
+                                                            ("dismissal.added", "evidence.added", "override.set"),
+                                                            ("host-identity", "os-family"))
 
 
 def test_csv_rows_carry_evidence_dismissal_reasons_actors_and_times(db, capture_id):

@@ -4,6 +4,7 @@ trail's one shape with the sentence saying what it changed."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -39,16 +40,24 @@ def audit_page(session: Session, capture_id: str, f: AuditFilter, *, offset: int
     return Page.of((TrailEvent.of(e) for (e,) in rows), total, offset, limit)
 
 
-def audit_choices(session: Session, capture_id: str) -> dict[str, list[str]]:
-    """The actors, actions and questions the capture's events carry (the page's filters)."""
-    def distinct(column) -> list[str]:
-        return sorted(v for v in session.scalars(select(column).where(AuditEvent.capture_id == capture_id)
-                                                 .distinct()) if v)
-    return {"actors": distinct(AuditEvent.actor), "actions": distinct(AuditEvent.action),
-            "questions": distinct(AuditEvent.question)}
+@dataclass(frozen=True, slots=True)
+class AuditChoices:
+    """The actors, actions and questions a capture's events carry (the audit page's filters)."""
+
+    actors: tuple[str, ...]
+    actions: tuple[str, ...]
+    questions: tuple[str, ...]
 
 
-def primary_addresses(session: Session, capture_id: str, keys: set[str]) -> dict[str, str]:
+def audit_choices(session: Session, capture_id: str) -> AuditChoices:
+    """The actors, actions and questions the capture's events carry, each sorted."""
+    def distinct(column) -> tuple[str, ...]:
+        return tuple(sorted(v for v in session.scalars(select(column).where(AuditEvent.capture_id == capture_id)
+                                                       .distinct()) if v))
+    return AuditChoices(distinct(AuditEvent.actor), distinct(AuditEvent.action), distinct(AuditEvent.question))
+
+
+def primary_addresses(session: Session, capture_id: str, keys: set[str]) -> Mapping[str, str]:
     """Each of the entity keys' primary address, for showing a device by it (a key `mac-..`
     names no host to a reader); keys of MAC-only devices and of no entity are left out."""
     if not keys:

@@ -30,8 +30,8 @@ def list_verdicts(capture: CaptureDep, question: QuestionDep, session: SessionDe
                   limit: Annotated[int | None, Query(ge=1, le=MAX_BIGINT, description="all when absent")] = None,
                   ) -> list[dict]:
     """The question's verdict for every host, in address order; `X-Total-Count` holds how many."""
-    total, verdicts = verdict_page(session, capture.id, question.question, offset=offset, limit=limit)
-    response.headers["X-Total-Count"] = str(total)
+    verdicts = verdict_page(session, capture.id, question.question, offset=offset, limit=limit)
+    response.headers["X-Total-Count"] = str(verdicts.total)
     return [v.to_document() for v in verdicts]
 
 
