@@ -11,7 +11,8 @@ from ....store.models import Locality
 from ....text import SEARCH
 from ...deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ...read.captures import entity_findings, findings
-from ...read.hosts import HostFilter, conversation_page, host_facts as facts_of, host_page, host_rows, require_host
+from ...read.hosts import (ConversationEntry, HostFilter, conversation_page, host_facts as facts_of, host_page,
+                           host_rows, require_host)
 from ..schemas import ConversationOut, FactOut, HostOut
 
 router = APIRouter(prefix="/captures/{cid}", tags=["hosts"], dependencies=[Viewer])
@@ -80,9 +81,10 @@ def list_conversations(capture: CaptureDep, session: SessionDep, page: PageDep,
                        ip: Annotated[str | None, Query(max_length=45, description="either end")] = None,
                        port: Annotated[int | None, Query(ge=0, le=65535, description="either end")] = None,
                        proto: Annotated[str | None, Query(max_length=8, description="tcp, udp, ...")] = None,
-                       ) -> list:
-    """Conversations in the order they began; `X-Total-Count` holds the number matching."""
-    total, rows = conversation_page(session, capture.id, ip=ip, port=port, proto=proto,
-                                            offset=page.offset, limit=page.limit)
-    page.total(total)
-    return rows
+                       ) -> tuple[ConversationEntry, ...]:
+    """Conversations in the order they began (times in ISO 8601 UTC); `X-Total-Count` holds
+    the number matching."""
+    found = conversation_page(session, capture.id, ip=ip, port=port, proto=proto,
+                              offset=page.offset, limit=page.limit)
+    page.total(found.total)
+    return found.items
