@@ -40,13 +40,13 @@ def test_the_banner_counts_by_severity_and_lists_the_high_ones(db, capture_id):
     overview = findings_overview(found)
     # the forty shared CDN names are one low line, not forty; the spoofer's DNS answers as the
     # gateway are a second high one
-    assert overview["counts"] == {"high": 2, "medium": 1, "low": 1} and overview["total"] == 4
-    assert list(overview["counts"]) == ["high", "medium", "low"]
-    assert {high["kind"]: high["entities"] for high in overview["high"]} == {
-        "ip-mac-conflict": [GATEWAY_KEY, SPOOFER_KEY], "dns-spoofing": [GATEWAY_KEY, SPOOFER_KEY]}
-    shared = next(f for f in found if f["kind"] == "name-shared")
-    assert shared["severity"] == "low" and len(shared["entities"]) == 80
-    assert shared["summary"].startswith("40 names are served by certificate from several hosts each")
+    assert overview.counts == {"high": 2, "medium": 1, "low": 1} and overview.total == 4
+    assert list(overview.counts) == ["high", "medium", "low"]
+    assert {high.kind: high.entities for high in overview.high} == {
+        "ip-mac-conflict": (GATEWAY_KEY, SPOOFER_KEY), "dns-spoofing": (GATEWAY_KEY, SPOOFER_KEY)}
+    shared = next(f for f in found if f.kind == "name-shared")
+    assert shared.severity == "low" and len(shared.entities) == 80
+    assert shared.summary.startswith("40 names are served by certificate from several hosts each")
 
 
 def test_victim_and_spoofer_are_both_marked_and_filtered(db, capture_id):
@@ -57,7 +57,7 @@ def test_victim_and_spoofer_are_both_marked_and_filtered(db, capture_id):
         assert flagged[GATEWAY_KEY] == flagged[SPOOFER_KEY] == "high"  # the highest of their findings
         assert flagged["198.51.100.1"] == "low"
         assert VICTIM_KEY not in flagged  # the spoofer's target is named by no finding
-        assert [f["severity"] for f in findings_of(found, SPOOFER_KEY)] == ["high", "high", "medium"]
+        assert [f.severity for f in findings_of(found, SPOOFER_KEY)] == ["high", "high", "medium"]
         page = host_page(s, registry, capture_id, HostFilter(mark="finding"), offset=0, limit=500)
         assert page.total == len(flagged) and {r.key for r in page.rows} == set(flagged)
         rows = {r.key: r for r in host_page(s, registry, capture_id, HostFilter(), offset=0, limit=500).rows}

@@ -112,6 +112,7 @@ class CaptureCreated(BaseModel):
 
 
 class CaptureOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.captures.CaptureFields
     id: str
     name: str
     size: int
@@ -137,7 +138,7 @@ class ManifestOut(BaseModel):
 
 
 class FindingOut(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", from_attributes=True)  # read from a read.captures.FindingEntry
     kind: str
     severity: str
     entities: list[str]

@@ -40,7 +40,7 @@ def capture_head(session: Session, capture: Capture) -> dict:
                     "status": capture.status},
         "manifest": plain(manifest(session, capture.id)),
         "conversations": capture.conversations or 0,
-        "findings": findings(session, capture.id),
+        "findings": plain(findings(session, capture.id)),
         **plain(notices_of(session, capture.id)),
     }
 
