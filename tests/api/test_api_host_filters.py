@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from api_helpers import DNS_SERVER, WORKSTATION, assert_error
+from api_helpers import DNS_SERVER, WORKSTATION
 
 
 def ips(response) -> list[str]:

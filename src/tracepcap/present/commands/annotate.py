@@ -10,6 +10,7 @@ from ...adjudicate import annotations, networks
 from ...adjudicate.actor import SYSTEM_ACTOR
 from ...adjudicate.contract import Key
 from ...adjudicate.registry import get_registry
+from ...errors import UsageError
 from ...ingest import find_capture
 from ...store import open_database
 from ..read.hosts import require_host
