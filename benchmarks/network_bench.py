@@ -44,7 +44,6 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, func, select, text
 
-import tracepcap.present.api  # noqa: F401 - the web package imports through it
 from tracepcap.adjudicate import annotations, networks
 from tracepcap.adjudicate.actor import SYSTEM_ACTOR
 from tracepcap.adjudicate.contract import Key

@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 import uvicorn
 
-from tracepcap.present.api import create_app
+from tracepcap.present.app import create_app
 from tracepcap.settings import Settings
 
 CAPTURE_HEAD = bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000") + bytes(40)  # a pcap header

@@ -44,7 +44,7 @@ from tracepcap.adjudicate.actor import SYSTEM_ACTOR
 from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import adjudicate_capture
-from tracepcap.present.api import create_app
+from tracepcap.present.app import create_app
 from tracepcap.settings import Settings
 from tracepcap.store import open_database
 from tracepcap.extract.frame_index import build as build_index, index_path

@@ -50,7 +50,7 @@ import httpx
 import uvicorn
 from playwright.sync_api import sync_playwright
 
-from tracepcap.present.api import create_app
+from tracepcap.present.app import create_app
 from tracepcap.present.api.request_guard import CLIENT_HEADER
 from tracepcap.settings import Settings
 from tracepcap.store import open_database

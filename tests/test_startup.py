@@ -23,7 +23,8 @@ SRC = str(Path(tracepcap.__file__).resolve().parents[1])
 #: what a command that does not read the store or analyze must not load
 HEAVY_ROOTS = ("sqlalchemy", "alembic", "pydantic", "pydantic_settings", "uvicorn", "fastapi")
 HEAVY_OURS = ("tracepcap.store", "tracepcap.analysis", "tracepcap.extract", "tracepcap.scan",
-              "tracepcap.adjudicate", "tracepcap.settings", "tracepcap.present.api")
+              "tracepcap.adjudicate", "tracepcap.settings", "tracepcap.present.api",
+              "tracepcap.present.app", "tracepcap.present.web")
 
 CLI_PROBE = """
 import contextlib, io, json, sys
@@ -70,7 +71,7 @@ def test_a_command_loads_its_own_module_only(tmp_path):
     run = fresh_python(CLI_PROBE, "questions", env={"TRACEPCAP_DATA_DIR": str(tmp_path)})
     assert run["code"] == 0 and "host-identity" in run["out"]
     loaded = set(run["modules"])
-    assert not loaded & {"alembic", "uvicorn", "fastapi", "tracepcap.present.api",
+    assert not loaded & {"alembic", "uvicorn", "fastapi", "tracepcap.present.api", "tracepcap.present.app",
                          "tracepcap.present.commands.analyze", "tracepcap.present.commands.serve",
                          "tracepcap.present.commands.annotate", "tracepcap.present.commands.network"}
 
@@ -119,7 +120,7 @@ def test_analyze_on_an_up_to_date_database_loads_no_alembic_and_no_server(tmp_pa
     run = fresh_python(CLI_PROBE, "analyze", str(captures / "dns_demo.pcap"), "--db", db, "--json", env=env)
     assert run["code"] == 0 and json.loads(run["out"])["hosts"]
     assert not set(run["modules"]) & {"alembic", "mako", "uvicorn", "fastapi", "tracepcap.present.api",
-                                      "tracepcap.present.commands.annotate", "cryptography.x509"}
+                                      "tracepcap.present.app", "tracepcap.present.commands.annotate", "cryptography.x509"}
 
 
 OUI_PROBE = """

@@ -13,10 +13,10 @@
     * InvalidAnnotation               exit 2, HTTP 422  evidence weight out of range, empty reason
     * InvalidText                     exit 2, HTTP 422  a control character, or longer than its field allows
     * NotAuthor                       exit 2, HTTP 403  editing someone else's evidence
-    * present/api/auth.py: Unauthenticated (401, with WWW-Authenticate), Forbidden (403);
+    * present/auth.py: Unauthenticated (401, with WWW-Authenticate), Forbidden (403);
       present/api/upload.py: MissingFile (422), UploadTimeout (408), UploadsBusy (503, with
       Retry-After) — HTTP-only, defined beside their one user
-  * present/api/auth.py: AuthUnavailable  HTTP 503  the issuer's keys cannot be fetched
+  * present/auth.py: AuthUnavailable  HTTP 503  the issuer's keys cannot be fetched
   * Busy                              exit 1, HTTP 503  no turn at the database within the wait (Retry-After)
 
 Decoders have their own small tree (`extract.decoders.DecodeError`): a packet that does not

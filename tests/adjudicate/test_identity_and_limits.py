@@ -14,7 +14,7 @@ from sqlalchemy import create_engine, func, select, text
 
 from tracepcap.adjudicate import annotations as a
 from tracepcap.adjudicate.actor import SYSTEM_ACTOR
-from tracepcap.adjudicate.annotations import audit
+from tracepcap.adjudicate.ledger import audit
 from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import analyze

@@ -76,7 +76,7 @@ def test_a_bulk_import_readjudicates_each_key_once(db, settings, captures, monke
 
 
 def test_identity_facts_of_many_entities_are_each_ones_own(db, settings, captures):
-    from tracepcap.adjudicate.annotations.staleness import identity_facts, identity_facts_many
+    from tracepcap.adjudicate.ledger.staleness import identity_facts, identity_facts_many
     cid, entities = _analyzed(db, settings, captures / "demo_all_rules.pcap")
     with db.session() as s:
         many = identity_facts_many(s, cid, set(entities))

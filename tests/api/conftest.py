@@ -12,7 +12,7 @@ import pytest
 from api_helpers import DNS_DEMO, Api, serving
 from oidc_issuer import AUDIENCE, Issuer
 
-from tracepcap.present.api import create_app
+from tracepcap.present.app import create_app
 from tracepcap.settings import Settings
 
 

@@ -118,6 +118,6 @@ def test_talks_most_with_leaves_broadcast_and_multicast_out(db):
         (me, "mac-8c-fe-57-00-00-01", 100)])
     with db.session() as s:
         peers = neighbours(s, CID, me)
-    assert [(p["ip"], p["conversations"], p["bytes"]) for p in peers] == [
+    assert [(p.ip, p.conversations, p.bytes) for p in peers] == [
         ("192.168.1.1", 2, 900), ("mac-8c-fe-57-00-00-01", 1, 100)]
     assert not is_group_address("mac-8c-fe-57-00-00-01") and is_group_address("ff02::1")

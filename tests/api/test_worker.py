@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from tracepcap.present.api.worker import AnalysisWorker
+from tracepcap.present.worker import AnalysisWorker
 
 
 class Recorder:

@@ -120,7 +120,7 @@ def test_the_cli_and_the_server_refuse_it_at_start(tmp_path, captures, capsys):
                               db=sqlite_store(tmp_path), data_dir=tmp_path)
     assert code == 2 and "refusing the plain tcp:// Dask scheduler" in err
     assert not list(tmp_path.glob("captures/**/*.pcap*"))  # refused before anything was stored
-    from tracepcap.present.api import create_app
+    from tracepcap.present.app import create_app
     with pytest.raises(SchedulerRefused):
         create_app(Settings(data_dir=tmp_path, database_url=sqlite_store(tmp_path),
                             dask_scheduler="tcp://10.0.0.1:8786"))

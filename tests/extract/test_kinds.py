@@ -23,7 +23,7 @@ from tracepcap.extract.pipeline import discover
 from tracepcap.scan.context import CaptureContext, Fact
 
 EMITTED = {kind for extractor in discover() for kind in extractor.KINDS}
-READERS = ("tracepcap.scan.context", "tracepcap.adjudicate.annotations.staleness")
+READERS = ("tracepcap.scan.context", "tracepcap.adjudicate.ledger.staleness")
 
 
 def modules_under(package: types.ModuleType) -> list[types.ModuleType]:

@@ -159,7 +159,6 @@ def test_a_quiet_device_waking_up_is_not_a_peak(office):
 
 
 def test_the_network_page_lists_the_first_changes_of_a_week_and_counts_the_rest(office, monkeypatch):
-    import tracepcap.present.api  # noqa: F401 - the web package imports through it
     from tracepcap.present.web import networks as page
     office.network("site")
     office.add("site", 0, Week(BASE))

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 from web_helpers import CHROMIUM, CHROMIUM_ARGS, DNS_DEMO, Api, Pages, oidc_issuer, serving
 
-from tracepcap.present.api import create_app
+from tracepcap.present.app import create_app
 from tracepcap.settings import Settings
 
 

@@ -11,7 +11,7 @@ from web_helpers import DNS_DEMO, Api, Pages, install_plugin, panel, serving
 from playwright.sync_api import expect
 
 from tracepcap.adjudicate.registry import get_registry
-from tracepcap.present.api import create_app
+from tracepcap.present.app import create_app
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from ..extract.kinds import HOSTNAME_CLAIM, OUI_VENDOR, SERVED, TTL
 from ..store.models import Capture
 from .read.document import capture_head, host_documents, host_parts
 from .read.hosts import host_count
-from .read.manifest import problems
+from .read.manifest import WHOLE
 
 TOP_REASONS = 3
 
@@ -73,7 +73,7 @@ def head_lines(head: dict, count: int) -> Iterator[str]:
     cap = head["capture"]
     yield (f"capture {cap['id']}  {cap['name']}  {cap['format']}  {cap['packets']} packets  "
            f"{count} hosts  {head['conversations']} conversations  status: {cap['status']}")
-    for row in problems(head["manifest"]):
+    for row in (row for row in head["manifest"] if row["status"] not in WHOLE):
         yield f"  ! {row['extractor']}: {row['status']}: {row['error']}"
     if head["notice_counts"]:
         yield "  " + notice_line(head["notice_counts"])

@@ -12,7 +12,7 @@ from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import analyze
 from tracepcap.ingest import find_capture, store_file
-from tracepcap.present.read.audit import AuditFilter, audit_choices, audit_page
+from tracepcap.present.read.audit import AuditChoices, AuditFilter, audit_choices, audit_page
 from tracepcap.present.read.captures import entity_findings, findings, findings_of, findings_overview
 from tracepcap.present.read.document import CSV_COLUMNS, capture_export, csv_rows
 from tracepcap.extract.mac_keys import mac_key
@@ -40,13 +40,13 @@ def test_the_banner_counts_by_severity_and_lists_the_high_ones(db, capture_id):
     overview = findings_overview(found)
     # the forty shared CDN names are one low line, not forty; the spoofer's DNS answers as the
     # gateway are a second high one
-    assert overview["counts"] == {"high": 2, "medium": 1, "low": 1} and overview["total"] == 4
-    assert list(overview["counts"]) == ["high", "medium", "low"]
-    assert {high["kind"]: high["entities"] for high in overview["high"]} == {
-        "ip-mac-conflict": [GATEWAY_KEY, SPOOFER_KEY], "dns-spoofing": [GATEWAY_KEY, SPOOFER_KEY]}
-    shared = next(f for f in found if f["kind"] == "name-shared")
-    assert shared["severity"] == "low" and len(shared["entities"]) == 80
-    assert shared["summary"].startswith("40 names are served by certificate from several hosts each")
+    assert overview.counts == {"high": 2, "medium": 1, "low": 1} and overview.total == 4
+    assert list(overview.counts) == ["high", "medium", "low"]
+    assert {high.kind: high.entities for high in overview.high} == {
+        "ip-mac-conflict": (GATEWAY_KEY, SPOOFER_KEY), "dns-spoofing": (GATEWAY_KEY, SPOOFER_KEY)}
+    shared = next(f for f in found if f.kind == "name-shared")
+    assert shared.severity == "low" and len(shared.entities) == 80
+    assert shared.summary.startswith("40 names are served by certificate from several hosts each")
 
 
 def test_victim_and_spoofer_are_both_marked_and_filtered(db, capture_id):
@@ -57,7 +57,7 @@ def test_victim_and_spoofer_are_both_marked_and_filtered(db, capture_id):
         assert flagged[GATEWAY_KEY] == flagged[SPOOFER_KEY] == "high"  # the highest of their findings
         assert flagged["198.51.100.1"] == "low"
         assert VICTIM_KEY not in flagged  # the spoofer's target is named by no finding
-        assert [f["severity"] for f in findings_of(found, SPOOFER_KEY)] == ["high", "high", "medium"]
+        assert [f.severity for f in findings_of(found, SPOOFER_KEY)] == ["high", "high", "medium"]
         page = host_page(s, registry, capture_id, HostFilter(mark="finding"), offset=0, limit=500)
         assert page.total == len(flagged) and {r.key for r in page.rows} == set(flagged)
         rows = {r.key: r for r in host_page(s, registry, capture_id, HostFilter(), offset=0, limit=500).rows}
@@ -72,19 +72,20 @@ def test_the_audit_log_filters_by_actor_action_and_question_newest_first(db, cap
         a.add_evidence(s, registry, os_family, "Linux", 30, "a Raspberry Pi", actor=person("bob"))
         a.dismiss(s, registry, identity, "Router", "it forwards only while spoofing", actor=person("bob"))
     with db.session() as s:
-        total, events = audit_page(s, capture_id, AuditFilter(), offset=0, limit=10)
-        assert total == 3 and [e["action"] for e in events] == ["dismissal.added", "evidence.added", "override.set"]
-        assert events[0]["change"] == "dismissed “Router”: it forwards only while spoofing"
-        assert events[0]["actor"] == "bob" and events[0]["actor_subject"].endswith("#sub-bob")
-        assert audit_page(s, capture_id, AuditFilter(actor="bob"), offset=0, limit=10)[0] == 2
-        assert [e["action"] for e in audit_page(s, capture_id, AuditFilter(question="host-identity"),
-                                                offset=0, limit=10)[1]] == ["dismissal.added", "override.set"]
-        assert audit_page(s, capture_id, AuditFilter("bob", "evidence.added", "os-family"), offset=0, limit=10)[0] == 1
-        total, second = audit_page(s, capture_id, AuditFilter(), offset=1, limit=1)
-        assert total == 3 and [e["action"] for e in second] == ["evidence.added"]
-        assert audit_choices(s, capture_id) == {"actors": ["alice", "bob"],
-                                                "actions": ["dismissal.added", "evidence.added", "override.set"],
-                                                "questions": ["host-identity", "os-family"]}
+        events = audit_page(s, capture_id, AuditFilter(), offset=0, limit=10)
+        assert events.total == 3 and [e.action for e in events] == ["dismissal.added", "evidence.added", "override.set"]
+        assert events.items[0].change == "dismissed “Router”: it forwards only while spoofing"
+        assert events.items[0].actor == "bob" and events.items[0].actor_subject.endswith("#sub-bob")
+        assert audit_page(s, capture_id, AuditFilter(actor="bob"), offset=0, limit=10).total == 2
+        assert [e.action for e in audit_page(s, capture_id, AuditFilter(question="host-identity"),
+                                             offset=0, limit=10)] == ["dismissal.added", "override.set"]
+        assert audit_page(s, capture_id, AuditFilter("bob", "evidence.added", "os-family"), offset=0, limit=10).total == 1
+        second = audit_page(s, capture_id, AuditFilter(), offset=1, limit=1)
+        assert (second.total, second.offset, second.limit) == (3, 1, 1)
+        assert [e.action for e in second] == ["evidence.added"]
+        assert audit_choices(s, capture_id) == AuditChoices(("alice", "bob"),
+                                                            ("dismissal.added", "evidence.added", "override.set"),
+                                                            ("host-identity", "os-family"))
 
 
 def test_csv_rows_carry_evidence_dismissal_reasons_actors_and_times(db, capture_id):
@@ -112,7 +113,7 @@ def test_csv_rows_carry_evidence_dismissal_reasons_actors_and_times(db, capture_
 def test_an_accepted_role_shows_on_the_trail_of_the_answer_that_follows_it(db, capture_id):
     """Device type defers to a human's Role: the accept is on Device type's panel trail, with
     what it did there; clearing it too. The Role's own trail is unchanged."""
-    from tracepcap.present.read.trail import panel_trail
+    from tracepcap.present.read.trail import trail as read_trail
     registry = get_registry()
     follower = next(adj for adj in registry if adj.defers is not None)
     role, mine = next(iter(follower.defers.labels.items()))
@@ -122,10 +123,10 @@ def test_an_accepted_role_shows_on_the_trail_of_the_answer_that_follows_it(db, c
     with db.session(write=True) as s:
         a.clear_override(s, registry, Key(follower.defers.question, capture_id, SPOOFER), actor=person("alice"))
     with db.session() as s:
-        trail = panel_trail(s, registry, Key(follower.question, capture_id, SPOOFER))
-        own = panel_trail(s, registry, Key(follower.defers.question, capture_id, SPOOFER))
+        trail = read_trail(s, registry, Key(follower.question, capture_id, SPOOFER))
+        own = read_trail(s, registry, Key(follower.defers.question, capture_id, SPOOFER))
     title = registry.get(follower.defers.question).title
-    assert [(e["action"], e["via"]) for e in trail] == [("override.cleared", title), ("override.set", title)]
-    assert trail[1]["change"] == f"set the answer to “{role}” — seen in the CMDB — this answer follows it: {mine}"
-    assert trail[0]["change"] == f"reverted “{role}” to the machine's answer — this answer no longer follows {title}"
-    assert [(e["action"], e["via"]) for e in own] == [("override.cleared", None), ("override.set", None)]
+    assert [(e.action, e.via) for e in trail] == [("override.set", title), ("override.cleared", title)]
+    assert trail[0].change == f"set the answer to “{role}” — seen in the CMDB — this answer follows it: {mine}"
+    assert trail[1].change == f"reverted “{role}” to the machine's answer — this answer no longer follows {title}"
+    assert [(e.action, e.via) for e in own] == [("override.set", None), ("override.cleared", None)]

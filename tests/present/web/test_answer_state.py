@@ -7,7 +7,6 @@ import pytest
 
 from tracepcap.adjudicate.contract import Basis, Candidate, Override, Verdict
 from tracepcap.adjudicate.registry import get_registry
-from tracepcap.present.api import create_app  # noqa: F401  (the app mounts the web UI: import it first)
 from tracepcap.present.web.views import answer_state, question_meta
 
 

@@ -4,19 +4,20 @@ audit_event.
 Each public function takes the actor (resolved by CurrentActor, never from a request),
 validates (`validation`), waits for its turn on the entity (`locking`), writes the change and
 its audit event in the caller's transaction through the one writer `audit.record`,
-re-adjudicates the touched key and returns the new verdict. One module per concern: the audit
-log, locking, validation, staleness of human answers, overrides, analyst evidence, dismissed
-labels and capture deletion.
+re-adjudicates the touched key and returns the new verdict. One module per concern: overrides,
+analyst evidence, dismissed labels and capture deletion; the audit log, locking, validation and
+staleness of human answers are the ground floor in `adjudicate/ledger/`, which `networks` builds
+on too (annotations -> networks -> ledger: no circle).
 """
 
-from .audit import AuditAction, record, record_refusal, trail
+from ..ledger.audit import AuditAction, record, record_refusal, trail
+from ..ledger.staleness import identity_facts, mark_stale
+from ..ledger.validation import check_key
 from .captures import delete_capture
 from .carry import carry_to_entities
 from .dismissed_labels import dismiss, dismissals, undismiss
 from .evidence import add_evidence, delete_evidence, edit_evidence, list_evidence
 from .overrides import ACCEPTED, RESOLVED, accept, clear_override, resolve, set_override
-from .staleness import identity_facts, mark_stale
-from .validation import check_key
 
 __all__ = ["ACCEPTED", "RESOLVED", "AuditAction", "accept", "add_evidence", "carry_to_entities", "check_key",
            "clear_override",

@@ -28,16 +28,17 @@ from ...errors import InvalidAnnotation, NotFound, TracePcapError, UsageError
 from ...scan.vote import normalize_label
 from ...store.entities import spellings
 from ...store.models import Capture, Dismissal, Entity, EntityMember, HumanOverride
+from .. import networks
 from ..actor import Actor
 from ..contract import Key
+from ..ledger import validation
+from ..ledger.locking import lock_for_writing
+from ..ledger.staleness import identity_facts_many
 from ..registry import Registry
 from ..runner import rerun_many
-from . import validation
 from .dismissed_labels import put_dismissal
 from .evidence import audit_evidence, new_evidence
-from .locking import lock_for_writing
 from .overrides import put_override
-from .staleness import identity_facts_many
 
 KINDS = ("override", "evidence", "dismissal")
 DEFAULT_QUESTION = "host-identity"
@@ -315,6 +316,5 @@ def apply_bulk(session: Session, registry: Registry, capture_id: str, rows: list
             result.evidence += 1
     session.flush()
     rerun_many(session, registry, result.keys)
-    from .. import networks  # networks builds on annotations: imported when used
     networks.after_human_action(session, registry, capture_id, result.keys)
     return result

@@ -14,12 +14,14 @@ from ...ingest import capture_path
 from ...ingest.store import DECOMPRESSED_SUFFIX, FRAME_INDEX_SUFFIX
 from ...store.models import Capture
 from ...store.staging import drop_stages
+from .. import networks
 from ..actor import Actor
-from .audit import AuditAction, record
+from ..ledger.audit import AuditAction, record
+from ..registry import Registry, get_registry
 
 
 def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, actor: Actor,
-                   registry=None) -> None:
+                   registry: Registry | None = None) -> None:
     """Delete a capture and every row derived from it (the database cascades), recording
     `capture.deleted`; the audit log, which has no foreign key, keeps that and every earlier
     event. The stored file goes once the deletion is committed, unless another capture still
@@ -31,8 +33,7 @@ def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, acto
         "name": capture.name, "sha256": capture.sha256, "size": capture.size, "format": capture.format,
         "status": capture.status, "uploaded_by": capture.uploaded_by,
         "uploaded_at": capture.uploaded_at.isoformat()})
-    from .. import networks  # networks builds on annotations: imported when used
-    registry = registry or _registry()
+    registry = registry or get_registry()
     network_id = networks.rehome_before_delete(session, registry, capture.id)
     shared = session.scalar(select(func.count()).select_from(Capture).where(
         Capture.sha256 == capture.sha256, Capture.id != capture.id))
@@ -51,7 +52,3 @@ def delete_capture(session: Session, capture_dir: Path, capture_id: str, *, acto
                 path.unlink(missing_ok=True)
         event.listen(session, "after_commit", remove, once=True)
 
-
-def _registry():
-    from ..registry import get_registry
-    return get_registry()

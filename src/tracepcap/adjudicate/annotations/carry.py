@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from ...store.models import Dismissal, Entity, EntityMember, HumanOverride, ManualEvidence
 from ..actor import SYSTEM_ACTOR
 from ..contract import Key
-from .audit import AuditAction, record
+from ..ledger.audit import AuditAction, record
 
 
 def carry_to_entities(session: Session, capture_id: str) -> int:

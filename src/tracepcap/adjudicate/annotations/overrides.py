@@ -9,15 +9,15 @@ from ...errors import InvalidAnnotation, NotFound
 from ...store.models import HumanOverride
 from ..actor import Actor
 from ..contract import Key, Verdict
+from ..ledger import validation
+from ..ledger.audit import AuditAction, record, utc_now
+from ..ledger.keyed import of_key
+from ..ledger.locking import take_turn
+from ..ledger.naming import canonical
+from ..ledger.staleness import identity_facts
 from ..registry import Registry
 from ..runner import rerun, stored_verdict
-from . import validation
-from .audit import AuditAction, record, utc_now
 from .carrying import carry_on, stop_if_carried
-from .keyed import of_key
-from .locking import take_turn
-from .naming import canonical
-from .staleness import identity_facts
 
 ACCEPTED = "accepted suggestion"
 RESOLVED = "chose {label} among the contested candidates"

@@ -14,12 +14,12 @@ from sqlalchemy.orm import Session
 from ...errors import InvalidAnnotation, NotFound
 from ...store.models import CarryMark, Dismissal, HumanOverride, ManualEvidence, Network, NetworkCapture
 from ..actor import Actor
-from ..annotations.audit import AuditAction, record, utc_now
-from ..annotations.keyed import of_key
-from ..annotations.locking import take_turn
-from ..annotations.naming import canonical
-from ..annotations.staleness import identity_facts
 from ..contract import Key, Verdict
+from ..ledger.audit import AuditAction, record, utc_now
+from ..ledger.keyed import of_key
+from ..ledger.locking import take_turn
+from ..ledger.naming import canonical
+from ..ledger.staleness import identity_facts
 from ..registry import Registry
 from ..runner import rerun, rerun_many, stored_verdict
 from . import baseline, carry, changes

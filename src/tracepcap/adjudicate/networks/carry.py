@@ -30,8 +30,8 @@ from ...store.models import (
     ObservationRow,
 )
 from ..actor import SYSTEM_ACTOR
-from ..annotations.audit import AuditAction, record
 from ..contract import Key
+from ..ledger.audit import AuditAction, record
 from . import evidence as ev
 
 MODELS = {"override": HumanOverride, "evidence": ManualEvidence, "dismissal": Dismissal}

@@ -43,8 +43,8 @@ from ...store.models import (
     VerdictRow,
 )
 from ..actor import Actor
-from ..annotations.audit import AuditAction, record, utc_now
 from ..contract import Basis
+from ..ledger.audit import AuditAction, record, utc_now
 from .evidence import machine_answer
 
 

@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 from ...errors import InvalidAnnotation, NotFound
 from ...store.models import Capture, Network, NetworkCapture
 from ..actor import Actor
-from ..annotations import validation
-from ..annotations.audit import AuditAction, record, utc_now
+from ..ledger import validation
+from ..ledger.audit import AuditAction, record, utc_now
 
 ID_BYTES = 8  #: a network's id: this many random bytes as lower-case hex
 LOOKS_LIKE_ID = re.compile(rf"[0-9a-fA-F]{{{2 * ID_BYTES}}}")

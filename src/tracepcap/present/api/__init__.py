@@ -1,5 +1,2 @@
-"""The REST API (FastAPI): `create_app` builds it; `tracepcap serve` runs it."""
-
-from .app import create_app
-
-__all__ = ["create_app"]
+"""The REST API's routers, schemas and middleware; `present/app.py` builds the app from them
+(with the web UI beside it). Nothing here imports `present/web/`."""

@@ -7,12 +7,33 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, model_serializer, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    model_serializer,
+    model_validator,
+)
 
 from ...text import LABEL, PROSE, TextRule
 
 #: a time in UTC, with its offset (SQLite hands times back without one)
 Time = Annotated[datetime, AfterValidator(lambda t: t if t.tzinfo else t.replace(tzinfo=UTC))]
+
+
+def _from_epoch(value: object) -> object:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value, UTC)
+    return value
+
+
+#: a packet's time as the capture stores it (seconds since the epoch) sent in ISO 8601 UTC, as
+#: every time in the API is
+PacketTime = Annotated[datetime, BeforeValidator(_from_epoch),
+                       AfterValidator(lambda t: t if t.tzinfo else t.replace(tzinfo=UTC))]
 
 
 def _text(rule: TextRule, description: str) -> object:
@@ -99,6 +120,7 @@ class CaptureCreated(BaseModel):
 
 
 class CaptureOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.captures.CaptureFields
     id: str
     name: str
     size: int
@@ -115,6 +137,7 @@ class CaptureOut(BaseModel):
 
 
 class ManifestOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.manifest.ManifestRow
     extractor: str
     version: str
     status: str
@@ -123,7 +146,7 @@ class ManifestOut(BaseModel):
 
 
 class FindingOut(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", from_attributes=True)  # read from a read.captures.FindingEntry
     kind: str
     severity: str
     entities: list[str]
@@ -213,8 +236,8 @@ class FactOut(BaseModel):
     first_frame: int
     last_frame: int
     count: int
-    first_time: float
-    last_time: float
+    first_time: PacketTime
+    last_time: PacketTime
     extractor: str
     extractor_version: str
 
@@ -227,8 +250,8 @@ class ConversationOut(BaseModel):
     sport: int
     dst: str
     dport: int
-    first_time: float
-    last_time: float
+    first_time: PacketTime
+    last_time: PacketTime
     first_frame: int
     packets_fwd: int
     bytes_fwd: int
@@ -344,6 +367,9 @@ class AuditEventOut(BaseModel):
     entity_key: str | None
     before: dict | None
     after: dict | None
+    change: str = Field(description="what the event changed, in a line (the trail's sentence)")
+    via: str | None = Field(None, description="the question the event was taken on, when it is another one "
+                                              "this verdict follows (else null)")
 
 
 class FrameLayer(BaseModel):
@@ -368,7 +394,7 @@ class FrameOut(BaseModel):
     """One frame as TracePcap's decoders read it (GET /api/captures/{cid}/frames/{n})."""
     capture_id: str
     number: int
-    time: float
+    time: PacketTime
     time_text: str
     interface: int
     section: int
@@ -386,7 +412,6 @@ class FrameOut(BaseModel):
 
 class CaptureAuditEventOut(AuditEventOut):
     """An event of a capture's audit log, with the sentence saying what it changed."""
-    change: str = Field(description="what the event changed, in a line (the trail's sentence)")
 
 
 class BulkOut(BaseModel):

@@ -14,7 +14,8 @@ from ...errors import UsageError
 from ...ingest import find_capture
 from ...store import open_database
 from ..read.hosts import require_host
-from ..read.trail import describe, event_document, evidence_document
+from ..read.shapes import plain
+from ..read.trail import EvidenceEntry, trail
 from ..read.verdicts import require_verdict
 from ..report import verdict_headline, verdict_lines
 from . import ExitCode, settings_for
@@ -84,12 +85,13 @@ def cmd_explain(args: argparse.Namespace) -> ExitCode:
             key = Key(args.question, capture_id, require_host(s, capture_id, args.entity))
             evidence = annotations.list_evidence(s, registry, key)  # checks the key
             verdict = require_verdict(s, key)
-            evidence = [evidence_document(e) for e in evidence]
-            events = [event_document(e) | {"change": describe(e)} for e in annotations.trail(s, key)]
+            evidence = [EvidenceEntry.of(e) for e in evidence]
+            events = trail(s, registry, key)
     finally:
         db.dispose()
     if args.json:
-        print(json.dumps({"verdict": verdict.to_document(), "evidence": evidence, "trail": events}, indent=2))
+        print(json.dumps({"verdict": verdict.to_document(), "evidence": plain(evidence), "trail": plain(events)},
+                         indent=2))
         return ExitCode.OK
     print(f"{key.question} of {key.entity_key} in capture {key.capture_id}")
     print(f"  answer: {verdict_headline(verdict)}")
@@ -106,10 +108,11 @@ def cmd_explain(args: argparse.Namespace) -> ExitCode:
             print(f"      - {vote.reason}  <{vote.signal}, {vote.grade}>{frames}")
     print("  evidence:" if evidence else "  evidence: none")
     for e in evidence:
-        print(f"    #{e['id']} {e['label']} ({e['weight']:+d}) by {e['actor']} at {e['updated_at']}: {e['reason']}")
+        print(f"    #{e.id} {e.label} ({e.weight:+d}) by {e.actor} at {plain(e.updated_at)}: {e.reason}")
     print("  trail:" if events else "  trail: none")
     for e in events:
-        print(f"    {e['at']}  {e['actor']}  {e['action']}  {e['change']}")
+        via = f"  (on {e.via})" if e.via else ""
+        print(f"    {plain(e.at)}  {e.actor}  {e.action}{via}  {e.change}")
     return ExitCode.OK
 
 

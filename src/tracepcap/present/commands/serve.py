@@ -8,7 +8,7 @@ import uvicorn
 from pydantic import ValidationError
 
 from ...errors import UsageError
-from ..api import create_app
+from ..app import create_app
 from . import ExitCode, settings_for
 
 WILDCARD_ADDRESSES = ("0.0.0.0", "::", "")  # every interface: no name to allow; see TRACEPCAP_ALLOWED_HOSTS

@@ -4,6 +4,7 @@ trail's one shape with the sentence saying what it changed."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -11,7 +12,8 @@ from sqlalchemy.orm import Session
 
 from ...store.models import AuditEvent, Entity
 from .paging import page
-from .trail import describe, event_document
+from .shapes import Page
+from .trail import TrailEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,9 +26,9 @@ class AuditFilter:
 
 
 def audit_page(session: Session, capture_id: str, f: AuditFilter, *, offset: int,
-               limit: int) -> tuple[int, list[dict]]:
-    """(events matching, this page of them newest first) as `event_document` plus the actor's
-    subject and `change`, the sentence saying what the event changed."""
+               limit: int) -> Page[TrailEvent]:
+    """This page of the events matching, newest first, each with `change`, the sentence saying
+    what it changed."""
     stmt = select(AuditEvent).where(AuditEvent.capture_id == capture_id)
     if f.actor:
         stmt = stmt.where(AuditEvent.actor == f.actor)
@@ -35,20 +37,27 @@ def audit_page(session: Session, capture_id: str, f: AuditFilter, *, offset: int
     if f.question:
         stmt = stmt.where(AuditEvent.question == f.question)
     total, rows = page(session, stmt, (AuditEvent.at.desc(), AuditEvent.id.desc()), offset, limit)
-    return total, [event_document(e) | {"actor_subject": e.actor_subject, "change": describe(e)}
-                   for (e,) in rows]
+    return Page.of((TrailEvent.of(e) for (e,) in rows), total, offset, limit)
 
 
-def audit_choices(session: Session, capture_id: str) -> dict[str, list[str]]:
-    """The actors, actions and questions the capture's events carry (the page's filters)."""
-    def distinct(column) -> list[str]:
-        return sorted(v for v in session.scalars(select(column).where(AuditEvent.capture_id == capture_id)
-                                                 .distinct()) if v)
-    return {"actors": distinct(AuditEvent.actor), "actions": distinct(AuditEvent.action),
-            "questions": distinct(AuditEvent.question)}
+@dataclass(frozen=True, slots=True)
+class AuditChoices:
+    """The actors, actions and questions a capture's events carry (the audit page's filters)."""
+
+    actors: tuple[str, ...]
+    actions: tuple[str, ...]
+    questions: tuple[str, ...]
 
 
-def primary_addresses(session: Session, capture_id: str, keys: set[str]) -> dict[str, str]:
+def audit_choices(session: Session, capture_id: str) -> AuditChoices:
+    """The actors, actions and questions the capture's events carry, each sorted."""
+    def distinct(column) -> tuple[str, ...]:
+        return tuple(sorted(v for v in session.scalars(select(column).where(AuditEvent.capture_id == capture_id)
+                                                       .distinct()) if v))
+    return AuditChoices(distinct(AuditEvent.actor), distinct(AuditEvent.action), distinct(AuditEvent.question))
+
+
+def primary_addresses(session: Session, capture_id: str, keys: set[str]) -> Mapping[str, str]:
     """Each of the entity keys' primary address, for showing a device by it (a key `mac-..`
     names no host to a reader); keys of MAC-only devices and of no entity are left out."""
     if not keys:

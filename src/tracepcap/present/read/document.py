@@ -26,8 +26,9 @@ from . import traffic as traffic_read
 from .captures import findings
 from .manifest import manifest
 from .notices import notices_of
+from .shapes import plain
 from .software import entries as software_entries
-from .trail import event_document, evidence_document
+from .trail import EvidenceEntry, TrailEvent
 from .verdicts import documents_by_host_position
 
 # a host document's software entries: what `read.software.Software` holds but the device
@@ -46,10 +47,10 @@ def capture_head(session: Session, capture: Capture) -> dict:
         "capture": {"id": capture.id, "name": capture.name, "sha256": capture.sha256,
                     "size": capture.size, "format": capture.format, "packets": capture.packets,
                     "status": capture.status},
-        "manifest": manifest(session, capture.id),
+        "manifest": plain(manifest(session, capture.id)),
         "conversations": capture.conversations or 0,
-        "findings": findings(session, capture.id),
-        **notices_of(session, capture.id),
+        "findings": plain(findings(session, capture.id)),
+        **plain(notices_of(session, capture.id)),
     }
 
 
@@ -143,11 +144,11 @@ def capture_export(session: Session, capture: Capture, registry: Registry) -> di
                        "rationale": o.rationale, "actor": o.actor, "created_at": o.created_at.isoformat(),
                        "updated_at": o.updated_at.isoformat()}
                       for o in _rows(session, HumanOverride, capture.id)],
-        "evidence": [evidence_document(e) for e in _rows(session, ManualEvidence, capture.id)],
+        "evidence": [plain(EvidenceEntry.of(e)) for e in _rows(session, ManualEvidence, capture.id)],
         "dismissals": [{"question": d.question, "entity_key": d.entity_key, "label": d.label,
                         "reason": d.reason, "actor": d.actor, "created_at": d.created_at.isoformat()}
                        for d in _rows(session, Dismissal, capture.id)],
-        "audit": [event_document(e) for e in _rows(session, AuditEvent, capture.id)],
+        "audit": [plain(TrailEvent.of(e)) for e in _rows(session, AuditEvent, capture.id)],
     }
     return document
 

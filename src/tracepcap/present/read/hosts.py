@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from sqlalchemy import case, exists, func, literal, or_, select, union
 from sqlalchemy.orm import Session, aliased
@@ -19,6 +20,7 @@ from ...store.models import Conversation, Entity, EntityMember, HumanOverride, L
 from . import traffic as traffic_read
 from .captures import entity_findings, findings
 from .paging import page
+from .shapes import Page
 from .traffic import DeviceTraffic
 from .verdicts import host_verdicts
 
@@ -279,7 +281,51 @@ def host_facts(session: Session, capture_id: str, ip: str) -> list[ObservationRo
         ObservationRow.kind, ObservationRow.value, ObservationRow.source, ObservationRow.entity)))
 
 
-def fact_groups(session: Session, capture_id: str, ip: str) -> list[dict]:
+@dataclass(frozen=True, slots=True)
+class FactGroup:
+    """The facts of one kind of a host, at most FACTS_PER_KIND, and how many more there are."""
+
+    kind: str
+    facts: tuple[ObservationRow, ...]
+    more: int
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    """A peer of a host: how many conversations and bytes (both ways) they had."""
+
+    ip: str
+    conversations: int
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationEntry:
+    """A conversation of the capture, its times in UTC."""
+
+    id: int
+    proto: str
+    src: str
+    sport: int
+    dst: str
+    dport: int
+    first_time: datetime
+    last_time: datetime
+    first_frame: int
+    packets_fwd: int
+    bytes_fwd: int
+    packets_rev: int
+    bytes_rev: int
+    initiator: str | None
+
+    @classmethod
+    def of(cls, c: Conversation) -> ConversationEntry:
+        return cls(c.id, c.proto, c.src, c.sport, c.dst, c.dport, datetime.fromtimestamp(c.first_time, UTC),
+                   datetime.fromtimestamp(c.last_time, UTC), c.first_frame, c.packets_fwd, c.bytes_fwd,
+                   c.packets_rev, c.bytes_rev, c.initiator)
+
+
+def fact_groups(session: Session, capture_id: str, ip: str) -> list[FactGroup]:
     """The host's facts grouped by kind (FACT_ORDER first), each group at most FACTS_PER_KIND
     facts (most-seen first) with the number left out."""
     groups: dict[str, list[ObservationRow]] = defaultdict(list)
@@ -289,7 +335,7 @@ def fact_groups(session: Session, capture_id: str, ip: str) -> list[dict]:
     out = []
     for kind in sorted(groups, key=lambda k: (rank.get(k, len(rank)), k)):
         facts = sorted(groups[kind], key=lambda f: (-f.count, f.first_frame, f.value))
-        out.append({"kind": kind, "facts": facts[:FACTS_PER_KIND], "more": max(0, len(facts) - FACTS_PER_KIND)})
+        out.append(FactGroup(kind, tuple(facts[:FACTS_PER_KIND]), max(0, len(facts) - FACTS_PER_KIND)))
     return out
 
 
@@ -306,7 +352,7 @@ def is_group_address(address: str) -> bool:
     return parsed.version == 4 and (parsed == ipaddress.IPv4Address("255.255.255.255") or address.endswith(".255"))
 
 
-def neighbours(session: Session, capture_id: str, ip: str, limit: int = 12) -> list[dict]:
+def neighbours(session: Session, capture_id: str, ip: str, limit: int = 12) -> list[Neighbour]:
     """The entity's busiest peers (by bytes both ways) over all its addresses, broadcast and
     multicast left out."""
     entity = session.get(Entity, (capture_id, ip))
@@ -320,14 +366,14 @@ def neighbours(session: Session, capture_id: str, ip: str, limit: int = 12) -> l
     out = []
     for p, n, b in rows:
         if not is_group_address(p):
-            out.append({"ip": p, "conversations": n, "bytes": int(b or 0)})
+            out.append(Neighbour(p, n, int(b or 0)))
             if len(out) == limit:
                 break
     return out
 
 
 def conversation_page(session: Session, capture_id: str, *, ip: str | None, port: int | None,
-                      proto: str | None, offset: int, limit: int) -> tuple[int, list[Conversation]]:
+                      proto: str | None, offset: int, limit: int) -> Page[ConversationEntry]:
     """Conversations in the order they began; filters match either end."""
     stmt = select(Conversation).where(Conversation.capture_id == capture_id)
     if ip:
@@ -337,7 +383,7 @@ def conversation_page(session: Session, capture_id: str, *, ip: str | None, port
     if proto:
         stmt = stmt.where(Conversation.proto == proto.lower())
     total, rows = page(session, stmt, (Conversation.first_frame, Conversation.id), offset, limit)
-    return total, [r[0] for r in rows]
+    return Page.of((ConversationEntry.of(r[0]) for r in rows), total, offset, limit)
 
 
 # --- counts per label -----------------------------------------------------------------------

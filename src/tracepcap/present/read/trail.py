@@ -1,7 +1,13 @@
-"""Human actions as Present shows them: analyst evidence and audit events, each turned into
-one shape here, and the one sentence saying what an audit event changed."""
+"""Human actions as Present shows them: analyst evidence (`EvidenceEntry`) and audit events
+(`TrailEvent`), each turned into one shape here, the one sentence saying what an audit event
+changed (`describe`), and the one reader of a verdict's trail (`trail`) that the API, the web
+panel and `tracepcap explain` all show."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -15,15 +21,49 @@ from ...store.models import AuditEvent, ManualEvidence
 ANSWER_ACTIONS = ("override.set", "override.cleared", "override.stale")
 
 
-def evidence_document(e: ManualEvidence) -> dict:
-    return {"id": e.id, "question": e.question, "entity_key": e.entity_key, "label": e.label,
-            "weight": e.weight, "reason": e.reason, "actor": e.actor, "created_at": e.created_at.isoformat(),
-            "updated_at": e.updated_at.isoformat()}
+@dataclass(frozen=True, slots=True)
+class EvidenceEntry:
+    """A piece of analyst evidence on a verdict."""
+
+    id: int
+    question: str
+    entity_key: str
+    label: str
+    weight: int
+    reason: str
+    actor: str
+    actor_subject: str
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, e: ManualEvidence) -> EvidenceEntry:
+        return cls(e.id, e.question, e.entity_key, e.label, e.weight, e.reason, e.actor, e.actor_subject,
+                   e.created_at, e.updated_at)
 
 
-def event_document(e: AuditEvent) -> dict:
-    return {"id": e.id, "at": e.at.isoformat(), "actor": e.actor, "action": e.action, "question": e.question,
-            "capture_id": e.capture_id, "entity_key": e.entity_key, "before": e.before, "after": e.after}
+@dataclass(frozen=True, slots=True)
+class TrailEvent:
+    """An audit event with `change`, the sentence saying what it changed; `via` names the
+    question it was taken on when that is another one this verdict follows (else None)."""
+
+    id: int
+    at: datetime
+    actor: str
+    actor_subject: str
+    action: str
+    question: str | None
+    capture_id: str | None
+    entity_key: str | None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    change: str
+    via: str | None = None
+
+    @classmethod
+    def of(cls, e: AuditEvent) -> TrailEvent:
+        return cls(e.id, e.at, e.actor, e.actor_subject, e.action, e.question, e.capture_id, e.entity_key,
+                   e.before, e.after, describe(e))
 
 
 def _quoted(d: dict | None, field: str = "label") -> str:
@@ -72,23 +112,23 @@ def describe(event: AuditEvent) -> str:
     return action
 
 
-def panel_trail(session: Session, registry: Registry, key: Key) -> list[dict]:
-    """A panel's trail, newest first: the key's own audit events, and — for a question that
+def trail(session: Session, registry: Registry, key: Key) -> list[TrailEvent]:
+    """A verdict's trail, oldest first: the key's own audit events, and — for a question that
     defers to another (Device type follows an accepted Node role) — the events that set or
     cleared that question's human answer on the entity, each with `via` (that question's title)
     and a sentence saying what it did to this answer. So an answer a human gave through
     another panel never shows here as a human answer with an empty trail."""
-    entries = [(e, event_document(e) | {"change": describe(e), "via": None})
-               for e in annotations.trail(session, key)]
+    entries = [(e, TrailEvent.of(e)) for e in annotations.trail(session, key)]
     defers = registry.get(key.question).defers
     if defers is not None and defers.question in {a.question for a in registry}:
         title = registry.get(defers.question).title
         for e in annotations.trail(session, Key(defers.question, key.capture_id, key.entity_key)):
             if e.action in ANSWER_ACTIONS:
-                entries.append((e, event_document(e) | {"change": f"{describe(e)} — {_effect(e, defers, title)}",
-                                                         "via": title}))
-    entries.sort(key=lambda pair: (pair[0].at, pair[0].id), reverse=True)
-    return [doc for _, doc in entries]
+                entry = TrailEvent.of(e)
+                entries.append((e, replace(entry, change=f"{entry.change} — {_effect(e, defers, title)}",
+                                           via=title)))
+    entries.sort(key=lambda pair: (pair[0].at, pair[0].id))
+    return [entry for _, entry in entries]
 
 
 def _effect(event: AuditEvent, defers, title: str) -> str:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 
 from sqlalchemy import Select, Text, cast, select
 from sqlalchemy.orm import Session
@@ -14,6 +15,7 @@ from ...adjudicate.runner import Key, stored_verdict
 from ...errors import NotFound
 from ...store.models import Capture, Entity, VerdictRow
 from .paging import page
+from .shapes import Page
 
 
 def require_verdict(session: Session, key: Key) -> Verdict:
@@ -28,17 +30,17 @@ def require_verdict(session: Session, key: Key) -> Verdict:
 
 
 def verdict_page(session: Session, capture_id: str, question: str, *, offset: int,
-                 limit: int | None) -> tuple[int, list[Verdict]]:
+                 limit: int | None) -> Page[Verdict]:
     """One question's verdicts, in host order."""
     stmt = (select(VerdictRow.document).join(Entity, (Entity.capture_id == VerdictRow.capture_id)
                                              & (Entity.key == VerdictRow.entity_key))
             .where(VerdictRow.capture_id == capture_id, VerdictRow.question == question))
     total, rows = page(session, stmt, (Entity.position,), offset, limit)
-    return total, [Verdict.from_document(r.document) for r in rows]
+    return Page.of((Verdict.from_document(r.document) for r in rows), total, offset, limit)
 
 
 def host_verdicts(session: Session, registry: Registry, capture_id: str,
-                  entities: list[str]) -> dict[str, dict[str, Verdict]]:
+                  entities: list[str]) -> Mapping[str, Mapping[str, Verdict]]:
     """entity -> question -> verdict for the given entities, questions in registry order
     (verdicts of questions no longer registered are left out)."""
     order = [a.question for a in registry]

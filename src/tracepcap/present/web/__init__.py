@@ -1,6 +1,6 @@
 """The web UI: server-rendered pages (Jinja2) with htmx partials, served by `tracepcap serve`
-at `/` beside the API. `mount_web(app)` adds it to the API's app: the capture pages
-(`routes`), a capture's listings (`listings`) and the network pages (`networks`, both
+at `/` beside the API. `mount_web(app)` adds it to the app `present/app.py` builds: the capture
+pages (`routes`), a capture's listings (`listings`) and the network pages (`networks`, both
 built on `routes`' helpers)."""
 
 from fastapi import FastAPI

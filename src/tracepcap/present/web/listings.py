@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from ...adjudicate.actor import Actor
 from ...ingest import find_capture
 from ...store.models import Capture
-from ..api.deps import CaptureDep, DbDep, SessionDep, SettingsDep, Viewer
+from ..deps import CaptureDep, DbDep, SessionDep, SettingsDep, Viewer
 from ..read.applications import applications
 from ..read.captures import capture_fields
 from ..read.credentials import credentials

@@ -17,7 +17,7 @@ from ...adjudicate.contract import Key
 from ...adjudicate.registry import get_registry
 from ...errors import TracePcapError
 from ...ingest import find_capture
-from ..api.deps import Analyst, DbDep, RegistryDep, SessionDep, SettingsDep, Viewer
+from ..deps import Analyst, DbDep, RegistryDep, SessionDep, SettingsDep, Viewer
 from ..read import networks as read
 from ..read.change_summary import change_summary
 from . import views

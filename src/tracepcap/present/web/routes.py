@@ -34,7 +34,7 @@ from ...adjudicate.contract import Basis, Key
 from ...errors import InvalidAnnotation, TracePcapError
 from ...ingest import find_capture
 from ...settings import Settings
-from ..api.deps import Analyst, CaptureDep, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer, current_actor
+from ..deps import Analyst, CaptureDep, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer, current_actor
 from ..read.audit import AuditFilter
 from ..read.captures import UNFINISHED
 from ..read.frames import frame_spec, wireshark_filter

@@ -46,7 +46,7 @@ from ..read.hosts import (
 from ..read.manifest import manifest, problems
 from ..read.notices import notices_of
 from ..read.traffic import normal_port
-from ..read.trail import evidence_document, panel_trail
+from ..read.trail import EvidenceEntry, trail
 from ..read.verdicts import host_verdicts, stored_verdict
 
 OTHER = "__other__"  # the "Other…" entry of a label dropdown
@@ -58,6 +58,17 @@ class FormValues(dict):
 
     def __missing__(self, key: str) -> str:
         return ""
+
+
+@dataclass(frozen=True, slots=True)
+class PanelEvidence:
+    """A piece of analyst evidence in a panel, and whether the viewer wrote it (may edit it)."""
+
+    entry: EvidenceEntry
+    mine: bool
+
+    def __getattr__(self, name: str):
+        return getattr(self.entry, name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,11 +197,12 @@ class Inventory:
 def capture_context(session: Session, registry: Registry, capture: Capture, query: HostQuery) -> dict:
     rows = manifest(session, capture.id)
     found = by_severity(findings(session, capture.id))
+    notices = notices_of(session, capture.id, NOTICES_SHOWN)
     return {"capture": capture_fields(capture),
             "manifest": rows,
             "manifest_problems": problems(rows),
             "findings": found, "findings_overview": findings_overview(found),
-            **notices_of(session, capture.id, NOTICES_SHOWN),
+            "notice_counts": notices.notice_counts, "notices": notices.notices,
             "counts": label_counts(session, registry, capture.id),
             "questions": [question_meta(a) for a in registry],
             **hosts_context(session, registry, capture, query)}
@@ -217,18 +229,19 @@ AUDIT_PER_PAGE = 50
 def audit_context(session: Session, registry: Registry, capture: Capture, f: AuditFilter, page: int) -> dict:
     """One page of the capture's audit log (newest first) under filter `f`, and the filters'
     choices (the actors, actions and questions its events carry)."""
-    total, events = audit_page(session, capture.id, f, offset=(max(1, page) - 1) * AUDIT_PER_PAGE,
-                               limit=AUDIT_PER_PAGE)
+    events = audit_page(session, capture.id, f, offset=(max(1, page) - 1) * AUDIT_PER_PAGE,
+                        limit=AUDIT_PER_PAGE)
+    total = events.total
     pages = max(1, -(-total // AUDIT_PER_PAGE))
     if page > pages:  # a page link gone stale: the last page instead
         return audit_context(session, registry, capture, f, pages)
     titles = {a.question: a.title for a in registry}
-    shown = primary_addresses(session, capture.id, {e["entity_key"] for e in events if e.get("entity_key")})
+    shown = primary_addresses(session, capture.id, {e.entity_key for e in events if e.entity_key})
 
     def params(**changes) -> dict:
         values = {"actor": f.actor, "action": f.action, "question": f.question, "page": page} | changes
         return {k: v for k, v in values.items() if v and not (k == "page" and v == 1)}
-    return {"capture": capture_fields(capture), "events": events, "total": total, "page": page, "pages": pages,
+    return {"capture": capture_fields(capture), "events": events.items, "total": total, "page": page, "pages": pages,
             "filter": f, "choices": audit_choices(session, capture.id), "titles": titles, "params": params,
             "per_page": AUDIT_PER_PAGE, "shown": shown}
 
@@ -267,9 +280,9 @@ def panel_context(session: Session, registry: Registry, key: Key, viewer: Viewer
     choices = list(adj.vocabulary) + [c.label for c in candidates if c.label not in adj.vocabulary]
     return {"key": key, "q": question_meta(adj), "verdict": verdict, "live": verdict.live if verdict else (),
             "dismissed": verdict.dismissed_candidates if verdict else (), "choices": choices,
-            "evidence": [evidence_document(e) | {"mine": viewer.can_write and e.actor_subject == viewer.subject}
+            "evidence": [PanelEvidence(EvidenceEntry.of(e), viewer.can_write and e.actor_subject == viewer.subject)
                          for e in annotations.list_evidence(session, registry, key)],
-            "trail": panel_trail(session, registry, key),
+            "trail": trail(session, registry, key)[::-1],
             "viewer": viewer, "error": error, "form": FormValues(form or {}), "other": OTHER,
             "can_accept": bool(verdict and adj.tier == Tier.HUMAN_ASSISTED and verdict.basis != Basis.HUMAN
                                and verdict.suggestion(adj.unknown_label))}

@@ -12,8 +12,10 @@ from fastapi import APIRouter, Path, Query, Response, status
 
 from ....adjudicate import annotations
 from ....store.models import MAX_BIGINT, MAX_INTEGER
+from ...deps import ActorDep, Analyst, CaptureDep, KeyDep, QuestionDep, RegistryDep, SessionDep, Viewer
+from ...read.trail import TrailEvent
+from ...read.trail import trail as read_trail
 from ...read.verdicts import require_verdict, verdict_page
-from ..deps import ActorDep, Analyst, CaptureDep, KeyDep, QuestionDep, RegistryDep, SessionDep, Viewer
 from ..offloop import OffLoopJsonRoute
 from ..schemas import (
     AuditEventOut,
@@ -38,8 +40,8 @@ def list_verdicts(capture: CaptureDep, question: QuestionDep, session: SessionDe
                   limit: Annotated[int | None, Query(ge=1, le=MAX_BIGINT, description="all when absent")] = None,
                   ) -> list[dict]:
     """The question's verdict for every host, in address order; `X-Total-Count` holds how many."""
-    total, verdicts = verdict_page(session, capture.id, question.question, offset=offset, limit=limit)
-    response.headers["X-Total-Count"] = str(total)
+    verdicts = verdict_page(session, capture.id, question.question, offset=offset, limit=limit)
+    response.headers["X-Total-Count"] = str(verdicts.total)
     return [v.to_document() for v in verdicts]
 
 
@@ -116,8 +118,10 @@ def undismiss(key: KeyDep, label: str, session: SessionDep, registry: RegistryDe
 
 
 @router.get(ENTITY + "/trail", response_model=list[AuditEventOut])
-def trail(key: KeyDep, session: SessionDep, registry: RegistryDep) -> list:
-    """Every human action on this verdict, oldest first; cleared overrides and deleted evidence
-    stay in it."""
+def trail(key: KeyDep, session: SessionDep, registry: RegistryDep) -> list[TrailEvent]:
+    """Every human action on this verdict, oldest first, each with the sentence saying what it
+    changed; cleared overrides and deleted evidence stay in it. For a question that follows
+    another's human answer (Device type follows Node role), the events that set or cleared
+    that answer are in it too, with `via` naming the question they were taken on."""
     annotations.check_key(session, registry, key)
-    return annotations.trail(session, key)
+    return read_trail(session, registry, key)

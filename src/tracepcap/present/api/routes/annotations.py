@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Request
 
 from ....adjudicate.annotations import bulk
 from ....errors import UsageError
-from ..deps import ActorDep, Analyst, CaptureDep, RegistryDep, SessionDep, Viewer
+from ...deps import ActorDep, Analyst, CaptureDep, RegistryDep, SessionDep, Viewer
 from ..offloop import OffLoopJsonRoute
 from ..schemas import BulkOut
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict
 
+from ...deps import CaptureDep, PageDep, SessionDep, Viewer
 from ...read.applications import applications
-from ..deps import CaptureDep, PageDep, SessionDep, Viewer
 from ..offloop import OffLoopJsonRoute
 
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["applications"],

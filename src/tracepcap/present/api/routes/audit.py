@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query
 
 from ....adjudicate.annotations import AuditAction
+from ...deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ...read.audit import AuditFilter, audit_page
-from ..deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
+from ...read.trail import TrailEvent
 from ..offloop import OffLoopJsonRoute
 from ..schemas import CaptureAuditEventOut
 
@@ -22,14 +23,14 @@ def capture_audit(capture: CaptureDep, session: SessionDep, registry: RegistryDe
                   action: Annotated[AuditAction | None, Query(description="e.g. override.set")] = None,
                   question: Annotated[str | None, Query(min_length=1, max_length=64,
                                                         description="a question key, e.g. os-family")] = None,
-                  ) -> list[dict]:
+                  ) -> tuple[TrailEvent, ...]:
     """The capture's audit events newest first, each with the sentence saying what it changed;
     `X-Total-Count` holds the number matching. An unknown question is a 422 naming the known
     ones (events of a question no longer installed stay in the unfiltered log)."""
     if question is not None and question not in {a.question for a in registry}:
         raise HTTPException(422, f"question must be one of {', '.join(a.question for a in registry)} "
                                 f"(got {question!r})")
-    total, events = audit_page(session, capture.id, AuditFilter(actor or "", str(action or ""), question or ""),
-                               offset=page.offset, limit=page.limit)
-    page.total(total)
-    return events
+    events = audit_page(session, capture.id, AuditFilter(actor or "", str(action or ""), question or ""),
+                        offset=page.offset, limit=page.limit)
+    page.total(events.total)
+    return events.items

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
@@ -11,11 +12,7 @@ from pydantic import AfterValidator
 from ....adjudicate import annotations
 from ....store.models import CaptureStatus
 from ....text import SEARCH
-from ...read.captures import capture_fields, capture_total, findings
-from ...read.captures import list_captures as captures
-from ...read.manifest import manifest
-from ...read.notices import notice_counts
-from ..deps import (
+from ...deps import (
     ActorDep,
     Admin,
     Analyst,
@@ -28,6 +25,10 @@ from ..deps import (
     Viewer,
     WorkerDep,
 )
+from ...read.captures import CaptureFields, capture_fields, capture_total, findings
+from ...read.captures import list_captures as captures
+from ...read.manifest import manifest
+from ...read.notices import notice_counts
 from ..offloop import OffLoopJsonRoute
 from ..schemas import CaptureCreated, CaptureDetail, CaptureOut
 from ..upload import FIELD, receive_capture, upload_slot
@@ -65,7 +66,7 @@ async def upload(request: Request, response: Response, actor: ActorDep, db: DbDe
 def list_captures(session: SessionDep, page: PageDep,
                   q: Annotated[str | None, Query(description="part of the name, or the start of the id or sha256 "
                                                  f"(at most {SEARCH.max_chars} characters)"),
-                               AfterValidator(SEARCH.validator)] = None) -> list[dict]:
+                               AfterValidator(SEARCH.validator)] = None) -> list[CaptureFields]:
     """Captures, newest first, with their analysis status and progress, a page at a time;
     `X-Total-Count` holds the number of matching captures."""
     page.total(capture_total(session, q or ""))
@@ -73,10 +74,11 @@ def list_captures(session: SessionDep, page: PageDep,
 
 
 @router.get("/{cid}", response_model=CaptureDetail, dependencies=[Viewer])
-def read_capture(capture: CaptureDep, session: SessionDep) -> dict:
+def read_capture(capture: CaptureDep, session: SessionDep) -> CaptureDetail:
     """One capture (by id, unique id prefix or sha256) with its manifest and findings."""
-    return capture_fields(capture) | {"manifest": manifest(session, capture.id), "findings": findings(session, capture.id),
-                                      "notice_counts": notice_counts(session, capture.id)}
+    return CaptureDetail.model_validate({**asdict(capture_fields(capture)), "manifest": manifest(session, capture.id),
+                                         "findings": findings(session, capture.id),
+                                         "notice_counts": notice_counts(session, capture.id)})
 
 
 @router.delete("/{cid}", status_code=status.HTTP_204_NO_CONTENT, dependencies=[Admin])

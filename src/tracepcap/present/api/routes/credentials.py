@@ -8,9 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict
 
+from ...deps import CaptureDep, PageDep, SessionDep, Viewer
 from ...read.credentials import credentials
 from ...read.hosts import require_host
-from ..deps import CaptureDep, PageDep, SessionDep, Viewer
 from ..offloop import OffLoopJsonRoute
 
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["credentials"], dependencies=[Viewer])

@@ -11,8 +11,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, Response
 
+from ...deps import CaptureDep, RegistryDep, SessionDep, Viewer
 from ...read.document import CSV_COLUMNS, capture_export, csv_rows, wide_csv_columns, wide_csv_rows
-from ..deps import CaptureDep, RegistryDep, SessionDep, Viewer
 from ..offloop import OffLoopJsonRoute
 
 router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=["exports"], dependencies=[Viewer])

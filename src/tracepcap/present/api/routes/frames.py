@@ -10,6 +10,7 @@ from fastapi.responses import FileResponse, StreamingResponse
 
 from ....extract.slices import pcapng_slice
 from ....store.models import MAX_BIGINT
+from ...deps import Analyst, CaptureDep, SessionDep, SettingsDep, Viewer
 from ...read.frames import (
     MAX_SLICE_FRAMES,
     capture_index,
@@ -19,7 +20,6 @@ from ...read.frames import (
     parse_frames,
     stored_file,
 )
-from ..deps import Analyst, CaptureDep, SessionDep, SettingsDep, Viewer
 from ..offloop import OffLoopJsonRoute
 from ..schemas import FrameOut
 

@@ -10,11 +10,11 @@ from pydantic import AfterValidator
 
 from ....store.models import MAX_BIGINT, Locality
 from ....text import SEARCH
+from ...deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ...read.captures import entity_findings, findings
-from ...read.hosts import HostFilter, conversation_page, host_page, host_rows, require_host
+from ...read.hosts import ConversationEntry, HostFilter, conversation_page, host_page, host_rows, require_host
 from ...read.hosts import host_facts as facts_of
 from ...read.traffic import SORTS, normal_port
-from ..deps import CaptureDep, PageDep, RegistryDep, SessionDep, Viewer
 from ..offloop import OffLoopJsonRoute
 from ..schemas import ConversationOut, FactOut, HostOut
 
@@ -29,6 +29,16 @@ def list_hosts(capture: CaptureDep, session: SessionDep, registry: RegistryDep, 
                             AfterValidator(SEARCH.validator)] = None,
                locality: Annotated[Locality | None, Query(description="only hosts Scan placed there")] = None,
                finding: Annotated[bool, Query(description="only hosts a finding names")] = False,
+               question: Annotated[str | None, Query(min_length=1, max_length=64,
+                                                     description="a question key: with `answer`, `contested`, "
+                                                                 "`human` or `stale`, only that question's verdicts "
+                                                                 "count")] = None,
+               answer: Annotated[str | None, Query(min_length=1, max_length=100,
+                                                   description="only hosts whose uncontested answer to `question` "
+                                                               "is this label")] = None,
+               contested: Annotated[bool, Query(description="only hosts with a contested verdict")] = False,
+               human: Annotated[bool, Query(description="only hosts with an answer a human gave")] = False,
+               stale: Annotated[bool, Query(description="only hosts with a human answer whose facts moved")] = False,
                min_packets: Annotated[int, Query(ge=0, le=MAX_BIGINT, description="only hosts that sent and "
                                                  "received at least this many packets together")] = 0,
                port: Annotated[str | None, Query(max_length=9, description="only hosts that served this port: "
@@ -38,14 +48,28 @@ def list_hosts(capture: CaptureDep, session: SessionDep, registry: RegistryDep, 
                desc: Annotated[bool, Query(description="reverse the order")] = False,
                ) -> list[HostOut]:
     """Hosts in address order (or `sort`'s) with their MACs, names, locality, traffic and
-    verdict summaries; `X-Total-Count` holds the number of matching hosts."""
+    verdict summaries, filtered as the web inventory filters them; `X-Total-Count` holds the
+    number of matching hosts. `contested`, `human`, `stale` and `finding` are one choice each:
+    at most one of them, and none with `answer`."""
+    marks = [name for name, on in (("contested", contested), ("human", human), ("stale", stale),
+                                   ("finding", finding)) if on]
+    if len(marks) > 1:
+        raise HTTPException(422, f"choose one of contested, human, stale and finding (got {', '.join(marks)})")
+    if question is not None and question not in {a.question for a in registry}:
+        raise HTTPException(422, f"question must be one of {', '.join(a.question for a in registry)} "
+                                 f"(got {question!r})")
+    if answer is not None and question is None:
+        raise HTTPException(422, "answer needs question: the label is one question's answer")
+    if answer is not None and marks:
+        raise HTTPException(422, f"answer cannot be combined with {marks[0]}")
     served = ""
     if port:
         served = normal_port(port)
         if served is None:
             raise HTTPException(422, f"port must be a number 0-65535, tcp/N or udp/N, not {port!r}")
     found = host_page(session, registry, capture.id,
-                      HostFilter(text=q or "", locality=locality or "", mark="finding" if finding else "",
+                      HostFilter(text=q or "", question=question or "", label=answer or "",
+                                 mark=marks[0] if marks else "", locality=locality or "",
                                  sort=sort.value, desc=desc, min_packets=min_packets, port=served),
                       offset=page.offset, limit=page.limit)
     page.total(found.total)
@@ -74,9 +98,10 @@ def list_conversations(capture: CaptureDep, session: SessionDep, page: PageDep,
                        ip: Annotated[str | None, Query(max_length=45, description="either end")] = None,
                        port: Annotated[int | None, Query(ge=0, le=65535, description="either end")] = None,
                        proto: Annotated[str | None, Query(max_length=8, description="tcp, udp, ...")] = None,
-                       ) -> list:
-    """Conversations in the order they began; `X-Total-Count` holds the number matching."""
-    total, rows = conversation_page(session, capture.id, ip=ip, port=port, proto=proto,
-                                            offset=page.offset, limit=page.limit)
-    page.total(total)
-    return rows
+                       ) -> tuple[ConversationEntry, ...]:
+    """Conversations in the order they began (times in ISO 8601 UTC); `X-Total-Count` holds
+    the number matching."""
+    found = conversation_page(session, capture.id, ip=ip, port=port, proto=proto,
+                              offset=page.offset, limit=page.limit)
+    page.total(found.total)
+    return found.items

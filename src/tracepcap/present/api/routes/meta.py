@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from .... import __version__
-from ..deps import ActorDep, RegistryDep, Viewer
+from ...deps import ActorDep, RegistryDep, Viewer
 from ..offloop import OffLoopJsonRoute
 from ..schemas import Health, Me, QuestionOut
 

@@ -19,8 +19,8 @@ from ....adjudicate.networks.changes import ChangeKind
 from ....errors import InvalidText, UsageError
 from ....ingest import find_capture
 from ....store.models import MAX_INTEGER
+from ...deps import ActorDep, Analyst, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer, WorkerDep
 from ...read import networks as read
-from ..deps import ActorDep, Analyst, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer, WorkerDep
 from ..offloop import OffLoopJsonRoute
 from ..schemas import In, Label, Verdict
 from ..upload import receive_capture, upload_slot

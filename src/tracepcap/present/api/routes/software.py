@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from ...deps import CaptureDep, PageDep, SessionDep, Viewer
 from ...read.hosts import require_host
 from ...read.software import software
-from ..deps import CaptureDep, PageDep, SessionDep, Viewer
 from ..offloop import OffLoopJsonRoute
 from ..schemas import SoftwareOut
 

@@ -1,7 +1,9 @@
-"""The REST API: `create_app(settings, db=None, registry=None)` builds it.
+"""The composition root: `create_app(settings, db=None, registry=None)` builds the served app.
 
-Routers per resource under /api; OpenAPI schema at /api/openapi.json, docs at /api/docs.
-On start-up temporary files of uploads an earlier run never finished are removed, the
+The API's routers per resource under /api (`api/`), the web UI at / (`web/`), the middleware
+and the shared dependencies (`deps.py`): `api/` and `web/` are sibling leaves that never
+import each other; only this module knows both. OpenAPI schema at /api/openapi.json, docs at
+/api/docs. On start-up temporary files of uploads an earlier run never finished are removed, the
 background analysis worker starts and every capture an earlier run left
 `queued` or `analyzing` is queued again; on shutdown the worker stops after the capture it
 is on.
@@ -16,24 +18,21 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import Depends, FastAPI
 
-from ... import __version__
-from ...adjudicate.registry import Registry, get_registry
-from ...analysis import analyze
-from ...ingest import sweep_stale_uploads
-from ...ingest.lease import any_stalled, requeue_stalled
-from ...settings import Settings, get_settings
-from ...store import Database, open_database
-from ...store.staging import drop_stages
-from ..read.captures import unfinished_captures
-from ..web import mount_web
-from . import errors
-from .auth import TokenVerifier
-from .body_limit import BodyLimit
-from .docs import mount_docs
-from .known_query import known_query
-from .request_guard import RequestGuard
-from .request_text import plain_parameters
-from .routes import (
+from .. import __version__
+from ..adjudicate.registry import Registry, get_registry
+from ..analysis import analyze
+from ..ingest import sweep_stale_uploads
+from ..ingest.lease import any_stalled, requeue_stalled
+from ..settings import Settings, get_settings
+from ..store import Database, open_database
+from ..store.staging import drop_stages
+from .api import errors
+from .api.body_limit import BodyLimit
+from .api.docs import mount_docs
+from .api.known_query import known_query
+from .api.request_guard import RequestGuard
+from .api.request_text import plain_parameters
+from .api.routes import (
     adjudications,
     annotations,
     applications,
@@ -48,8 +47,11 @@ from .routes import (
     notices,
     software,
 )
-from .schemas import ErrorOut
-from .turns import Turns
+from .api.schemas import ErrorOut
+from .api.turns import Turns
+from .auth import TokenVerifier
+from .read.captures import unfinished_captures
+from .web import mount_web
 from .worker import AnalysisWorker
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""What a handler may ask for: a session, the settings, the actor, a capture, a question, a
+"""What a handler of the API or the web UI may ask for: a session, the settings, the actor, a capture, a question, a
 key, a page. Each resolves one thing, or raises the error that says what was missing.
 
 `ActorDep` wraps `CurrentActor`, the one reader of a token's claims; no handler looks at a
@@ -17,17 +17,17 @@ from fastapi.concurrency import contextmanager_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
-from ...adjudicate import annotations
-from ...adjudicate.actor import Actor, CurrentActor
-from ...adjudicate.contract import Adjudicator, Key
-from ...adjudicate.registry import Registry
-from ...errors import NotFound
-from ...ingest import find_capture
-from ...settings import Settings, get_settings
-from ...store import Database
-from ...store.models import MAX_BIGINT, Capture
-from ..read.hosts import require_host
+from ..adjudicate import annotations
+from ..adjudicate.actor import Actor, CurrentActor
+from ..adjudicate.contract import Adjudicator, Key
+from ..adjudicate.registry import Registry
+from ..errors import NotFound
+from ..ingest import find_capture
+from ..settings import Settings, get_settings
+from ..store import Database
+from ..store.models import MAX_BIGINT, Capture
 from .auth import Forbidden, Unauthenticated
+from .read.hosts import require_host
 from .worker import AnalysisWorker
 
 MAX_PAGE = 1000

@@ -27,8 +27,8 @@ import jwt
 from jwt import PyJWK, PyJWKClient
 from jwt.exceptions import PyJWKClientConnectionError, PyJWKClientError, PyJWKError, PyJWKSetError
 
-from ...errors import TracePcapError, UsageError
-from ...settings import Settings
+from ..errors import TracePcapError, UsageError
+from ..settings import Settings
 
 log = logging.getLogger(__name__)
 

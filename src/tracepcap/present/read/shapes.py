@@ -1,0 +1,57 @@
+"""The shapes the read model hands out: a generic `Page[T]` of a listing, and `plain(value)`,
+the one way a read object becomes JSON-ready data (for `--json` and the export document):
+dataclasses field by field, times in ISO 8601, tuples as lists."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from enum import Enum
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    """One page of a listing: its `items`, how many match in all (`total`), and where the page
+    starts (`offset`) and how long it may be (`limit`, None: the rest)."""
+
+    items: tuple[T, ...]
+    total: int
+    offset: int = 0
+    limit: int | None = None
+
+    @classmethod
+    def of(cls, items: Iterable[T], total: int, offset: int = 0, limit: int | None = None) -> Page[T]:
+        return cls(tuple(items), total, offset, limit)
+
+    def map(self, change: Callable[[T], U]) -> Page[U]:
+        return Page(tuple(change(item) for item in self.items), self.total, self.offset, self.limit)
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def plain(value: Any) -> Any:
+    """`value` as JSON-ready data: a dataclass as an object of its fields, a datetime in ISO
+    8601 (a naive one is UTC, as the store keeps it), an enum as its value."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
