@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import cast
 
 from .decoders.tcp import ACK, SYN
 from .packet import PROTO_TCP, Packet
@@ -63,7 +64,8 @@ class FlowTable:
 
     def update(self, pkt: Packet) -> tuple[Flow, bool]:
         """Account the packet; return its flow and whether it travels a -> b."""
-        src, dst, sport, dport = pkt.src, pkt.dst, pkt.sport, pkt.dport
+        # only IP packets are accounted: their addresses are set
+        src, dst, sport, dport = cast(str, pkt.src), cast(str, pkt.dst), pkt.sport, pkt.dport
         if (src, sport) <= (dst, dport):
             key = (pkt.proto, src, sport, dst, dport)
         else:

@@ -1,0 +1,104 @@
+"""Build hook: compiles the per-packet hot path with mypyc when it can, else installs it as
+plain Python (the same source, the same results, slower).
+
+The modules in HOT are ordinary typed Python. With a C compiler on the machine (Debian's
+gcc) and mypy's `mypyc` in the build environment (pyproject.toml's build requirements),
+`pip install` turns them into C extensions that Python imports in place of the .py files.
+Compilation is skipped, and the package installed as pure Python, when
+`TRACEPCAP_PURE=1` is set, when there is no compiler or no mypyc, or when compiling fails
+for any reason: a warning says so and the install goes on. At run time `TRACEPCAP_PURE=1`
+makes the package import the .py files even where compiled ones are installed
+(src/tracepcap/_pure.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+# The modules every packet goes through (benchmarks/extract_bench.py --profile): the
+# reader's record loop, frame decoding to the transport header, the flow table.
+HOT = [
+    "src/tracepcap/extract/reader.py",
+    "src/tracepcap/extract/packet.py",
+    "src/tracepcap/extract/flows.py",
+    "src/tracepcap/extract/decoders/ethernet.py",
+    "src/tracepcap/extract/decoders/ipv4.py",
+    "src/tracepcap/extract/decoders/ipv6.py",
+    "src/tracepcap/extract/decoders/tcp.py",
+    "src/tracepcap/extract/decoders/udp.py",
+]
+GROUP = "tracepcap.extract._hot"  # the shared library: tracepcap/extract/_hot__mypyc.*.so
+
+
+def _warn(why: str) -> None:
+    print(f"tracepcap: installing the pure-Python hot path ({why})", file=sys.stderr)
+
+
+def _compiler() -> str | None:
+    cc = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    return shutil.which(cc)
+
+
+def hot_extensions() -> list:
+    if os.environ.get("TRACEPCAP_PURE") == "1":
+        _warn("TRACEPCAP_PURE=1")
+        return []
+    if _compiler() is None:
+        _warn("no C compiler found")
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        _warn("mypyc is not installed in the build environment")
+        return []
+    here = os.path.dirname(os.path.abspath(__file__))
+    cwd = os.getcwd()
+    try:
+        os.chdir(here)  # mypyc resolves module names from the paths given
+        return mypycify(["--ignore-missing-imports", "--follow-imports=silent", *HOT],
+                        group_name=GROUP, opt_level="3")
+    except BaseException as err:  # noqa: BLE001 - a type error or a mypyc bug: go pure
+        if isinstance(err, KeyboardInterrupt):
+            raise
+        _warn(f"mypyc failed: {err!r}")
+        return []
+    finally:
+        os.chdir(cwd)
+
+
+class OptionalBuildExt(build_ext):
+    """Builds the compiled modules all or none: if one fails, the ones built are removed
+    and the package stays pure Python."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as err:  # noqa: BLE001 - a compiler error: go pure
+            _warn(f"compiling failed: {err}")
+            self._remove_outputs()
+
+    def _remove_outputs(self) -> None:
+        for ext in self.extensions:
+            for path in (self.get_ext_fullpath(ext.name),):
+                if os.path.exists(path):
+                    os.remove(path)
+            if self.inplace:
+                rel = self.get_ext_filename(ext.name)
+                for root in ("src", "."):
+                    path = os.path.join(root, rel)
+                    if os.path.exists(path):
+                        os.remove(path)
+        self.extensions = []
+
+    def get_outputs(self) -> list[str]:
+        return [path for path in super().get_outputs() if os.path.exists(path)] \
+            if self.extensions else []
+
+
+setup(ext_modules=hot_extensions(), cmdclass={"build_ext": OptionalBuildExt})
