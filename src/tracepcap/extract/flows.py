@@ -66,6 +66,7 @@ class FlowTable:
         """Account the packet; return its flow and whether it travels a -> b."""
         # only IP packets are accounted: their addresses are set
         src, dst, sport, dport = cast(str, pkt.src), cast(str, pkt.dst), pkt.sport, pkt.dport
+        key: tuple  # grows by the tunnels' identities below
         if (src, sport) <= (dst, dport):
             key = (pkt.proto, src, sport, dst, dport)
         else:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import types
 from typing import NamedTuple
 
 from .decoders import (DecodeError, Malformed, ethernet, geneve, gre, gtpu, ieee80211, ipv4, ipv6,
@@ -287,6 +288,15 @@ _MAX_TAGS = ethernet.MAX_TAGS
 _IP6_NOT_TRANSPORT = ipv6.SKIPPABLE | {ipv6.AUTH, ipv6.FRAGMENT}
 
 
+def _compiled() -> bool:
+    """True when this module runs compiled by mypyc (setup.py): its functions are then not
+    Python function objects."""
+    return not isinstance(_compiled, types.FunctionType)
+
+
+_NATIVE = _compiled()
+
+
 def _fast_ethernet(buf: memoryview, frame: int, ts: float, wire_len: int,
                    new=object.__new__, eth=_ETH.unpack_from, tag=_TAG.unpack_from,
                    ip4=_IP4.unpack_from, ip6=_IP6.unpack_from, ip6_len=_IP6_LEN.unpack_from,
@@ -332,8 +342,11 @@ def _fast_ethernet(buf: memoryview, frame: int, ts: float, wire_len: int,
         fragment = False
     else:
         return None
-    pkt = new(Packet)
-    pkt.frame, pkt.ts, pkt.wire_len = frame, ts, wire_len
+    if _NATIVE:  # a compiled class is made only through its __init__ (cheap there)
+        pkt = Packet(frame, ts, wire_len)
+    else:  # interpreted, skipping __init__ saves writing every slot twice
+        pkt = new(Packet)
+        pkt.frame, pkt.ts, pkt.wire_len = frame, ts, wire_len
     pkt.src_mac, pkt.dst_mac, pkt.vlans, pkt.ethertype = src_mac, dst_mac, vlans, ethertype
     text = cache.get(src)
     pkt.src = text if text is not None else addr_text(src)
