@@ -34,6 +34,10 @@ HOT = [
     "src/tracepcap/extract/decoders/udp.py",
 ]
 GROUP = "tracepcap.extract._hot"  # the shared library: tracepcap/extract/_hot__mypyc.*.so
+# Written beside the compiled modules once they are built: each HOT module's sha256. The
+# package runs them only while every .py still matches (src/tracepcap/_pure.py), so an edited
+# source is never shadowed by a stale build.
+MANIFEST = "_compiled.json"
 
 
 def _warn(why: str) -> None:
@@ -72,16 +76,37 @@ def hot_extensions() -> list:
         os.chdir(cwd)
 
 
+def _manifest_path(command: build_ext) -> str:
+    return os.path.join(os.path.dirname(command.get_ext_fullpath("tracepcap.extract.packet")), MANIFEST)
+
+
 class OptionalBuildExt(build_ext):
     """Builds the compiled modules all or none: if one fails, the ones built are removed
-    and the package stays pure Python."""
+    and the package stays pure Python. Once all are built, writes the manifest."""
 
     def run(self) -> None:
+        manifest = _manifest_path(self)
+        if os.path.exists(manifest):
+            os.remove(manifest)  # until this build succeeds, nothing compiled is trusted
+        if not self.extensions:
+            return
         try:
             super().run()
         except Exception as err:  # noqa: BLE001 - a compiler error: go pure
             _warn(f"compiling failed: {err}")
             self._remove_outputs()
+            return
+        import hashlib
+        import json
+        here = os.path.dirname(os.path.abspath(__file__))
+        digests = {}
+        for path in HOT:
+            name = path[len("src/"):-len(".py")].replace("/", ".")
+            with open(os.path.join(here, path), "rb") as source:
+                digests[name] = hashlib.sha256(source.read()).hexdigest()
+        os.makedirs(os.path.dirname(manifest), exist_ok=True)
+        with open(manifest, "w") as out:
+            json.dump(digests, out, indent=1, sort_keys=True)
 
     def _remove_outputs(self) -> None:
         for ext in self.extensions:
@@ -97,8 +122,9 @@ class OptionalBuildExt(build_ext):
         self.extensions = []
 
     def get_outputs(self) -> list[str]:
-        return [path for path in super().get_outputs() if os.path.exists(path)] \
-            if self.extensions else []
+        if not self.extensions:
+            return []
+        return [*super().get_outputs(), _manifest_path(self)]
 
 
 setup(ext_modules=hot_extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -1,10 +1,7 @@
 """TracePcap: packet captures in, an inventory of hosts with explained verdicts out."""
 
-import os as _os
+from . import _pure
 
 __version__ = "0.1.0"
 
-if _os.environ.get("TRACEPCAP_PURE") == "1":  # run the .py files even where compiled (_pure.py)
-    from . import _pure
-
-    _pure.install()
+_pure.install()  # compiled hot-path modules only while they match their .py files (_pure.py)

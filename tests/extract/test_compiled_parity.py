@@ -1,7 +1,8 @@
-"""The hot path runs compiled (setup.py, mypyc) where it was built so, and as Python source with
-TRACEPCAP_PURE=1: both give byte-identical `analyze --json` on the shared captures, and the
-extract, tunnel and tshark cross-check tests pass on the pure path too (the default run of
-the suite covers whichever path the install built)."""
+"""The hot path runs compiled (setup.py, mypyc) where it was built so and its sources still match
+the build, and as Python source with TRACEPCAP_PURE=1: both give byte-identical
+`analyze --json` on the shared captures, and the extract, tunnel and tshark cross-check tests
+pass on the pure path too (the default run of the suite covers whichever path the install
+built)."""
 
 from __future__ import annotations
 
@@ -50,9 +51,10 @@ def _env(pure: bool) -> dict[str, str]:
 
 
 def _built(name: str) -> bool:
-    """True when a compiled module for `name` lies beside its .py file."""
+    """True when a compiled module for `name` lies beside its .py file, from the same source."""
     source = SRC / (name.replace(".", "/") + ".py")
-    return any(source.with_suffix(suffix).exists() for suffix in _pure.EXTENSIONS)
+    return _pure.build_matches(SRC / "tracepcap") \
+        and any(source.with_suffix(suffix).exists() for suffix in _pure.EXTENSIONS)
 
 
 def _probe(pure: bool) -> dict[str, bool]:
@@ -71,6 +73,32 @@ def test_the_pure_switch_loads_python_source():
 def test_the_compiled_modules_are_loaded_where_built():
     loaded = _probe(pure=False)
     assert loaded == {name: _built(name) for name in HOT} | {"native": _built("tracepcap.extract.packet")}
+
+
+def _package(root: Path, sources: dict[str, bytes], recorded: dict[str, bytes]) -> Path:
+    """A package tree at root/tracepcap with these sources and a manifest of these."""
+    import hashlib
+    import json
+    package = root / "tracepcap"
+    for name, text in sources.items():
+        path = root / (name.replace(".", "/") + ".py")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text)
+    (package / _pure.MANIFEST).write_text(json.dumps(
+        {name: hashlib.sha256(text).hexdigest() for name, text in recorded.items()}))
+    return package
+
+
+def test_a_build_is_trusted_only_while_its_sources_match(tmp_path):
+    sources = {"tracepcap.extract.packet": b"X = 1\n", "tracepcap.extract.flows": b"Y = 2\n"}
+    assert _pure.build_matches(_package(tmp_path / "same", sources, sources))
+    edited = sources | {"tracepcap.extract.flows": b"Y = 3\n"}
+    assert not _pure.build_matches(_package(tmp_path / "edited", edited, sources))
+    gone = _package(tmp_path / "gone", sources, sources)
+    (gone / "extract" / "packet.py").unlink()
+    assert not _pure.build_matches(gone)
+    assert not _pure.build_matches(_package(tmp_path / "empty", sources, {}))
+    assert not _pure.build_matches(tmp_path / "nothing-built")
 
 
 def test_the_path_asked_for_is_the_one_loaded():
