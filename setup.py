@@ -22,11 +22,13 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 # The modules every packet goes through (benchmarks/extract_bench.py --profile): the
-# reader's record loop, frame decoding to the transport header, the flow table.
+# reader's record loop, frame decoding to the transport header, the flow table, the TCP
+# stream heads.
 HOT = [
     "src/tracepcap/extract/reader.py",
     "src/tracepcap/extract/packet.py",
     "src/tracepcap/extract/flows.py",
+    "src/tracepcap/extract/streams.py",
     "src/tracepcap/extract/decoders/ethernet.py",
     "src/tracepcap/extract/decoders/ipv4.py",
     "src/tracepcap/extract/decoders/ipv6.py",
@@ -49,7 +51,14 @@ def _compiler() -> str | None:
     return shutil.which(cc)
 
 
+# setup.py runs several times per install (requirements, metadata, the build): mypyc's code
+# generation runs only for the commands that build extensions
+BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
+
+
 def hot_extensions() -> list:
+    if not BUILDS & set(sys.argv[1:]):
+        return []
     if os.environ.get("TRACEPCAP_PURE") == "1":
         _warn("TRACEPCAP_PURE=1")
         return []

@@ -671,7 +671,7 @@ def _compiled() -> list[str]:
     """The hot path's modules this process runs compiled (setup.py; none with TRACEPCAP_PURE=1)."""
     import importlib
     from tracepcap import _pure
-    names = ("reader", "packet", "flows", "decoders.ethernet", "decoders.ipv4", "decoders.ipv6",
+    names = ("reader", "packet", "flows", "streams", "decoders.ethernet", "decoders.ipv4", "decoders.ipv6",
              "decoders.tcp", "decoders.udp")
     return [n for n in names if _pure.is_compiled(importlib.import_module(f"tracepcap.extract.{n}"))]
 
@@ -819,7 +819,7 @@ def compiled_vs_pure(rows: list[tuple[str, dict]], packets: int) -> None:
         cpu = r.get("walk_cpu_s") or r["cpu_s"]
         mode = ""
         if "compiled" in r:
-            mode = f" [{len(r['compiled'])}/8 modules compiled]" if r["compiled"] else " [pure]"
+            mode = f" [{len(r['compiled'])}/9 modules compiled]" if r["compiled"] else " [pure]"
         cells.append((label.split(" ", 1)[1] + mode, packets / cpu / 1000))
     if not cells:
         return

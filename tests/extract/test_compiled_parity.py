@@ -22,7 +22,7 @@ TESTS = Path(__file__).resolve().parents[1]
 # the hot path's modules (setup.py's HOT) and a sample of every kind of shared capture:
 # classic pcap and pcapng, tunnels (GTP-U), many small flows
 HOT = ("tracepcap.extract.reader", "tracepcap.extract.packet", "tracepcap.extract.flows",
-       "tracepcap.extract.decoders.ethernet", "tracepcap.extract.decoders.ipv4",
+       "tracepcap.extract.streams", "tracepcap.extract.decoders.ethernet", "tracepcap.extract.decoders.ipv4",
        "tracepcap.extract.decoders.ipv6", "tracepcap.extract.decoders.tcp",
        "tracepcap.extract.decoders.udp")
 CAPTURES = ("dns_demo.pcap", "demo_all_rules.pcap", "free5gc.pcap", "telegram_voice.pcapng",
