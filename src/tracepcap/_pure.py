@@ -17,13 +17,13 @@ from __future__ import annotations
 import importlib.machinery
 import os
 import sys
-from pathlib import Path
 from types import ModuleType
 
 ENV = "TRACEPCAP_PURE"
 PACKAGE = __name__.rpartition(".")[0]  # "tracepcap"
-ROOT = Path(__file__).resolve().parent  # the package's directory
-MANIFEST = Path("extract") / "_compiled.json"  # written by setup.py beside the compiled modules
+# os.path, not pathlib: this module is imported by every command, and pathlib costs ~10 ms
+ROOT = os.path.dirname(os.path.abspath(__file__))  # the package's directory
+MANIFEST = os.path.join("extract", "_compiled.json")  # written by setup.py beside the compiled modules
 EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
 
@@ -37,17 +37,20 @@ def is_compiled(module: ModuleType) -> bool:
     return (getattr(module, "__file__", None) or "").endswith(EXTENSIONS)
 
 
-def build_matches(root: Path) -> bool:
+def build_matches(root: str | os.PathLike[str]) -> bool:
     """True when the package at `root` has a build manifest and every source it names still
     has the sha256 it was compiled from."""
     import hashlib  # here, not at the top: the package's import stays cheap for every command
     import json
+    root = os.fspath(root)
     try:
-        recorded = json.loads((root / MANIFEST).read_text())
+        with open(os.path.join(root, MANIFEST), encoding="utf-8") as manifest:
+            recorded = json.load(manifest)
         for name, digest in recorded.items():
-            source = root.parent / (name.replace(".", "/") + ".py")
-            if hashlib.sha256(source.read_bytes()).hexdigest() != digest:
-                return False
+            source = os.path.join(os.path.dirname(root), *name.split(".")[:-1], name.rpartition(".")[2] + ".py")
+            with open(source, "rb") as text:
+                if hashlib.sha256(text.read()).hexdigest() != digest:
+                    return False
     except (OSError, ValueError, AttributeError):
         return False
     return bool(recorded)
