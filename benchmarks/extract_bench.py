@@ -17,6 +17,9 @@
    RSS is the measured process's own, see `measure`):
      a. TracePcap extract: `pipeline.extract(path, "bench")`, every extractor, no database;
      b. TracePcap hot path: reader + `packet.decode_frame` on every record, no extractors;
+    ap, bp. the same two with TRACEPCAP_PURE=1: the hot path as Python source even where
+        `pip install` compiled it (setup.py, issue 29); a closing table puts packets per
+        CPU second of each walk side by side, compiled and pure, with dpkt and tshark;
      c. dpkt: pcap reader, Ethernet -> IP/IP6 -> TCP/UDP, addresses and ports read;
      d. tshark -n -r FILE -T fields -e frame.number -e ip.src ... > /dev/null (ten fields);
      e. the whole `tracepcap analyze FILE --json > /dev/null` (CLI `main`, fresh SQLite store)
