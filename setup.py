@@ -40,6 +40,17 @@ GROUP = "tracepcap.extract._hot"  # the shared library: tracepcap/extract/_hot__
 # package runs them only while every .py still matches (src/tracepcap/_pure.py), so an edited
 # source is never shadowed by a stale build.
 MANIFEST = "_compiled.json"
+DIGESTS: dict[str, str] = {}  # module -> sha256 of the source mypyc compiled
+
+
+def _digests(here: str) -> dict[str, str]:
+    import hashlib
+    found = {}
+    for path in HOT:
+        name = path[len("src/"):-len(".py")].replace("/", ".")
+        with open(os.path.join(here, path), "rb") as source:
+            found[name] = hashlib.sha256(source.read()).hexdigest()
+    return found
 
 
 def _warn(why: str) -> None:
@@ -74,6 +85,7 @@ def hot_extensions() -> list:
     cwd = os.getcwd()
     try:
         os.chdir(here)  # mypyc resolves module names from the paths given
+        DIGESTS.update(_digests(here))  # before mypyc reads them
         return mypycify(["--ignore-missing-imports", "--follow-imports=silent", *HOT],
                         group_name=GROUP, opt_level="3")
     except BaseException as err:  # noqa: BLE001 - a type error or a mypyc bug: go pure
@@ -105,23 +117,16 @@ class OptionalBuildExt(build_ext):
             _warn(f"compiling failed: {err}")
             self._remove_outputs()
             return
-        import hashlib
         import json
-        here = os.path.dirname(os.path.abspath(__file__))
-        digests = {}
-        for path in HOT:
-            name = path[len("src/"):-len(".py")].replace("/", ".")
-            with open(os.path.join(here, path), "rb") as source:
-                digests[name] = hashlib.sha256(source.read()).hexdigest()
         os.makedirs(os.path.dirname(manifest), exist_ok=True)
         with open(manifest, "w") as out:
-            json.dump(digests, out, indent=1, sort_keys=True)
+            json.dump(DIGESTS, out, indent=1, sort_keys=True)
 
     def _remove_outputs(self) -> None:
         for ext in self.extensions:
-            for path in (self.get_ext_fullpath(ext.name),):
-                if os.path.exists(path):
-                    os.remove(path)
+            path = self.get_ext_fullpath(ext.name)
+            if os.path.exists(path):
+                os.remove(path)
             if self.inplace:
                 rel = self.get_ext_filename(ext.name)
                 for root in ("src", "."):
