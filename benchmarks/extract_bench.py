@@ -17,6 +17,9 @@
    RSS is the measured process's own, see `measure`):
      a. TracePcap extract: `pipeline.extract(path, "bench")`, every extractor, no database;
      b. TracePcap hot path: reader + `packet.decode_frame` on every record, no extractors;
+    ap, bp. the same two with TRACEPCAP_PURE=1: the hot path as Python source even where
+        `pip install` compiled it (setup.py, issue 29); a closing table puts packets per
+        CPU second of each walk side by side, compiled and pure, with dpkt and tshark;
      c. dpkt: pcap reader, Ethernet -> IP/IP6 -> TCP/UDP, addresses and ports read;
      d. tshark -n -r FILE -T fields -e frame.number -e ip.src ... > /dev/null (ten fields);
      e. the whole `tracepcap analyze FILE --json > /dev/null` (CLI `main`, fresh SQLite store)
@@ -568,10 +571,11 @@ def worker_extract(path: str, max_flows: str | None = None) -> dict:
         if done * 8 >= len(trace) * total and len(trace) <= 8:
             trace.append((round(100 * done / total), _rss_mib()))
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = extract(Path(path), "bench", limits=limits, on_progress=progress)
-    walk = time.perf_counter() - t0
-    return {"packets": res.packets, "walk_s": walk, "hosts": len(res.hosts), "rss_trace": trace,
+    walk, walk_cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"packets": res.packets, "walk_s": walk, "walk_cpu_s": walk_cpu, "compiled": _compiled(),
+            "hosts": len(res.hosts), "rss_trace": trace,
             "rss_end": _rss_mib(),
             "facts": len(res.observations), "conversations": res.conversations,
             "manifest": [[r.extractor, r.status, r.facts, r.error] for r in res.manifest],
@@ -653,7 +657,7 @@ def worker_hotpath(path: str) -> dict:
     from tracepcap.extract.decoders import DecodeError
     from tracepcap.extract.packet import decode_frame
     from tracepcap.extract.reader import CaptureReader
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     frame = bad = 0
     with CaptureReader(Path(path)) as reader:
         for linktype, ts, wire_len, data in reader.records():
@@ -662,13 +666,23 @@ def worker_hotpath(path: str) -> dict:
                 decode_frame(linktype, data, frame, ts, wire_len)
             except DecodeError:
                 bad += 1
-    return {"packets": frame, "walk_s": time.perf_counter() - t0, "undecodable": bad}
+    return {"packets": frame, "walk_s": time.perf_counter() - t0,
+            "walk_cpu_s": time.process_time() - c0, "undecodable": bad, "compiled": _compiled()}
+
+
+def _compiled() -> list[str]:
+    """The hot path's modules this process runs compiled (setup.py; none with TRACEPCAP_PURE=1)."""
+    import importlib
+    from tracepcap import _pure
+    names = ("reader", "packet", "flows", "streams", "decoders.ethernet", "decoders.ipv4", "decoders.ipv6",
+             "decoders.tcp", "decoders.udp")
+    return [n for n in names if _pure.is_compiled(importlib.import_module(f"tracepcap.extract.{n}"))]
 
 
 def worker_dpkt(path: str) -> dict:
     import dpkt
     ip_types, l4_types = (dpkt.ip.IP, dpkt.ip6.IP6), (dpkt.tcp.TCP, dpkt.udp.UDP)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     n = ip = ports = bad = 0
     with open(path, "rb") as f:
         for _ts, buf in dpkt.pcap.Reader(f):
@@ -686,8 +700,8 @@ def worker_dpkt(path: str) -> dict:
                 if isinstance(l4, l4_types):
                     _sport, _dport = l4.sport, l4.dport
                     ports += 1
-    return {"packets": n, "walk_s": time.perf_counter() - t0, "ip": ip, "with_ports": ports,
-            "undecodable": bad}
+    return {"packets": n, "walk_s": time.perf_counter() - t0, "walk_cpu_s": time.process_time() - c0,
+            "ip": ip, "with_ports": ports, "undecodable": bad}
 
 
 def worker_imports(path: str) -> dict:
@@ -708,7 +722,7 @@ WORKERS = {"extract": worker_extract, "hotpath": worker_hotpath, "dpkt": worker_
 # Measuring
 # =========================================================================================
 
-def measure(argv: list[str], workdir: Path) -> dict:
+def measure(argv: list[str], workdir: Path, env: dict[str, str] | None = None) -> dict:
     """Run argv to completion; wall, CPU and peak RSS of that process.
 
     Under GNU time when present: its %M is the peak RSS of a process it forked itself, so
@@ -723,7 +737,7 @@ def measure(argv: list[str], workdir: Path) -> dict:
     cmd = ([GNU_TIME, "-o", str(stats), "-f", "%e %M %U %S %x"] if timed else []) + argv
     t0 = time.perf_counter()
     with open(out, "wb") as o, open(err, "wb") as e:
-        proc = subprocess.Popen(cmd, stdout=o, stderr=e)
+        proc = subprocess.Popen(cmd, stdout=o, stderr=e, env=env)
         _pid, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t0
@@ -738,9 +752,14 @@ def measure(argv: list[str], workdir: Path) -> dict:
     return result
 
 
-def run_worker(kind: str, capture: Path, workdir: Path) -> dict:
+def run_worker(kind: str, capture: Path, workdir: Path, pure: bool = False) -> dict:
+    """Run one row's worker; `pure`: with TRACEPCAP_PURE=1, the hot path as Python source even
+    where it is installed compiled (src/tracepcap/_pure.py)."""
+    env = {k: v for k, v in os.environ.items() if k != "TRACEPCAP_PURE"}
+    if pure:
+        env["TRACEPCAP_PURE"] = "1"
     res = measure([sys.executable, str(Path(__file__).resolve()), "--worker", kind, str(capture)],
-                  workdir)
+                  workdir, env)
     if res["rc"] != 0:
         raise SystemExit(f"{kind} worker failed (exit {res['rc']}):\n{res['stderr'][-4000:]}")
     res.update(json.loads(res["stdout"].strip().splitlines()[-1]))
@@ -791,6 +810,30 @@ def code_fingerprint() -> str:
     except (OSError, subprocess.CalledProcessError):
         head = "no git"
     return f"git {head}; extract/*.py sha256 {digest.hexdigest()[:12]}"
+
+
+def compiled_vs_pure(rows: list[tuple[str, dict]], packets: int) -> None:
+    """Issue 29: the walk per CPU second of its own (imports and start-up left out; tshark's
+    whole process), compiled and pure side by side with dpkt and tshark."""
+    cells = []
+    for label, r in rows:
+        if label[:3] not in ("a. ", "ap.", "b. ", "bp.", "c. ", "d. "):
+            continue
+        cpu = r.get("walk_cpu_s") or r["cpu_s"]
+        mode = ""
+        if "compiled" in r:
+            mode = f" [{len(r['compiled'])}/9 modules compiled]" if r["compiled"] else " [pure]"
+        cells.append((label.split(" ", 1)[1] + mode, packets / cpu / 1000))
+    if not cells:
+        return
+    print("per core walk kpkt/s per CPU second of the walk (goal: >= 300 compiled):")
+    for name, rate in cells:
+        print(f"         {name:<58}{rate:8.0f}")
+    by = {label[:3]: r for label, r in rows}
+    for row, pure in (("a. ", "ap."), ("b. ", "bp.")):
+        if row in by and pure in by and by[row].get("compiled"):
+            gain = by[pure]["walk_cpu_s"] / by[row]["walk_cpu_s"]
+            print(f"         compiled {row.strip()} is {gain:.2f}x pure {pure} by the walk's CPU time")
 
 
 def report(capture: Path, info: dict, rows: list[tuple[str, dict]], base: dict | None) -> None:
@@ -903,6 +946,7 @@ def report(capture: Path, info: dict, rows: list[tuple[str, dict]], base: dict |
         print(f"per core extract (row a) {packets / ex['cpu_s'] / 1000:.0f} kpkt/s per CPU second of the "
               f"whole process, {packets / ex['walk_s'] / 1000:.0f} kpkt/s by the wall time of its walk "
               f"(goal: >= 400 per core)")
+    compiled_vs_pure(rows, packets)
     if peers and "d. tshark -T fields" in by:
         print(f"tshark   {by['d. tshark -T fields']['command']}")
     print(f"command  {' '.join([Path(sys.executable).name, *sys.argv])}")
@@ -1058,11 +1102,14 @@ def main() -> None:
             plan.insert(1, ("a2. extract, max_flows=2,000,000", "extract:2000000"))
         if args.analyze_only:
             plan = [p for p in plan if p[1].startswith("analyze")]
-        for label, kind in plan:
+        if not args.analyze_only:  # the same walks with the hot path as Python source (issue 29)
+            plan[2:2] = [("ap. extract (all), pure Python", "extract", True),
+                         ("bp. hot path, pure Python", "hotpath", True)]
+        for label, kind, *pure in plan:
             if kind == "dpkt" and (args.skip_peers or args.stress):
                 continue
             print(f"  {label} ...", flush=True)
-            rows.append((label, run_worker(kind, capture, workdir)))
+            rows.append((label, run_worker(kind, capture, workdir, pure=bool(pure))))
         if not (args.skip_peers or args.stress or args.analyze_only):
             print("  d. tshark -T fields ...", flush=True)
             res = run_tshark(capture, workdir)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import ClassVar, cast
 
 from .decoders.tcp import ACK, SYN
 from .packet import PROTO_TCP, Packet
@@ -63,7 +64,9 @@ class FlowTable:
 
     def update(self, pkt: Packet) -> tuple[Flow, bool]:
         """Account the packet; return its flow and whether it travels a -> b."""
-        src, dst, sport, dport = pkt.src, pkt.dst, pkt.sport, pkt.dport
+        # only IP packets are accounted: their addresses are set
+        src, dst, sport, dport = cast(str, pkt.src), cast(str, pkt.dst), pkt.sport, pkt.dport
+        key: tuple  # grows by the tunnels' identities below
         if (src, sport) <= (dst, dport):
             key = (pkt.proto, src, sport, dst, dport)
         else:
@@ -111,7 +114,7 @@ class FlowTable:
 class IdleClock:
     """The capture's clock at every checkpoint (module doc), and which flows it finds silent."""
 
-    EVERY = 8192  #: records between checkpoints
+    EVERY: ClassVar[int] = 8192  #: records between checkpoints (ClassVar: a class attribute compiled too)
 
     def __init__(self, idle_seconds: float) -> None:
         self.idle = idle_seconds

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import types
 from typing import NamedTuple
 
 from .decoders import (
@@ -124,18 +125,34 @@ class Packet:
                  "tunnel", "outer", "carries", "inner_error")
 
     def __init__(self, frame: int, ts: float, wire_len: int) -> None:
-        self.frame = frame
-        self.ts = ts
-        self.wire_len = wire_len
-        self.src_mac = self.dst_mac = None
-        self.vlans = ()
-        self.ethertype = 0
-        self.src = self.dst = None
-        self.ttl = self.proto = self.ip_len = 0
-        self.fragment = False
-        self.sport = self.dport = self.flags = self.seq = self.ack = self.window = 0
-        self.tcp_options = self.payload = self.link = None
-        self.tunnel = self.outer = self.carries = self.inner_error = None
+        # every slot typed where it is first set: the same source runs interpreted and
+        # compiled by mypyc (setup.py), which checks these types on every write
+        self.frame: int = frame
+        self.ts: float = ts
+        self.wire_len: int = wire_len
+        self.src_mac: bytes | None = None
+        self.dst_mac: bytes | None = None
+        self.vlans: tuple[int, ...] = ()
+        self.ethertype: int = 0
+        self.src: str | None = None
+        self.dst: str | None = None
+        self.ttl: int = 0
+        self.proto: int = 0
+        self.ip_len: int = 0
+        self.fragment: bool = False
+        self.sport: int = 0
+        self.dport: int = 0
+        self.flags: int = 0
+        self.seq: int = 0
+        self.ack: int = 0
+        self.window: int = 0
+        self.tcp_options: bytes | None = None
+        self.payload: memoryview | bytes | None = None
+        self.link: memoryview | None = None
+        self.tunnel: tuple[Encap, ...] | None = None
+        self.outer: Packet | None = None
+        self.carries: Encap | None = None
+        self.inner_error: DecodeError | None = None
 
     @property
     def src_mac_text(self) -> str | None:
@@ -143,7 +160,7 @@ class Packet:
 
     def tunnel_key(self) -> tuple:
         """The identity of the tunnels it came through, for keying its conversation."""
-        return tuple(layer.key() for layer in self.tunnel)
+        return tuple(layer.key() for layer in self.tunnel or ())
 
 
 def is_group(pkt: Packet) -> bool:
@@ -152,6 +169,8 @@ def is_group(pkt: Packet) -> bool:
     if pkt.dst_mac is not None:
         return bool(pkt.dst_mac[0] & 0x01)
     dst = pkt.dst
+    if dst is None:
+        return False  # not an IP packet: no address to judge by
     if ":" in dst:
         return dst.startswith("ff")
     return int(dst.split(".", 1)[0]) >= 224
@@ -289,6 +308,15 @@ _MAX_TAGS = ethernet.MAX_TAGS
 _IP6_NOT_TRANSPORT = ipv6.SKIPPABLE | {ipv6.AUTH, ipv6.FRAGMENT}
 
 
+def _compiled() -> bool:
+    """True when this module runs compiled by mypyc (setup.py): its functions are then not
+    Python function objects."""
+    return not isinstance(_compiled, types.FunctionType)
+
+
+_NATIVE = _compiled()
+
+
 def _fast_ethernet(buf: memoryview, frame: int, ts: float, wire_len: int,
                    new=object.__new__, eth=_ETH.unpack_from, tag=_TAG.unpack_from,
                    ip4=_IP4.unpack_from, ip6=_IP6.unpack_from, ip6_len=_IP6_LEN.unpack_from,
@@ -303,7 +331,7 @@ def _fast_ethernet(buf: memoryview, frame: int, ts: float, wire_len: int,
         return None
     dst_mac, src_mac, ethertype = eth(buf, 0)
     at = 14
-    vlans = ()
+    vlans: tuple[int, ...] = ()
     while ethertype in _VLAN_TPIDS and len(vlans) < _MAX_TAGS:
         if n - at < 4:
             return None
@@ -334,8 +362,11 @@ def _fast_ethernet(buf: memoryview, frame: int, ts: float, wire_len: int,
         fragment = False
     else:
         return None
-    pkt = new(Packet)
-    pkt.frame, pkt.ts, pkt.wire_len = frame, ts, wire_len
+    if _NATIVE:  # a compiled class is made only through its __init__ (cheap there)
+        pkt = Packet(frame, ts, wire_len)
+    else:  # interpreted, skipping __init__ saves writing every slot twice
+        pkt = new(Packet)
+        pkt.frame, pkt.ts, pkt.wire_len = frame, ts, wire_len
     pkt.src_mac, pkt.dst_mac, pkt.vlans, pkt.ethertype = src_mac, dst_mac, vlans, ethertype
     text = cache.get(src)
     pkt.src = text if text is not None else addr_text(src)

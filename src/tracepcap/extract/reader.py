@@ -208,7 +208,8 @@ class CaptureReader:
             self._recorder.pcap(order, fmt, network, _snaplen)
         header = struct.Struct(order + "IIII")  # seconds, fraction, captured length, original length
         unpack = header.unpack_from
-        viewed, view = None, None  # one memoryview per buffer, sliced per record
+        viewed: bytes | None = None  # one memoryview per buffer, sliced per record
+        view = memoryview(b"")
         self._pos = PCAP_HEADER
         while True:
             # the common record, whole in the buffer and under every limit, costs no call:

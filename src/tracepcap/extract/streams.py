@@ -9,6 +9,7 @@ oldest is delivered early when a new one needs room, counted in `evicted`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from .decoders.tcp import FIN, RST, SYN
 from .extractor import StreamHead
@@ -22,7 +23,8 @@ class _Head:
 
     def __init__(self, flow: Flow, forward: bool, pkt: Packet, base: int) -> None:
         self.flow, self.forward = flow, forward
-        self.pkt_src, self.sport, self.dst, self.dport = pkt.src, pkt.sport, pkt.dst, pkt.dport
+        # only IP packets reach a stream head: their addresses are set
+        self.pkt_src, self.sport, self.dst, self.dport = cast(str, pkt.src), pkt.sport, cast(str, pkt.dst), pkt.dport
         self.base = base
         self.segments: dict[int, bytes] = {}
         self.size = 0
