@@ -137,7 +137,7 @@ def captures_context(session: Session, text: str = "", page: int = 1) -> dict:
     pages = max(1, -(-total // CAPTURES_PER_PAGE))
     page = min(max(1, page), pages)
     rows = capture_rows(session, text, offset=(page - 1) * CAPTURES_PER_PAGE, limit=CAPTURES_PER_PAGE)
-    return {"captures": rows, "spans": capture_spans(session, [r["id"] for r in rows]),
+    return {"captures": rows, "spans": capture_spans(session, [r.id for r in rows]),
             "capture_list": {"q": text, "page": page, "pages": pages, "total": total,
                              "first": (page - 1) * CAPTURES_PER_PAGE + 1}}
 
