@@ -26,14 +26,18 @@ Time = Annotated[datetime, AfterValidator(lambda t: t if t.tzinfo else t.replace
 
 def _from_epoch(value: object) -> object:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value, UTC)
+        try:
+            return datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None  # a damaged timestamp past the calendar's years: no date to give
     return value
 
 
 #: a packet's time as the capture stores it (seconds since the epoch) sent in ISO 8601 UTC, as
-#: every time in the API is
-PacketTime = Annotated[datetime, BeforeValidator(_from_epoch),
-                       AfterValidator(lambda t: t if t.tzinfo else t.replace(tzinfo=UTC))]
+#: every time in the API is; null for a damaged timestamp no calendar date can name (a frame's
+#: `time_text` then says so)
+PacketTime = Annotated[datetime | None, BeforeValidator(_from_epoch),
+                       AfterValidator(lambda t: t if t is None or t.tzinfo else t.replace(tzinfo=UTC))]
 
 
 def _text(rule: TextRule, description: str) -> object:
