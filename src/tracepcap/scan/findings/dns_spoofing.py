@@ -44,7 +44,7 @@ def find(context: CaptureContext) -> Iterator[Finding]:
                     "dns-spoofing", "high", (server, *((entity,) if entity else ())),
                     f"{fact.count} DNS answer{'s' if fact.count > 1 else ''} in the name of "
                     f"{server} came from {named}, not from its own {', '.join(genuine)}: "
-                    f"forged answers (frames {', '.join(map(str, frames))})", frames)
+                    "forged answers", frames)
         for fact in host.facts(DNS_ANSWER_CONFLICT):
             yield Finding("dns-spoofing", "high", (server,),
                           f"two answers to one query in the name of {server} disagree: {fact.value}",
