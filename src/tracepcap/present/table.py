@@ -19,7 +19,9 @@ from typing import TextIO
 from sqlalchemy.orm import Session
 
 from ..adjudicate.registry import Registry
+from ..extract.extractors.link_identity import vendor_of
 from ..extract.kinds import OUI_VENDOR
+from ..extract.mac_keys import MAC_PREFIX
 from ..store.models import Capture
 from .read.document import capture_head, host_documents
 from .read.hosts import host_count
@@ -76,9 +78,19 @@ def answer_cell(verdict: dict | None) -> str:
     return f"{label}{human}\t{verdict['confidence']}{stale}"
 
 
-def _vendor(host: dict) -> str:
-    vendor = next((f["value"] for f in host["facts"] if f["kind"] == OUI_VENDOR.name), "-")
+def _vendor(host: dict, own_mac: str | None) -> str:
+    """The vendor of the MAC the device owns (its key names it): another MAC its address was
+    sent from (a spoofer's, a router's copy) must not lend the device its vendor."""
+    if own_mac is not None:
+        vendor = vendor_of(own_mac) or "-"
+    else:
+        vendor = next((f["value"] for f in host["facts"] if f["kind"] == OUI_VENDOR.name), "-")
     return LOCAL_MAC if vendor.startswith("locally administered") else vendor
+
+
+def _own_mac(host: dict) -> str | None:
+    key = host["key"]
+    return key[len(MAC_PREFIX):].replace("-", ":") if key.startswith(MAC_PREFIX) else None
 
 
 def row_of(host: dict, questions: list[str]) -> Row:
@@ -86,9 +98,12 @@ def row_of(host: dict, questions: list[str]) -> Row:
     device = host.get("ip") or host["key"]
     more = len([a for a in addresses if a != device])
     macs = host.get("macs") or []
+    own = _own_mac(host)
+    if own in macs:  # the owned MAC first, the others counted
+        macs = [own, *(m for m in macs if m != own)]
     return Row(device + (f" +{more}" if more else ""),
                (macs[0] + (f" +{len(macs) - 1}" if len(macs) > 1 else "")) if macs else "-",
-               _vendor(host), tuple(answer_cell(host["verdicts"].get(q)) for q in questions))
+               _vendor(host, own), tuple(answer_cell(host["verdicts"].get(q)) for q in questions))
 
 
 def group_rows(hosts: Iterable[dict], questions: list[str]) -> list[tuple[str, list[Row]]]:
