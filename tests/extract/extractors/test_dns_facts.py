@@ -11,6 +11,9 @@ from tracepcap.testing.scenario import Scenario
 # to 192.168.1.1 and 192.168.1.53, their answers (frame 4: a CNAME to example.com, whose A
 # record names 93.184.216.34; frames 22 and 24: PTR answers; 32, 34, 46: no answer).
 DNS_DEMO = {
+    # who sent the answers (tshark: udp.srcport == 53 from 192.168.1.1 x17, 192.168.1.53 x6)
+    ("192.168.1.1", "dns-answer-mac", "52:54:00:aa:00:01", "dns", 2, 34, 17),
+    ("192.168.1.53", "dns-answer-mac", "52:54:00:aa:00:01", "dns", 36, 46, 6),
     ("104.16.132.229", "hostname-claim", "cloudflare.com", "dns-a", 12, 12, 1),
     ("104.16.133.229", "hostname-claim", "cloudflare.com", "dns-a", 12, 12, 1),
     ("140.82.121.3", "hostname-claim", "github.com", "dns-a", 10, 10, 1),

@@ -37,10 +37,19 @@ from __future__ import annotations
 from ..decoders import dns
 from ..decoders.tcp import FIN, RST
 from ..extractor import Extractor
-from ..kinds import DNS_QUERY, DNS_ZONE, HOSTNAME_CLAIM, MDNS_SERVICE, RESOLVED_FROM
+from ..kinds import (
+    DNS_ANSWER_CONFLICT,
+    DNS_ANSWER_MAC,
+    DNS_QUERY,
+    DNS_ZONE,
+    HOSTNAME_CLAIM,
+    MDNS_SERVICE,
+    RESOLVED_FROM,
+)
 from ..segments import Followed, InOrder
+from .dns_answers import Answers
 
-NAME, VERSION = "dns", "5"
+NAME, VERSION = "dns", "6"
 DNS_PORT, MDNS_PORT, LLMNR_PORT = 53, 5353, 5355
 OPCODE_NOTIFY = 4
 MAX_CHAIN = 8  # CNAMEs followed from the question's name (resolvers stop near this too)
@@ -95,13 +104,14 @@ class _TcpDirection:
 
 class Dns(Extractor):
     NAME, VERSION = NAME, VERSION
-    KINDS = (HOSTNAME_CLAIM, DNS_QUERY, MDNS_SERVICE, DNS_ZONE, RESOLVED_FROM)
+    KINDS = (HOSTNAME_CLAIM, DNS_QUERY, MDNS_SERVICE, DNS_ZONE, RESOLVED_FROM, DNS_ANSWER_MAC, DNS_ANSWER_CONFLICT)
     UDP_PORTS = frozenset((DNS_PORT, MDNS_PORT, LLMNR_PORT))
     TCP_PORTS = frozenset((DNS_PORT,))
 
     def __init__(self, emit, limits) -> None:
         super().__init__(emit, limits)
         self._tcp: Followed[_TcpDirection] = Followed(limits.max_followed_directions)
+        self._answers = Answers(self.emit)
 
     def observe(self, pkt, flow) -> None:
         if pkt.proto == PROTO_TCP:
@@ -109,7 +119,10 @@ class Dns(Extractor):
             return
         if not dns.plausible(pkt.payload):
             return  # udp/53 also carries tunnels and probes that are not DNS
-        self._read(dns.decode(pkt.payload), pkt.src, pkt.sport, pkt.dport, pkt.frame, pkt.ts, None)
+        msg = dns.decode(pkt.payload)
+        if pkt.sport == DNS_PORT:
+            self._answers.answered(pkt, msg)
+        self._read(msg, pkt.src, pkt.sport, pkt.dport, pkt.frame, pkt.ts, None)
 
     def _segment(self, pkt, flow) -> None:
         key, state = self._tcp.find(pkt, flow)

@@ -1,45 +1,38 @@
-"""`dns-answer-mac` facts: the source MAC each DNS server address answered from (udp/53),
-on the server's address; and `dns-answer-conflict` facts: a second answer to the same
-query (same client, port, id and name) that names other addresses or came from another
-MAC than the first — the shape of a forged answer racing the real one.
+"""Who sent each DNS answer, for the dns extractor (which decodes each message once and hands
+its udp/53 responses here): `dns-answer-mac` facts, the source MAC each DNS server address
+answered from, on the server's address; and `dns-answer-conflict` facts, a second answer to
+the same query (same client, port, id and name) that names other addresses or came from
+another MAC than the first — the shape of a forged answer racing the real one.
 
-A resolver answers from one MAC (its own, or its router's when it is remote); answers in
-its name from a second MAC are what an on-path spoofer sends. Extract only records what
-was seen; the dns-spoofing finding weighs it against who owns the address.
+A resolver answers from one MAC (its own, or its router's when it is remote); answers in its
+name from a second MAC are what an on-path spoofer sends. Extract only records what was seen;
+the dns-spoofing finding weighs it against who owns the address.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..decoders import DecodeError, dns
-from ..extractor import Extractor
+from ..decoders import dns
 from ..kinds import DNS_ANSWER_CONFLICT, DNS_ANSWER_MAC
 
-NAME, VERSION = "dns-answers", "1"
-DNS_PORT = 53
 MAX_PENDING = 4096  # answered queries remembered for a second answer, oldest forgotten first
 ADDRESS_TYPES = (dns.A, dns.AAAA)
 
 
-class DnsAnswers(Extractor):
-    NAME, VERSION = NAME, VERSION
-    KINDS = (DNS_ANSWER_MAC, DNS_ANSWER_CONFLICT)
-    UDP_PORTS = frozenset((DNS_PORT,))
+class Answers:
+    """The answers seen so far, keyed by query, to tell a second, different answer."""
 
-    def __init__(self, emit, limits) -> None:
-        super().__init__(emit, limits)
+    __slots__ = ("emit", "_answered")
+
+    def __init__(self, emit) -> None:
+        self.emit = emit
         # (server, client, client port, id, name) -> (addresses, MAC, frame) of the first answer
         self._answered: OrderedDict[tuple, tuple[tuple[str, ...], str, int]] = OrderedDict()
 
-    def observe(self, pkt, flow) -> None:
-        if pkt.sport != DNS_PORT or pkt.src_mac is None or not dns.plausible(pkt.payload):
-            return
-        try:
-            msg = dns.decode(pkt.payload)
-        except DecodeError:
-            return  # the dns extractor reads the same bytes and reports what is wrong with them
-        if not msg.response or msg.opcode != 0 or not msg.questions:
+    def answered(self, pkt, msg: dns.Message) -> None:
+        """A message a server sent from udp/53."""
+        if pkt.src_mac is None or not msg.response or msg.opcode != 0 or not msg.questions:
             return
         mac = pkt.src_mac.hex(":")
         self.emit.fact(pkt.src, DNS_ANSWER_MAC, mac, pkt.frame, pkt.ts)
