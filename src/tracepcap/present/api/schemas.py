@@ -377,11 +377,13 @@ class AuditEventOut(BaseModel):
 
 
 class FrameLayer(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from an extract.describe.Layer
     name: str
     fields: list[tuple[str, str]]  #: (field, value) in wire order
 
 
 class FrameConversation(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.frames.FrameConversation
     id: int
     proto: str
     src: str
@@ -396,6 +398,7 @@ class FrameConversation(BaseModel):
 
 class FrameOut(BaseModel):
     """One frame as TracePcap's decoders read it (GET /api/captures/{cid}/frames/{n})."""
+    model_config = ConfigDict(from_attributes=True)  # read from a read.frames.FrameDetail
     capture_id: str
     number: int
     time: PacketTime

@@ -305,4 +305,4 @@ def frame_context(session: Session, settings: Settings, capture: Capture, number
     """The packet view: one frame as our decoders read it, its hex dump, and its neighbours."""
     path, index = capture_index(settings.capture_dir, capture, settings.extract_limits)
     frame = frame_detail(session, capture, path, index, number)
-    return {"capture": capture_fields(capture), "frame": frame, "hex_rows": hex_rows(bytes.fromhex(frame["hex"]))}
+    return {"capture": capture_fields(capture), "frame": frame, "hex_rows": hex_rows(bytes.fromhex(frame.hex))}
