@@ -37,19 +37,18 @@ def network_context(session, network, grid_offset: int = 0, inventory_offset: in
     opened), one page of the grid and inventory."""
     shared = read.devices_of(session, network)
     captures = shared[0]
-    detail = read.network_fields(network, len(captures)) | {
-        "capture_list": [read.capture_brief(c, i) for i, c in enumerate(captures)]}
+    detail = read.detail_of(network, captures)
     changes = read.change_documents(session, network.id, severities=("high", "medium"), captures=captures,
                                     detail=False)
     counts = read.change_counts(session, network.id)
-    into: dict[str, list[dict]] = {}
+    into: dict[str, list[read.Change]] = {}
     for e in changes:
-        into.setdefault(e["capture_id"], []).append(e)
+        into.setdefault(e.capture_id, []).append(e)
     timeline = []
-    for c in detail["capture_list"][1:]:
-        events = into.get(c["id"], [])
+    for c in detail.capture_list[1:]:
+        events = into.get(c.id, [])
         timeline.append({"capture": c, "events": events[:STEP_SHOWN], "more": len(events[STEP_SHOWN:]),
-                         "low": counts.get((c["id"], "low"), 0)})
+                         "low": counts.get((c.id, "low"), 0)})
     return {"network": detail, "timeline": timeline, "summary": change_summary(session, network.id, captures),
             "grid": read.presence(session, network, grid_offset, GRID_PAGE, shared),
             "inventory": read.inventory(session, network, inventory_offset, GRID_PAGE, shared), "page_size": GRID_PAGE,
@@ -130,7 +129,7 @@ def review(request: Request, nid: str, change_id: int, db: DbDep, actor: Analyst
     with db.session(write=True) as s:
         network = networks.find_network(s, nid)
         change = networks.changes.mark_reviewed(s, network.id, change_id, actor=actor)
-        event = next(e for e in read.change_documents(s, network.id, change.capture_id) if e["id"] == change.id)
+        event = next(e for e in read.change_documents(s, network.id, change.capture_id) if e.id == change.id)
     return render(request, "_network_change.html", {"e": event, "network": {"id": network.id},
                                                     "viewer": views.Viewer.of(actor)})
 
