@@ -9,10 +9,11 @@ import subprocess
 
 import pytest
 
+from tracepcap.extract.describe import Layer, application, describe
 from tracepcap.extract.packet import decode_frame
 from tracepcap.extract.reader import CaptureReader
-from tracepcap.extract.describe import Layer, application, describe
-from tracepcap.testing import app, frames as f
+from tracepcap.testing import app
+from tracepcap.testing import frames as f
 
 TSHARK = shutil.which("tshark") or "/usr/bin/tshark"
 CLIENT, SERVER = "192.0.2.10", "198.51.100.20"
@@ -26,7 +27,7 @@ def tshark(path, display: str, *names: str) -> dict[int, dict[str, str]]:
     rows = {}
     for line in out.splitlines():
         number, *values = line.split("\t")
-        rows[int(number)] = dict(zip(names, values))
+        rows[int(number)] = dict(zip(names, values, strict=False))
     return rows
 
 

@@ -367,9 +367,9 @@ def inventory(session: Session, network: Network, offset: int = 0, limit: int = 
                 HumanOverride.actor, HumanOverride.carried_from, HumanOverride.carry_note, HumanOverride.stale_since,
                 HumanOverride.stale_detail).where(_pairs(HumanOverride.capture_id, HumanOverride.entity_key, last_of,
                                                          HumanOverride.question.in_(questions)))):
-            held = answers[o.entity_key]
-            machine = held.get(o.question) or Answer(o.label, "HUMAN", 100, "human", o.entity_key)
-            held[o.question] = replace(
+            of_device = answers[o.entity_key]
+            machine = of_device.get(o.question) or Answer(o.label, "HUMAN", 100, "human", o.entity_key)
+            of_device[o.question] = replace(
                 machine, state="stale" if o.stale_since else ("carried" if o.carried_from else "human"),
                 author=o.actor, carried_from=o.carried_from, note=o.carry_note,
                 stale=(o.stale_detail or {}).get("changes") if o.stale_since else None,

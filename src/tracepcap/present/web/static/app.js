@@ -92,6 +92,23 @@
     if (xhr.status === 401 && auth()) { auth().expired(); }
     showError(evt.detail.elt, messageOf(xhr));
   });
+  // --- the network page: the lists a reader opened stay open when an action on the page
+  // (re-affirm, clear) brings the whole page back from the server (issue 28) ----------------
+  var keptOpen = null;
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var target = evt.detail.target;
+    keptOpen = target && target.id === "network" && evt.detail.shouldSwap
+      ? Array.prototype.map.call(target.querySelectorAll("details.network-list[open]"), function (d) { return d.id; })
+      : null;
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    if (!keptOpen) { return; }
+    keptOpen.forEach(function (id) {
+      var list = document.getElementById(id);
+      if (list) { list.open = true; }
+    });
+    keptOpen = null;
+  });
   document.addEventListener("htmx:sendError", function (evt) {
     showError(evt.detail.elt, "The server could not be reached; nothing was saved.");
   });
