@@ -85,3 +85,10 @@ def test_network_page_timeline_grid_reaffirm_and_review(web, tmp_path):
     with api.client() as client:
         verdict = client.get(f"/captures/{w1}/adjudications/host-identity/{KIOSK}").json()
     assert verdict["primary_label"] == "Kiosk" and not verdict.get("stale_since")
+    # a pager link of the grid or the inventory comes back with that list open, the others closed
+    page.goto(f"/networks/{nid}?devices=0")
+    expect(page.locator("#network-inventory")).to_be_visible()
+    expect(page.locator("#presence")).to_be_hidden()
+    page.goto(f"/networks/{nid}?grid=0")
+    expect(page.locator("#presence")).to_be_visible()
+    expect(page.locator("#network-inventory")).to_be_hidden()
