@@ -416,10 +416,10 @@ def search(session: Session, q: str, limit: int = 200) -> list[SearchHit]:
             VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label).where(
             func.lower(VerdictRow.primary_label).contains(low, autoescape=True),
             VerdictRow.capture_id.in_(visible)).limit(limit * 4)):
-        hits[(cid, entity)].append(SearchMatch("answer", label, question=question))
-    names = [low, "mac-" + mac.replace(":", "-")]
+        hits[(cid, entity)].append(SearchMatch("answer", label or "", question=question))  # matched: not None
+    members = [low, "mac-" + mac.replace(":", "-")]
     for cid, member in session.execute(select(EntityMember.capture_id, EntityMember.member).where(
-            EntityMember.member.in_(names), EntityMember.capture_id.in_(visible)).limit(limit)):
+            EntityMember.member.in_(members), EntityMember.capture_id.in_(visible)).limit(limit)):
         # an address, or a device's MAC key (a member of its device); after the facts, which name frames
         hits[(cid, member)].append(SearchMatch("address" if not member.startswith("mac-") else "mac", member))
     # a MAC names its own device, not the routed addresses a router's frames carry
