@@ -216,7 +216,10 @@ class Topology:
     flagged: int
 
 
-def _address(key: str):
+Address = tuple[int, str]  # (IP version, the address as text)
+
+
+def _address(key: str) -> Address | None:
     """(version, key) for an address, None for a key that is none (a device key)."""
     if key.count(".") == 3 and key.replace(".", "").isdigit():
         return 4, key
@@ -226,11 +229,11 @@ def _address(key: str):
         return None
 
 
-def _private(address) -> bool:
+def _private(address: Address) -> bool:
     return ipaddress.ip_address(address[1]).is_private
 
 
-def _zone(address, locality: str | None) -> str:
+def _zone(address: Address | None, locality: str | None) -> str:
     if locality in (Locality.ON_LINK, Locality.LOCAL_ROUTED):
         return LOCAL
     if locality == Locality.REMOTE:
@@ -238,7 +241,7 @@ def _zone(address, locality: str | None) -> str:
     return LOCAL if address is not None and _private(address) else REMOTE
 
 
-def _network(address, bits: int) -> str:
+def _network(address: Address, bits: int) -> str:
     version, text = address
     if version == 4 and bits % 8 == 0:  # the common case without building objects
         kept = text.split(".")[:bits // 8]
@@ -250,12 +253,12 @@ def _groups(hosts: list[tuple[str, str | None]], traffic: dict[str, int],
             vlan_of: Mapping[str, str] | None = None) -> Mapping[str, _Group]:
     """Group id -> group, each host in exactly one; `vlan_of`: address -> its VLAN."""
     vlan_of = vlan_of or {}
-    placed: list[tuple[str, str | None, object, str]] = [
+    placed: list[tuple[str, str | None, Address | None, str]] = [
         (key, locality, address, _zone(address, locality)) for key, locality in hosts
         for address in (_address(key),)]
     remote = [p for p in placed if p[3] == REMOTE and p[2] is not None]
     level = 0
-    while level < 2 and len({_network(a, PREFIXES[a[0]][level]) for _, _, a, _ in remote}) > REMOTE_GROUPS:
+    while level < 2 and len({_network(a, PREFIXES[a[0]][level]) for _, _, a, _ in remote if a}) > REMOTE_GROUPS:
         level += 1
     groups: dict[str, _Group] = {}
     for key, locality, address, zone in placed:
