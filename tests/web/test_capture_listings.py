@@ -27,6 +27,7 @@ def test_listings_walk(web, captures):
     expect(row.locator("td.capture-findings")).to_have_text(str(findings))
 
     row.get_by_role("link", name=DEMO).click()
+    page.get_by_role("tab", name="Applications").click()
     panel = page.locator("#applications-panel")
     expect(panel.locator("#applications")).to_be_visible()
     ssh = panel.locator("tr[data-application='SSH']")

@@ -204,6 +204,7 @@ def capture_context(session: Session, registry: Registry, capture: Capture, quer
             "findings": found, "findings_overview": findings_overview(found),
             "notice_counts": notices.notice_counts, "notices": notices.notices,
             "counts": label_counts(session, registry, capture.id),
+            "span": capture_spans(session, [capture.id]).get(capture.id),
             "questions": [question_meta(a) for a in registry],
             **hosts_context(session, registry, capture, query)}
 
