@@ -83,3 +83,65 @@ def test_demo_logins_listed_by_the_cli(captures, tmp_path, capsys):
         (1725, "203.0.113.100", 80), (1730, "203.0.113.100", 8080), (1737, "203.0.113.100", 80)]
     assert main(["credentials", "0123abc", "--db", db]) == 2
     assert "no capture" in capsys.readouterr().err
+
+
+def _domain_logins(tmp_path):
+    """An LDAP simple bind and an SMB NTLMv2 session setup with the server's challenge."""
+    from tracepcap.testing import windows as w
+    net = Scenario()
+    pc = net.host("10.0.0.5", "00:1b:21:00:00:05")
+    dc = net.host("10.0.0.1", "00:1b:21:00:00:01")
+    net.tcp_session(pc, dc, 50100, 389, client=[w.ldap_simple_bind(1, "cn=admin,dc=example", SECRET)])
+    net.tcp_session(pc, dc, 50103, 445, client=[
+        w.smb2_session_setup(w.spnego(w.ntlm_negotiate())),
+        w.smb2_session_setup(w.spnego(w.ntlm_authenticate("alice", "CORP", "WS1"), response=True), message_id=2)],
+        server=[w.smb2_session_setup(w.spnego(w.ntlm_challenge("DC1", "CORP", server_challenge=bytes.fromhex(
+            "0123456789abcdef")), response=True), reply=True)])
+    net.tcp_session(pc, dc, 50104, 21, client=[b"USER nopass\r\n", b"QUIT\r\n"])
+    return net.write_pcap(tmp_path / "domain.pcap")
+
+
+def test_reveal_reads_the_secret_again_and_is_audited(api, client, tmp_path):
+    cid = api.analyzed(client, _domain_logins(tmp_path))
+    listed = client.get(f"/captures/{cid}/credentials").json()
+    assert SECRET not in json.dumps(listed)
+    by_protocol = {r["protocol"]: r for r in listed}
+    ldap = client.post(f"/captures/{cid}/credentials/{by_protocol['ldap']['id']}/reveal")
+    assert ldap.status_code == 200, ldap.text
+    assert (ldap.json()["secret"], ldap.json()["format"], ldap.json()["user"]) == (SECRET, "cleartext", "cn=admin,dc=example")
+    ntlm = client.post(f"/captures/{cid}/credentials/{by_protocol['ntlm']['id']}/reveal").json()
+    assert ntlm["secret"].startswith("alice::CORP:0123456789abcdef:" + "22" * 16 + ":0101")
+    assert ntlm["format"] == "hashcat -m 5600 (NetNTLMv2)"
+    ftp = client.post(f"/captures/{cid}/credentials/{by_protocol['ftp']['id']}/reveal").json()
+    assert ftp["secret"] is None and "nothing to reveal" in ftp["note"]
+
+    events = client.get(f"/captures/{cid}/audit", params={"action": "credential.revealed"}).json()
+    assert len(events) == 3 and {e["actor"] for e in events} == {"system"}
+    assert {e["after"]["credential"] for e in events} == {by_protocol[p]["id"] for p in ("ldap", "ntlm", "ftp")}
+    assert any("revealed the ldap secret of cn=admin,dc=example" in e["change"] for e in events)
+    assert SECRET not in json.dumps(events) and "0123456789abcdef" not in json.dumps(events)
+    assert client.get(f"/captures/{cid}/credentials").json() == listed  # nothing was stored
+
+    assert_error(client.post(f"/captures/{cid}/credentials/999999/reveal"), 404)
+    assert_error(client.post(f"/captures/{cid}/credentials/0/reveal"), 422)
+
+
+def test_only_analysts_reveal(oidc, issuer, tmp_path):
+    path = _domain_logins(tmp_path)
+    with oidc.client(issuer.token("alice", ("analyst",))) as alice:
+        cid = oidc.analyzed(alice, path)
+        ldap = next(r for r in alice.get(f"/captures/{cid}/credentials").json() if r["protocol"] == "ldap")
+    with oidc.client(issuer.token("victor", ("viewer",))) as victor:
+        assert victor.get(f"/captures/{cid}/credentials").status_code == 200
+        refused = assert_error(victor.post(f"/captures/{cid}/credentials/{ldap['id']}/reveal"), 403, "forbidden",
+                               "the analyst role is required")
+        assert SECRET not in json.dumps(refused)
+    with oidc.client(issuer.token("alice", ("analyst",))) as alice:
+        shown = alice.post(f"/captures/{cid}/credentials/{ldap['id']}/reveal")
+        assert shown.status_code == 200 and shown.json()["secret"] == SECRET
+        events = alice.get(f"/captures/{cid}/audit").json()
+    revealed = [e for e in events if e["action"] == "credential.revealed"]
+    assert [(e["actor"], e["after"]["credential"], e["after"]["shown"]) for e in revealed] == [("alice", ldap["id"], True)]
+    assert revealed[0]["at"]
+    denied = [e for e in events if e["action"] == "access.denied"]
+    assert [e["actor"] for e in denied] == ["victor"] and denied[0]["after"]["required_role"] == "analyst"
