@@ -8,10 +8,14 @@ import base64
 import json
 
 from api_helpers import assert_error
+from sqlalchemy import select
 
 from tracepcap.extract.extractors.credentials import login_parts
 from tracepcap.present.cli import main
+from tracepcap.store import open_database
+from tracepcap.store.models import AuditEvent
 from tracepcap.testing import app, snmp
+from tracepcap.testing import windows as w
 from tracepcap.testing.scenario import Scenario
 
 SECRET = "Hunter2!"
@@ -87,7 +91,6 @@ def test_demo_logins_listed_by_the_cli(captures, tmp_path, capsys):
 
 def _domain_logins(tmp_path):
     """An LDAP simple bind and an SMB NTLMv2 session setup with the server's challenge."""
-    from tracepcap.testing import windows as w
     net = Scenario()
     pc = net.host("10.0.0.5", "00:1b:21:00:00:05")
     dc = net.host("10.0.0.1", "00:1b:21:00:00:01")
@@ -145,3 +148,33 @@ def test_only_analysts_reveal(oidc, issuer, tmp_path):
     assert revealed[0]["at"]
     denied = [e for e in events if e["action"] == "access.denied"]
     assert [e["actor"] for e in denied] == ["victor"] and denied[0]["after"]["required_role"] == "analyst"
+
+
+def test_the_cli_reveals_and_audits(captures, tmp_path, capsys, monkeypatch):
+    """The demo's three logins shown again from the stored capture (tshark reads frame 1725's
+    body "username=admin&password=secret123", 1730's {"username":"admin","token":"abc123xyz"}
+    and 1737's Basic "user:pass"), each reveal an audit event of the local CLI actor."""
+    monkeypatch.setenv("TRACEPCAP_DATA_DIR", str(tmp_path / "data"))
+    db = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    assert main(["analyze", str(captures / "demo_all_rules.pcap"), "--db", db, "--json"]) == 0
+    cid = json.loads(capsys.readouterr().out)["capture"]["id"]
+    assert main(["credentials", cid, "--db", db, "--reveal"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in out[1:4]] == ["1725", "1730", "1737"]
+    assert [line.split()[-1] for line in out[1:4]] == ["password=secret123", "token=abc123xyz", "pass"]
+    assert "audit log" in out[4]
+    assert main(["credentials", cid, "--db", db, "--json", "--reveal"]) == 0
+    rows = json.loads(capsys.readouterr().out)["credentials"]
+    assert [r["revealed"]["secret"] for r in rows] == ["password=secret123", "token=abc123xyz", "pass"]
+    assert main(["credentials", cid, "--db", db]) == 0
+    assert "secret123" not in capsys.readouterr().out  # masked unless asked
+    store = open_database(db)
+    try:
+        with store.session() as s:
+            events = s.scalars(select(AuditEvent).where(AuditEvent.action == "credential.revealed")).all()
+            assert len(events) == 6 and {e.actor for e in events} == {"system"}
+            assert all(e.at is not None and e.capture_id == cid for e in events)
+            assert {e.after["frame"] for e in events} == {1725, 1730, 1737}
+            assert not any("secret123" in json.dumps(e.after) for e in events)
+    finally:
+        store.dispose()

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-
 from typing import NamedTuple
 
 from ..decoders import DecodeError, Truncated, kerberos, ldap, logins, ntlmssp
