@@ -5,6 +5,8 @@ on bad input."""
 from __future__ import annotations
 
 import base64
+import csv
+import io
 import json
 
 from api_helpers import assert_error
@@ -178,3 +180,28 @@ def test_the_cli_reveals_and_audits(captures, tmp_path, capsys, monkeypatch):
             assert not any("secret123" in json.dumps(e.after) for e in events)
     finally:
         store.dispose()
+
+
+def test_exports_carry_credentials_masked_and_applications(api, client, tmp_path):
+    cid = api.analyzed(client, _logins(tmp_path))
+    listed = client.get(f"/captures/{cid}/credentials").json()
+    document = client.get(f"/captures/{cid}/export.json").json()
+    assert document["credentials"] == listed and SECRET not in json.dumps(document)
+    assert {"capture", "manifest", "hosts", "human"} <= document.keys()  # the document's own keys stay
+    apps = {a["name"]: a for a in document["applications"]}
+    assert apps == {a["name"]: a for a in client.get(f"/captures/{cid}/applications").json()}
+    assert {"POP3", "SNMP"} <= apps.keys()
+
+    response = client.get(f"/captures/{cid}/export.csv", params={"format": "credentials"})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    assert f"tracepcap-{cid}-credentials.csv" in response.headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    assert [(r["protocol"], r["user"], r["server"], r["port"], r["secret"], r["first_frame"]) for r in rows] == [
+        (c["protocol"], c["user"] or "", c["server"], str(c["port"]), c["secret"], str(c["first_frame"])) for c in listed]
+    assert {r["capture_id"] for r in rows} == {cid} and SECRET not in response.text
+
+    response = client.get(f"/captures/{cid}/export.csv", params={"format": "applications"})
+    rows = {r["name"]: r for r in csv.DictReader(io.StringIO(response.text))}
+    assert rows.keys() == apps.keys()
+    assert rows["POP3"]["packets"] == str(apps["POP3"]["packets"])
+    assert rows["POP3"]["clients"] == " | ".join(apps["POP3"]["clients"])
