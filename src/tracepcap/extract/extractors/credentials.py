@@ -42,6 +42,7 @@ MAX_COOKIE_NAMES = 8  # named in a value; more are counted
 HTTP_FIELDS = {"form": "http-form", "json": "http-json", "query": "http-query"}
 CLEARTEXT = frozenset(("ftp", "pop3", "smtp", "imap", "telnet", "http", "snmp", "http-bearer",
                        "http-cookie", "ldap", *HTTP_FIELDS.values()))
+SESSION_TOKENS = frozenset(("http-cookie",))  # readable, but a session's token, not a login
 FORMATS = {"ntlmv2": "hashcat -m 5600 (NetNTLMv2)", "ntlmv1": "hashcat -m 5500 (NetNTLMv1)",
            kerberos.RC4_HMAC: "hashcat -m 7500 (Kerberos 5 etype 23 AS-REQ pre-auth)",
            kerberos.AES128: "hashcat -m 19800 (Kerberos 5 etype 17 AS-REQ pre-auth)",

@@ -29,15 +29,15 @@ def cmd_credentials(args: argparse.Namespace) -> ExitCode:
             capture = find_capture(s, args.capture)
             found = credentials(s, capture.id)
             for c in found if args.reveal else ():
-                r = shown[c.id] = reveal(s, settings.capture_dir, capture, c.id, settings.extract_limits)
-                record_reveal(s, SYSTEM_ACTOR, capture.id, credential=r.id, protocol=r.protocol, user=r.user,
-                              server=r.server, port=r.port, frame=r.frame, shown=r.secret is not None)
+                got = shown[c.id] = reveal(s, settings.capture_dir, capture, c.id, settings.extract_limits)
+                record_reveal(s, SYSTEM_ACTOR, capture.id, credential=got.id, protocol=got.protocol, user=got.user,
+                              server=got.server, port=got.port, frame=got.frame, shown=got.secret is not None)
     finally:
         db.dispose()
     if args.json:
-        rows = [asdict(c) | ({"revealed": {"secret": shown[c.id].secret, "format": shown[c.id].format,
+        entries = [asdict(c) | ({"revealed": {"secret": shown[c.id].secret, "format": shown[c.id].format,
                                            "note": shown[c.id].note}} if c.id in shown else {}) for c in found]
-        print(json.dumps({"capture": capture.id, "credentials": rows}, indent=2))
+        print(json.dumps({"capture": capture.id, "credentials": entries}, indent=2))
         return ExitCode.OK
     if not found:
         print(f"no credentials in {capture.name} ({capture.id})")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from typing import Annotated
 
@@ -59,6 +59,7 @@ def export_csv(capture: CaptureDep, session: SessionDep, registry: RegistryDep,
     with " | ")."""
     out = io.StringIO()
     writer = csv.writer(out)
+    rows: Iterable[Sequence[object]]
     if format == CsvFormat.credentials:
         writer.writerow(CREDENTIAL_COLUMNS)
         rows = ([capture.id, *(getattr(c, name) for name in CREDENTIAL_COLUMNS[1:])]
@@ -75,16 +76,14 @@ def export_csv(capture: CaptureDep, session: SessionDep, registry: RegistryDep,
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=_attachment(name, "csv"))
 
 
-def _verdict_rows(writer, format: CsvFormat, document: dict, registry: Registry) -> Iterable:
+def _verdict_rows(writer, format: CsvFormat, document: dict, registry: Registry) -> Iterable[Sequence[object]]:
     """The header written, the rows of the wide or the long CSV."""
     if format == CsvFormat.long:
         writer.writerow(CSV_COLUMNS)
-        rows = csv_rows(document)
-    else:
-        questions = [a.question for a in registry]
-        writer.writerow(wide_csv_columns(questions))
-        rows = wide_csv_rows(document, questions)
-    return rows
+        return csv_rows(document)
+    questions = [a.question for a in registry]
+    writer.writerow(wide_csv_columns(questions))
+    return wide_csv_rows(document, questions)
 
 
 def _joined(value: object) -> object:
