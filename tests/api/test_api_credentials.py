@@ -103,6 +103,8 @@ def _domain_logins(tmp_path):
         server=[w.smb2_session_setup(w.spnego(w.ntlm_challenge("DC1", "CORP", server_challenge=bytes.fromhex(
             "0123456789abcdef")), response=True), reply=True)])
     net.tcp_session(pc, dc, 50104, 21, client=[b"USER nopass\r\n", b"QUIT\r\n"])
+    net.udp(pc, dc, 50105, 161, snmp.get_request(1, ["1.3.6.1.2.1.1.5.0"], community=SECRET))
+    net.udp(pc, dc, 50106, 88, w.krb_as_req("alice", "CORP.EXAMPLE", pre_auth=(23, bytes(range(52)))))
     return net.write_pcap(tmp_path / "domain.pcap")
 
 
@@ -119,10 +121,16 @@ def test_reveal_reads_the_secret_again_and_is_audited(api, client, tmp_path):
     assert ntlm["format"] == "hashcat -m 5600 (NetNTLMv2)"
     ftp = client.post(f"/captures/{cid}/credentials/{by_protocol['ftp']['id']}/reveal").json()
     assert ftp["secret"] is None and "nothing to reveal" in ftp["note"]
+    snmp_ = client.post(f"/captures/{cid}/credentials/{by_protocol['snmp']['id']}/reveal").json()
+    assert snmp_["secret"] == SECRET
+    krb = client.post(f"/captures/{cid}/credentials/{by_protocol['kerberos']['id']}/reveal").json()
+    cipher = bytes(range(52))
+    assert krb["secret"] == f"$krb5pa$23$alice$CORP.EXAMPLE$${cipher[16:].hex()}{cipher[:16].hex()}"
 
     events = client.get(f"/captures/{cid}/audit", params={"action": "credential.revealed"}).json()
-    assert len(events) == 3 and {e["actor"] for e in events} == {"system"}
-    assert {e["after"]["credential"] for e in events} == {by_protocol[p]["id"] for p in ("ldap", "ntlm", "ftp")}
+    assert len(events) == 5 and {e["actor"] for e in events} == {"system"}
+    assert {e["after"]["credential"] for e in events} == {by_protocol[p]["id"] for p in
+                                                          ("ldap", "ntlm", "ftp", "snmp", "kerberos")}
     assert any("revealed the ldap secret of cn=admin,dc=example" in e["change"] for e in events)
     assert SECRET not in json.dumps(events) and "0123456789abcdef" not in json.dumps(events)
     assert client.get(f"/captures/{cid}/credentials").json() == listed  # nothing was stored
