@@ -7,7 +7,10 @@ no Reveal; an analyst's reveal is audited under their name."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
+from pathlib import Path
 
 from playwright.sync_api import expect
 
@@ -59,6 +62,12 @@ def test_listings_walk(web, captures):
     assert "secret123" not in audit.content()
     page.reload()
     expect(page.locator(".revealed-secret")).to_have_count(0)  # masked again: nothing was stored
+    with page.expect_download() as got:  # the credentials CSV: one row per login, masked
+        page.locator(".page-actions").get_by_role("link", name="Export CSV").click()
+    assert got.value.suggested_filename == f"tracepcap-{cid}-credentials.csv"
+    exported = list(csv.DictReader(io.StringIO(Path(got.value.path()).read_text(encoding="utf-8"))))
+    assert [(r["first_frame"], r["protocol"], r["secret"]) for r in exported] == [
+        ("1725", "http-form", "secret ******"), ("1730", "http-json", "secret ******"), ("1737", "http", "password ******")]
     logins.first.locator("a.frame-link").click()
     expect(page).to_have_url(re.compile(f"/captures/{cid}/frames/1725$"))
 
