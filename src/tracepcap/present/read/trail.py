@@ -107,6 +107,10 @@ def describe(event: AuditEvent) -> str:
         return f"re-affirmed {_quoted(after)}" + (" (it was stale)" if before.get("stale_since") else "")
     if action == "change.reviewed":
         return f"marked reviewed: {after.get('summary')}"
+    if action == "credential.revealed":
+        who = f" of {after.get('user')}" if after.get("user") else ""
+        return (f"revealed the {after.get('protocol')} secret{who} to {after.get('server')}:{after.get('port')} "
+                f"(credential #{after.get('credential')}, frame {after.get('frame')})")
     if action == "access.denied":
         return f"refused {after.get('method', '')} (needs the {after.get('required_role', '?')} role)"
     return action
