@@ -349,9 +349,17 @@ class CaptureContext:
                 paths = self.mac_hops.get(ip, {})
                 claimants = sorted({f.value.lower() for kind in (MAC.name, IP_MAC_BINDING.name)
                                     for f in kinds.get(kind, ())} - set(device.macs))
+                bound = {f.value.lower() for f in kinds.get(IP_MAC_BINDING.name, ())}
+                version = parsed_address(ip).version
                 for mac in claimants:
                     if (mac in self.router_macs or entity_of.get(mac_key(mac)) in (None, device.key)
                             or (mac in paths and paths[mac] > min(paths.values()))):
+                        continue
+                    # a MAC whose own address is on another subnet, never bound to this one,
+                    # is a router's interface forwarding the address's frames (a router that
+                    # keeps the TTL: the capture sees both its sides), not a claimant
+                    theirs = [o for o in self.mac_owners.get(mac, ()) if parsed_address(o).version == version]
+                    if mac not in bound and theirs and all(subnet_of(o) != subnet_of(ip) for o in theirs):
                         continue
                     vendor = vendor_of(mac) if mac_of_valid(mac) else None
                     facts = tuple(
