@@ -339,3 +339,51 @@ def test_the_demo_spoofer_is_its_own_row_and_the_gateway_holds_none_of_its_facts
     found = [f for f in doc["findings"] if f["kind"] == "ip-mac-conflict" and f["entities"][0] == gateway["key"]]
     assert len(found) == 1 and found[0]["entities"] == [gateway["key"], spoofer["key"]]
     assert {390, 708} <= set(found[0]["frames"])
+
+
+def test_a_second_scan_moves_the_claims_again_and_keeps_them_off_the_victim(db, settings, tmp_path):
+    """Scan moves a claimant's facts off the victim's address onto the claim's holder; a
+    second scan of the same stored facts (knowledge updated, say) decides the same again."""
+    from sqlalchemy import select
+
+    from tracepcap import analysis
+    from tracepcap.adjudicate.registry import get_registry
+    from tracepcap.adjudicate.runner import machine_answer
+    from tracepcap.ingest import store_file
+    from tracepcap.scan.context import CaptureContext
+    from tracepcap.scan.run import scan_capture
+    from tracepcap.store.models import EntityMember, ObservationRow
+
+    sc = Scenario()
+    server = sc.host("10.9.0.10", "00:1b:21:00:01:00")
+    pc = sc.host("10.9.0.20", "00:1b:21:00:00:20")
+    sc.arp_exchange(pc, server)
+    sc.tcp_session(pc, server, 50000, 445, client=[b"\0" * 40], server=[b"\0" * 60])
+    vm = sc.host(server.ip, "00:0c:29:00:00:00")
+    sc.emit(frames.ethernet(vm.mac, frames.BROADCAST_MAC, frames.ETH_ARP,
+                            frames.arp(frames.ARP_REPLY, vm.mac, vm.ip, frames.BROADCAST_MAC, vm.ip), pad=True))
+    sc.tcp_session(pc, vm, 51000, 445, client=[b"\0" * 40], server=[b"\0" * 60])
+    path = sc.write_pcap(tmp_path / "claim.pcap")
+    with db.session(write=True) as s:
+        capture, _ = store_file(s, settings.capture_dir, path, uploaded_by="test", max_bytes=settings.max_capture_bytes)
+        cid = capture.id
+    analysis.analyze(db, settings, cid)
+
+    def stored():
+        with db.session() as s:
+            rows = sorted(s.execute(select(ObservationRow.entity, ObservationRow.kind, ObservationRow.value,
+                                           ObservationRow.count).where(ObservationRow.capture_id == cid)).all())
+            members = dict(s.execute(select(EntityMember.member, EntityMember.entity_key)
+                                     .where(EntityMember.capture_id == cid)).all())
+        return rows, members
+
+    rows, members = stored()
+    holder = "10.9.0.10@00:0c:29:00:00:00"
+    assert members[holder] == "mac-00-0c-29-00-00-00" and members["10.9.0.10"] == "mac-00-1b-21-00-01-00"
+    assert not [r for r in rows if r[0] == "10.9.0.10" and "00:0c:29" in r[2]]
+    assert {("mac", "00:0c:29:00:00:00"), ("ip-mac-binding", "00:0c:29:00:00:00")} <= \
+        {(r[1], r[2]) for r in rows if r[0] == holder}
+    registry = get_registry()
+    with db.session(write=True) as s:
+        scan_capture(s, cid, registry.signals(), CaptureContext.load(s, cid), answer=machine_answer(registry))
+    assert stored() == (rows, members)
