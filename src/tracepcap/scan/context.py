@@ -29,6 +29,7 @@ from ..extract.kinds import (
     OUI_VENDOR,
     SERVED,
     TTL,
+    TUNNELLED,
 )
 from ..store.models import Conversation, Host, ObservationRow
 from .entities import CLAIM_MARK, MAC_PREFIX, Entity, claim_holder, claim_of, mac_key
@@ -754,12 +755,15 @@ class HostFacts:
     @property
     def locality(self) -> str:
         """"on-link" (it owns a MAC on the capture's segment, or is a MAC-only device; in a
-        capture without MACs, a site-local address zero hops away), "local-routed" (a
+        capture without MACs, a site-local address zero hops away), "tunnel" (seen only
+        inside a tunnel: the tunnel's own network, whatever its range), "local-routed" (a
         site-local address behind a router) or "remote"."""
         if self.device is not None and (self.device.macs or self.ip is None):
             return "on-link"
         if self.ip in self.capture.owners:
             return "on-link"
+        if self.facts(TUNNELLED) and not self.facts(MAC):  # seen only inside a tunnel
+            return "tunnel"
         if is_local(self.ip):
             if not self.facts(MAC) and self.hops == 0:
                 return "on-link"

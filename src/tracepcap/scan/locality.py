@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..extract.kinds import MAC
+from ..extract.kinds import MAC, TUNNELLED
 from ..store.models import Locality
 from .context import CaptureContext, HostFacts, is_local
 from .ownership import parsed_address
@@ -74,6 +74,8 @@ def _reason(host: HostFacts, label: Locality, owned: dict[str, list[tuple[str, s
         if parsed_address(host.ip).is_loopback:
             return "a loopback address: the capturing machine itself, seen without a MAC address"
         return "a site-local address zero hops away, seen without a MAC address"
+    if label == Locality.TUNNEL:
+        return _tunnel_reason(host)
     kind = ("a loopback address (the capturing machine itself)" if parsed_address(host.ip).is_loopback
             else "a site-local address" if is_local(host.ip) else "a public address")
     hops = host.hops
@@ -96,3 +98,15 @@ def _whose(macs: list[str], context: CaptureContext) -> str:
         else:
             parts.append(mac)
     return "; ".join(parts)
+
+
+def _tunnel_reason(host: HostFacts) -> str:
+    """Which tunnel it was seen in: its addresses are the tunnel's network, not the capture's."""
+    tunnels = sorted(host.facts(TUNNELLED), key=lambda f: (f.first_frame, f.value))
+    named = "; ".join(f"{f.value} (first in frame {f.first_frame})" for f in tunnels[:3])
+    more = f" and {len(tunnels) - 3} more" if len(tunnels) > 3 else ""
+    kind = "a loopback" if parsed_address(host.ip).is_loopback else \
+        "a site-local" if is_local(host.ip) else "a public-range"
+    return (f"seen only inside the tunnel {named}{more}: an address of the tunnel's own network (a mobile "
+            f"core's user plane, an overlay), not of the capture's segment nor the Internet, though "
+            f"it is {kind} address")
