@@ -418,6 +418,15 @@ class CaptureContext:
         the store, where Scan moves the claims' facts."""
         return tuple(claim_holder(ip, mac) for ip, mac in self.claims_held.get(device.key, ()))
 
+    def only_tunnelled(self, ip: str) -> bool:
+        """Every packet the address sent or received was inside a tunnel (`tunnelled` facts
+        count each inner packet on both its addresses)."""
+        inside = sum(f.count for f in self.facts_of_kind(ip, TUNNELLED.name))
+        if not inside:
+            return False
+        traffic = self.traffic_of(ip)
+        return inside >= traffic.packets_sent + traffic.packets_received
+
     @cached_property
     def ips_by_mac(self) -> dict[str, list[tuple[str, int]]]:
         """MAC -> [(ip, frames sent from it with that MAC)], most frames first."""
@@ -763,11 +772,13 @@ class HostFacts:
         capture without MACs, a site-local address zero hops away), "tunnel" (seen only
         inside a tunnel: the tunnel's own network, whatever its range), "local-routed" (a
         site-local address behind a router) or "remote"."""
+        if self.addresses and self.ip is not None and all(self.capture.only_tunnelled(a) for a in self.addresses):
+            return "tunnel"  # its every packet was inside a tunnel (with the inner frames' MACs of an L2 overlay)
         if self.device is not None and (self.device.macs or self.ip is None):
             return "on-link"
         if self.ip in self.capture.owners:
             return "on-link"
-        if self.facts(TUNNELLED) and not self.facts(MAC):  # seen only inside a tunnel
+        if self.facts(TUNNELLED) and not self.facts(MAC):  # seen inside a tunnel, never on the segment
             return "tunnel"
         if is_local(self.ip):
             if not self.facts(MAC) and self.hops == 0:

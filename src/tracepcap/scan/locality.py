@@ -32,7 +32,9 @@ def localities(context: CaptureContext) -> Iterator[HostLocality]:
     for device in context.entities:
         host = context.entity(device)
         label = Locality(host.locality)
-        if device.macs or device.ip is None:
+        if label == Locality.TUNNEL:
+            reason = _tunnel_reason(host)
+        elif device.macs or device.ip is None:
             reason = _device_reason(device, owned, by_mac, context)
         else:
             reason = _reason(host, label, owned, context)
