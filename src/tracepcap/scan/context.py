@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from sys import intern
@@ -155,7 +155,8 @@ class CaptureContext:
                                       first, last, count))
         loaded_claims = tuple(sorted(e for e in facts if CLAIM_MARK in e and claim_of(e) is not None))
         for holder in loaded_claims:  # what a claimant's MAC said as an address is the address's traffic
-            facts[intern(claim_of(holder)[0])].extend(facts.pop(holder))
+            if (claim := claim_of(holder)) is not None:
+                facts[intern(claim[0])].extend(facts.pop(holder))
         for entity_facts in facts.values():
             entity_facts.sort(key=lambda f: (f.kind, f.value, f.source))
         # per-address tallies first, a Traffic each at the end: a host without a kind of
@@ -250,7 +251,7 @@ class CaptureContext:
         address's facts that a claimant's MAC left on it are the claimant's (`claims`)."""
         by: dict[tuple[str, str, str], Fact] = {}
         claims = self.claims
-        held = [facts for ip, mac in self.claims_held.get(device.key, ()) for facts in (claims[ip][mac],)]
+        held: list[Sequence[Fact]] = [claims[ip][mac] for ip, mac in self.claims_held.get(device.key, ())]
         for member in device.members:
             held.append(self._claimed_away(member) if member in claims else self._facts.get(member, ()))
         for facts in held:
@@ -772,9 +773,11 @@ class HostFacts:
         capture without MACs, a site-local address zero hops away), "tunnel" (seen only
         inside a tunnel: the tunnel's own network, whatever its range), "local-routed" (a
         site-local address behind a router) or "remote"."""
-        if self.addresses and self.ip is not None and all(self.capture.only_tunnelled(a) for a in self.addresses):
+        if self.ip is None:  # a MAC-only device
+            return "on-link"
+        if all(self.capture.only_tunnelled(a) for a in self.addresses):
             return "tunnel"  # its every packet was inside a tunnel (with the inner frames' MACs of an L2 overlay)
-        if self.device is not None and (self.device.macs or self.ip is None):
+        if self.device is not None and self.device.macs:
             return "on-link"
         if self.ip in self.capture.owners:
             return "on-link"

@@ -76,10 +76,8 @@ def _reason(host: HostFacts, label: Locality, owned: dict[str, list[tuple[str, s
         if parsed_address(host.ip).is_loopback:
             return "a loopback address: the capturing machine itself, seen without a MAC address"
         return "a site-local address zero hops away, seen without a MAC address"
-    if label == Locality.TUNNEL:
-        return _tunnel_reason(host)
     kind = ("a loopback address (the capturing machine itself)" if parsed_address(host.ip).is_loopback
-            else "a site-local address" if is_local(host.ip) else "a public address")
+            else "a site-local address" if host.ip is not None and is_local(host.ip) else "a public address")
     hops = host.hops
     away = ("" if hops is None else " zero hops away" if hops == 0
             else f" {hops} hop{'' if hops == 1 else 's'} away")
@@ -104,6 +102,8 @@ def _whose(macs: list[str], context: CaptureContext) -> str:
 
 def _tunnel_reason(host: HostFacts) -> str:
     """Which tunnel it was seen in: its addresses are the tunnel's network, not the capture's."""
+    if host.ip is None:
+        return "seen only inside a tunnel"
     tunnels = sorted(host.facts(TUNNELLED), key=lambda f: (f.first_frame, f.value))
     named = "; ".join(f"{f.value} (first in frame {f.first_frame})" for f in tunnels[:3])
     more = f" and {len(tunnels) - 3} more" if len(tunnels) > 3 else ""

@@ -7,8 +7,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
-from sqlalchemy import bindparam, delete, update
+from sqlalchemy import Table, bindparam, delete, update
 from sqlalchemy.orm import Session
 
 from ..extract.kinds import TTL
@@ -99,7 +100,7 @@ def _store_entities(session: Session, context: CaptureContext) -> None:
         session.connection().execute(SET_LOCALITY, rows)
 
 
-OBSERVATION = ObservationRow.__table__
+OBSERVATION = cast(Table, ObservationRow.__table__)
 MOVE_FACT = (update(OBSERVATION)
              .where(OBSERVATION.c.capture_id == bindparam("move_capture"), OBSERVATION.c.entity == bindparam("move_from"),
                     OBSERVATION.c.kind == bindparam("move_kind"), OBSERVATION.c.value == bindparam("move_value"),
