@@ -49,10 +49,10 @@ def test_free5gc_roles_and_the_user_plane_inside_gtp_u(captures, tmp_path):
     assert role(smf) == "SMF"
     assert "session establishment request" in role_reasons(smf, "SMF")
     assert "gNB" in {c["label"] for c in smf["verdicts"]["node-role"]["candidates"]}  # its simulated gNB too
-    upf = row_of(doc, "10.200.200.101")
-    assert upf["addresses"] == ["10.200.200.101", "10.200.200.102"]  # N4 and N3: one device, two addresses
-    assert role(upf) == "UPF"
-    assert "answers PFCP on udp/8805" in role_reasons(upf, "UPF") and "GTP-U" in role_reasons(upf, "UPF")
+    upf = row_of(doc, "10.200.200.101")  # its N4 address; 10.200.200.102, its N3, sends from the same MAC
+    assert role(upf) == "UPF" and "answers PFCP on udp/8805" in role_reasons(upf, "UPF")
+    n3 = row_of(doc, "10.200.200.102")
+    assert role(n3) == "UPF" and "answers GTP-U on udp/2152" in role_reasons(n3, "UPF")
     assert row_of(doc, "127.0.0.1")["locality"] != "remote"
     assert not [h["key"] for h in doc["hosts"] if role(h) == "Default Gateway"]
 

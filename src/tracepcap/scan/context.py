@@ -559,9 +559,8 @@ class CaptureContext:
 
     def _aliases(self, senders: dict[str, list[list[Sender]]], decided: dict[str, tuple[Ownership, ...]]) -> None:
         """One device, two addresses: beside the IPv4 owner the rules chose, every other
-        site-local IPv4 address ARP binds to the MAC alone, or that sends from it zero hops
-        away, on the owner's subnet and sending (if at all) zero hops away, is an alias of the
-        same device, not a routed host:
+        site-local IPv4 address ARP binds to the MAC alone, on the owner's subnet and sending
+        (if at all) zero hops away, is an alias of the same device, not a routed host:
         routing needs forwarding evidence (addresses from beyond the site, forwarded copies)."""
         owning = {o.ip for owners in decided.values() for o in owners}
         for mac, families in senders.items():
@@ -572,14 +571,10 @@ class CaptureContext:
             subnet = subnet_of(chosen[0])
             extra = tuple(Ownership(s.ip, f"ARP binds {s.ip} to {mac} as well, on the subnet of its "
                                           f"owner {chosen[0]}: a second address of the same device "
-                                          "(an alias), not a routed host"
-                                    if s.bound else
-                                    f"{s.ip} sends from {mac} as well with an unspent initial TTL, on the "
-                                    f"subnet of its owner {chosen[0]}: a second address of the same device "
-                                    "(an alias), not a routed host")
+                                          "(an alias), not a routed host")
                           for s in family
-                          if ((s.bound and s.binding == "ARP") or (not s.bound and s.hops == 0 and s.frames))
-                          and not s.contested and s.ip not in owning and not s.hops and subnet_of(s.ip) == subnet)
+                          if s.bound and s.binding == "ARP" and not s.contested and s.ip not in owning
+                          and not s.hops and subnet_of(s.ip) == subnet)
             if extra:
                 decided[mac] = decided[mac] + extra
                 owning.update(o.ip for o in extra)
