@@ -294,7 +294,9 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             (too_deep if pkt.inner_error is DEPTH_EXCEEDED else inner_lost).record(pkt.frame, pkt.inner_error, pkt)
         if pkt.tunnel is not None or pkt.carries is not None:
             tunnelled += 1
-        if pkt.carries is not None:  # a carrier whose inner packet was not read
+        # a carrier whose inner packet was not read, or the inner packet itself (which tunnel
+        # its addresses were in): both are the CARRIERS extractors'
+        if pkt.carries is not None or pkt.tunnel is not None:
             deliver(carriers_to, pkt.frame, pkt, None)
         carrier = pkt.outer
         while carrier is not None:
