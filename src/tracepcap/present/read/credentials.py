@@ -13,6 +13,7 @@ audit event (`credential.revealed`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,7 +82,7 @@ def credentials(session: Session, capture_id: str, *, device: str | None = None,
     return sorted(out, key=lambda c: (c.first_frame, c.protocol, c.user or "", c.client, c.text))
 
 
-def _holders(session: Session, capture_id: str, addresses: set[str]) -> dict[str, str]:
+def _holders(session: Session, capture_id: str, addresses: set[str]) -> Mapping[str, str]:
     """Address -> the inventory entity holding it, for the addresses that one holds."""
     if not addresses:
         return {}

@@ -1,11 +1,12 @@
 """The shapes the read model hands out: a generic `Page[T]` of a listing, and `plain(value)`,
 the one way a read object becomes JSON-ready data (for `--json` and the export document):
-dataclasses field by field, times in ISO 8601, tuples as lists."""
+dataclasses field by field, times in ISO 8601, tuples as lists, `StoredJson` decoded."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import Enum
@@ -39,9 +40,19 @@ class Page(Generic[T]):
         return len(self.items)
 
 
+class StoredJson(str):
+    """JSON text as the store keeps it (a verdict's document): `plain` gives its decoded value;
+    a writer that streams JSON may copy the text as it is."""
+
+    __slots__ = ()
+
+
 def plain(value: Any) -> Any:
     """`value` as JSON-ready data: a dataclass as an object of its fields, a datetime in ISO
-    8601 (a naive one is UTC, as the store keeps it), an enum as its value."""
+    8601 (a naive one is UTC, as the store keeps it), an enum as its value, stored JSON text
+    as what it encodes."""
+    if isinstance(value, StoredJson):
+        return json.loads(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, datetime):
@@ -50,7 +61,7 @@ def plain(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, Enum):
         return value.value
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
