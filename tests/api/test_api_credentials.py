@@ -213,3 +213,30 @@ def test_exports_carry_credentials_masked_and_applications(api, client, tmp_path
     assert rows.keys() == apps.keys()
     assert rows["POP3"]["packets"] == str(apps["POP3"]["packets"])
     assert rows["POP3"]["clients"] == " | ".join(apps["POP3"]["clients"])
+
+
+def test_analyze_json_carries_credentials_masked_and_applications(tmp_path, capsys, monkeypatch):
+    """`analyze --json` holds the same logins (masked) and applications as the export, read by
+    the same functions, after its hosts."""
+    from tracepcap.present.read.applications import applications
+    from tracepcap.present.read.credentials import credentials
+    from tracepcap.present.read.shapes import plain
+
+    monkeypatch.setenv("TRACEPCAP_DATA_DIR", str(tmp_path / "data"))
+    db = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    assert main(["analyze", str(_logins(tmp_path)), "--db", db, "--json"]) == 0
+    out = capsys.readouterr().out
+    document = json.loads(out)
+    assert list(document)[-3:] == ["hosts", "credentials", "applications"]
+    assert SECRET not in out
+    assert [(c["protocol"], c["user"], c["secret"]) for c in document["credentials"]] == [
+        ("pop3", "bob", "password ******"), ("http", "erin", "password ******"), ("snmp", None, "community ******")]
+    assert {"POP3", "SNMP"} <= {a["name"] for a in document["applications"]}
+    store = open_database(db)
+    try:
+        with store.session() as s:
+            cid = document["capture"]["id"]
+            assert document["credentials"] == plain(credentials(s, cid))
+            assert document["applications"] == plain(applications(s, cid))
+    finally:
+        store.dispose()
