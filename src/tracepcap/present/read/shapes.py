@@ -47,14 +47,30 @@ class StoredJson(str):
     __slots__ = ()
 
 
+_AS_THEY_ARE = frozenset((str, int, float, bool, type(None)))
+_FIELDS: dict[type, tuple[str, ...] | None] = {}  # a class's dataclass field names (None: no dataclass)
+
+
+def _fields_of(cls: type) -> tuple[str, ...] | None:
+    names = _FIELDS.get(cls, ())
+    if names == ():
+        names = _FIELDS[cls] = (tuple(f.name for f in dataclasses.fields(cls))
+                                if dataclasses.is_dataclass(cls) else None)
+    return names
+
+
 def plain(value: Any) -> Any:
     """`value` as JSON-ready data: a dataclass as an object of its fields, a datetime in ISO
     8601 (a naive one is UTC, as the store keeps it), an enum as its value, stored JSON text
     as what it encodes."""
-    if isinstance(value, StoredJson):
+    cls = type(value)
+    if cls in _AS_THEY_ARE:  # the common case first: a document holds mostly these
+        return value
+    if cls is StoredJson:
         return json.loads(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    names = _fields_of(cls)
+    if names is not None:
+        return {name: plain(getattr(value, name)) for name in names}
     if isinstance(value, datetime):
         return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
     if isinstance(value, date):
