@@ -8,6 +8,8 @@ import json
 import pytest
 
 from tracepcap.present.cli import ExitCode
+from tracepcap.present.read.document import CaptureSummary, DocumentHead, HostDocument, HostFact
+from tracepcap.present.read.shapes import StoredJson
 from tracepcap.present.table import LEGEND, answer_cell, table
 
 
@@ -86,13 +88,12 @@ def test_answer_cells():
 
 
 def host(ip, locality, mac, answers):
-    return {"key": ip, "ip": ip, "addresses": [ip], "macs": [mac] if mac else [], "locality": locality,
-            "facts": [{"kind": "OUI_VENDOR", "value": "Some Very Long Vendor Name, Incorporated"}],
-            "verdicts": {q: verdict(label, 80) for q, label in answers.items()}}
+    vendor = HostFact("OUI_VENDOR", "Some Very Long Vendor Name, Incorporated", "oui", "observed", 1, 1, 1)
+    return HostDocument(ip, ip, (ip,), (mac,) if mac else (), locality, None, False, None, (vendor,), (),
+                        {q: StoredJson(json.dumps(verdict(label, 80))) for q, label in answers.items()})
 
 
-HEAD = {"capture": {"id": "c1", "name": "x.pcap", "format": "pcap", "packets": 1, "status": "done"},
-        "manifest": [], "conversations": 0, "findings": [], "notice_counts": {}}
+HEAD = DocumentHead(CaptureSummary("c1", "x.pcap", "0" * 64, 1, "pcap", 1, "done"), (), 0, (), {}, ())
 
 
 def test_a_narrow_terminal_cuts_labels_but_keeps_confidences_then_wraps_answers():

@@ -18,6 +18,7 @@ from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import analyze
 from tracepcap.ingest import store_file
 from tracepcap.present.read.document import capture_document
+from tracepcap.present.read.shapes import plain
 from tracepcap.present.report import write_capture
 from tracepcap.store.models import Capture, Host, VerdictRow
 from tracepcap.testing.crowd import build_crowd
@@ -61,10 +62,15 @@ def test_many_hosts_are_stored_in_batches(analyzed, db, tmp_path):
 
 
 def _as_streamed(document: dict) -> str:
-    """The whole document laid out as the report streams it: the head indented, a host a line."""
-    head = {key: value for key, value in document.items() if key != "hosts"}
+    """The whole document laid out as the report streams it: the keys before the hosts and
+    those after them indented, a host a line."""
+    keys = list(document)
+    at = keys.index("hosts")
+    head = {key: document[key] for key in keys[:at]}
+    tail = {key: document[key] for key in keys[at + 1:]}
     hosts = ",\n    ".join(json.dumps(host) for host in document["hosts"])
-    return json.dumps(head, indent=2)[:-2] + ',\n  "hosts": [\n    ' + hosts + "\n  ]\n}\n"
+    return (json.dumps(head, indent=2)[:-2] + ',\n  "hosts": [\n    ' + hosts + "\n  ],"
+            + json.dumps(tail, indent=2)[1:] + "\n")
 
 
 def test_streamed_report_is_the_whole_document(analyzed, db, tmp_path, captures):
@@ -78,7 +84,7 @@ def test_streamed_report_is_the_whole_document(analyzed, db, tmp_path, captures)
                                      "tab\there\nand a line", actor=SYSTEM_ACTOR)
         with db.session() as s:
             capture = s.get(Capture, capture_id)
-            document = capture_document(s, capture, registry)
+            document = plain(capture_document(s, capture, registry))
             streamed = io.StringIO()
             write_capture(s, capture, registry, streamed, as_json=True)
             table = io.StringIO()
@@ -99,3 +105,6 @@ def test_empty_host_list_streams_as_an_empty_array():
     out = io.StringIO()
     write_json({"capture": {"id": "x"}}, iter(()), out)
     assert json.loads(out.getvalue()) == {"capture": {"id": "x"}, "hosts": []}
+    out = io.StringIO()
+    write_json({"capture": {"id": "x"}}, iter(()), out, {"credentials": [], "applications": []})
+    assert json.loads(out.getvalue()) == {"capture": {"id": "x"}, "hosts": [], "credentials": [], "applications": []}

@@ -213,3 +213,84 @@ def test_exports_carry_credentials_masked_and_applications(api, client, tmp_path
     assert rows.keys() == apps.keys()
     assert rows["POP3"]["packets"] == str(apps["POP3"]["packets"])
     assert rows["POP3"]["clients"] == " | ".join(apps["POP3"]["clients"])
+
+
+def test_analyze_json_carries_credentials_masked_and_applications(tmp_path, capsys, monkeypatch):
+    """`analyze --json` holds the same logins (masked) and applications as the export, read by
+    the same functions, after its hosts."""
+    from tracepcap.present.read.applications import applications
+    from tracepcap.present.read.credentials import credentials
+    from tracepcap.present.read.shapes import plain
+
+    monkeypatch.setenv("TRACEPCAP_DATA_DIR", str(tmp_path / "data"))
+    db = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    assert main(["analyze", str(_logins(tmp_path)), "--db", db, "--json"]) == 0
+    out = capsys.readouterr().out
+    document = json.loads(out)
+    assert list(document)[-3:] == ["hosts", "credentials", "applications"]
+    assert SECRET not in out
+    assert [(c["protocol"], c["user"], c["secret"]) for c in document["credentials"]] == [
+        ("pop3", "bob", "password ******"), ("http", "erin", "password ******"), ("snmp", None, "community ******")]
+    assert {"POP3", "SNMP"} <= {a["name"] for a in document["applications"]}
+    store = open_database(db)
+    try:
+        with store.session() as s:
+            cid = document["capture"]["id"]
+            assert document["credentials"] == plain(credentials(s, cid))
+            assert document["applications"] == plain(applications(s, cid))
+    finally:
+        store.dispose()
+
+
+def test_a_reveal_reads_the_capture_without_holding_the_write_turn(api, client, tmp_path, monkeypatch):
+    """While the reveal reads the capture (held here until released), another write goes
+    through: the capture is read outside the write turn (on SQLite: without the write lock),
+    which the reveal takes only for its audit row."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tracepcap.present import reveals
+
+    cid = api.analyzed(client, _domain_logins(tmp_path))
+    listed = client.get(f"/captures/{cid}/credentials").json()
+    ldap = next(r for r in listed if r["protocol"] == "ldap")
+    reading, release = threading.Event(), threading.Event()
+    real = reveals.reveal
+
+    def held(*args, **kwargs):
+        reading.set()
+        assert release.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reveals, "reveal", held)
+    entity = f"/captures/{cid}/adjudications/host-identity/{ldap['client']}"
+    with api.client() as other, ThreadPoolExecutor(2) as pool:
+        try:
+            shown = pool.submit(client.post, f"/captures/{cid}/credentials/{ldap['id']}/reveal")
+            assert reading.wait(30)
+            write = pool.submit(other.put, f"{entity}/override", json={"label": "Router", "rationale": "while read"})
+            assert write.result(timeout=15).status_code == 200  # not blocked by the reveal's capture read
+            events = other.get(f"/captures/{cid}/audit", params={"action": "credential.revealed"}).json()
+            assert events == []  # the reveal is not audited before its secret is read
+        finally:
+            release.set()
+        response = shown.result(timeout=30)
+    assert response.status_code == 200 and response.json()["secret"] == SECRET
+    events = client.get(f"/captures/{cid}/audit", params={"action": "credential.revealed"}).json()
+    assert [e["after"]["credential"] for e in events] == [ldap["id"]]
+
+
+def test_a_reveal_that_cannot_be_audited_shows_no_secret(api, client, tmp_path, monkeypatch):
+    from tracepcap.errors import Busy
+    from tracepcap.present import reveals
+
+    cid = api.analyzed(client, _domain_logins(tmp_path))
+    ldap = next(r for r in client.get(f"/captures/{cid}/credentials").json() if r["protocol"] == "ldap")
+
+    def refused(*args, **kwargs):
+        raise Busy("the database is busy: nothing was done, try again", retry_after=5)
+
+    monkeypatch.setattr(reveals, "record_reveal", refused)
+    response = client.post(f"/captures/{cid}/credentials/{ldap['id']}/reveal")
+    assert response.status_code == 503 and SECRET not in response.text
+    assert client.get(f"/captures/{cid}/audit", params={"action": "credential.revealed"}).json() == []

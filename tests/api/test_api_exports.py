@@ -51,3 +51,29 @@ def test_csv_export_one_row_per_host_and_question(client, dns_capture):
 def test_exports_of_an_unknown_capture(client):
     assert_error(client.get("/captures/abcdef12/export.json"), 404, "not_found", "'abcdef12'")
     assert_error(client.get("/captures/abcdef12/export.csv"), 404, "not_found", "'abcdef12'")
+
+
+def test_the_export_is_the_analyze_document_plus_the_human_record(api, client, dns_capture):
+    """One reader: `export.json` holds `analyze --json`'s document key for key (hosts,
+    credentials, applications alike), with the upload and the human record added."""
+    import json
+
+    from tracepcap.ingest import find_capture
+    from tracepcap.present.report import write_capture
+
+    entity = f"/captures/{dns_capture}/adjudications/host-identity/{DNS_SERVER}"
+    assert client.put(f"{entity}/override", json={"label": "Router", "rationale": "diagram"}).status_code == 200
+    export = client.get(f"/captures/{dns_capture}/export.json").json()
+    out = io.StringIO()
+    with api.db.session() as s:
+        write_capture(s, find_capture(s, dns_capture), get_registry(), out, as_json=True)
+    document = json.loads(out.getvalue())
+    assert list(document)[-3:] == ["hosts", "credentials", "applications"] and document["applications"]
+    assert list(export) == [*list(document)[:-2], "human", "credentials", "applications"]
+    assert export["capture"] == document["capture"] | {"uploaded_at": export["capture"]["uploaded_at"],
+                                                       "uploaded_by": "system"}
+    assert {k: v for k, v in export.items() if k not in ("capture", "human")} == \
+        {k: v for k, v in document.items() if k != "capture"}
+    assert [o["label"] for o in export["human"]["overrides"]] == ["Router"]
+    host = next(h for h in document["hosts"] if h["ip"] == DNS_SERVER)
+    assert host["verdicts"]["host-identity"]["override"]["label"] == "Router"

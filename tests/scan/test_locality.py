@@ -51,7 +51,7 @@ def test_hosts_from_before_the_migration_have_no_locality(db_url):
         command.upgrade(cfg, "head")
         with Session(bind=connection) as session:
             [host] = host_documents(session, "c1", get_registry())
-        assert (host["ip"], host["locality"], host["locality_reason"]) == ("10.0.0.1", None, None)
+        assert (host.ip, host.locality, host.locality_reason) == ("10.0.0.1", None, None)
         command.downgrade(cfg, "0005")
         assert connection.execute(text("SELECT ip, position FROM host")).all() == [("10.0.0.1", 0)]
     engine.dispose()

@@ -13,9 +13,9 @@ line, the answers go on a second, indented line: never more than two lines per d
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from sqlalchemy.orm import Session
 
@@ -24,7 +24,7 @@ from ..extract.extractors.link_identity import vendor_of
 from ..extract.kinds import OUI_VENDOR
 from ..extract.mac_keys import MAC_PREFIX
 from ..store.models import Capture
-from .read.document import capture_head, host_documents
+from .read.document import DocumentHead, HostDocument, capture_head, host_documents
 from .read.hosts import host_count
 from .report import head_lines
 
@@ -63,7 +63,7 @@ def write_table(session: Session, capture: Capture, registry: Registry, out: Tex
         out.write(line + "\n")
 
 
-def answer_cell(verdict: dict | None) -> str:
+def answer_cell(verdict: Mapping[str, Any] | None) -> str:
     """One question's answer as a table cell: its label, then its confidence after a tab (the
     label is what is cut when the column is narrow; see `_cut`)."""
     if not verdict:
@@ -79,35 +79,34 @@ def answer_cell(verdict: dict | None) -> str:
     return f"{label}{human}\t{verdict['confidence']}{stale}"
 
 
-def _vendor(host: dict, own_mac: str | None) -> str:
+def _vendor(host: HostDocument, own_mac: str | None) -> str:
     """The vendor of the MAC the device owns (its key names it): another MAC its address was
     sent from (a spoofer's, a router's copy) must not lend the device its vendor."""
     if own_mac is not None:
         vendor = vendor_of(own_mac) or "-"
     else:
-        vendor = next((f["value"] for f in host["facts"] if f["kind"] == OUI_VENDOR.name), "-")
+        vendor = next((f.value for f in host.facts if f.kind == OUI_VENDOR.name), "-")
     return LOCAL_MAC if vendor.startswith("locally administered") else vendor
 
 
-def _own_mac(host: dict) -> str | None:
-    key = host["key"]
+def _own_mac(host: HostDocument) -> str | None:
+    key = host.key
     return key[len(MAC_PREFIX):].replace("-", ":") if key.startswith(MAC_PREFIX) else None
 
 
-def row_of(host: dict, questions: list[str]) -> Row:
-    addresses = host.get("addresses") or []
-    device = host.get("ip") or host["key"]
-    more = len([a for a in addresses if a != device])
-    macs = host.get("macs") or []
+def row_of(host: HostDocument, questions: list[str]) -> Row:
+    device = host.ip or host.key
+    more = len([a for a in host.addresses if a != device])
+    macs = list(host.macs)
     own = _own_mac(host)
     if own in macs:  # the owned MAC first, the others counted
         macs = [own, *(m for m in macs if m != own)]
     return Row(device + (f" +{more}" if more else ""),
                (macs[0] + (f" +{len(macs) - 1}" if len(macs) > 1 else "")) if macs else "-",
-               _vendor(host, own), tuple(answer_cell(host["verdicts"].get(q)) for q in questions))
+               _vendor(host, own), tuple(answer_cell(host.verdict(q)) for q in questions))
 
 
-def group_rows(hosts: Iterable[dict], questions: list[str]) -> list[tuple[str, list[Row]]]:
+def group_rows(hosts: Iterable[HostDocument], questions: list[str]) -> list[tuple[str, list[Row]]]:
     """(heading, rows) in the order they are shown. Holds one short row per device (a table
     is sorted by locality; the host documents themselves are not kept)."""
     local: dict[str, list[Row]] = {name: [] for name in LOCAL_ORDER}
@@ -115,9 +114,9 @@ def group_rows(hosts: Iterable[dict], questions: list[str]) -> list[tuple[str, l
     remote: dict[str, list[Row]] = {}
     for host in hosts:
         row = row_of(host, questions)
-        locality = host.get("locality") or ""
+        locality = host.locality or ""
         if locality == REMOTE:
-            remote.setdefault((host.get("macs") or ["-"])[0], []).append(row)
+            remote.setdefault((host.macs or ("-",))[0], []).append(row)
         elif locality in local:
             local[locality].append(row)
         else:
@@ -156,7 +155,7 @@ def _fit(natural: list[int], floors: list[int], budget: int) -> list[int] | None
     return widths
 
 
-def table(head: dict, hosts: Iterable[dict], count: int, questions: list[str], width: int) -> Iterator[str]:
+def table(head: DocumentHead, hosts: Iterable[HostDocument], count: int, questions: list[str], width: int) -> Iterator[str]:
     """The lines of the table: summary, a header, then each group's heading and rows."""
     yield from head_lines(head, count)
     groups = group_rows(hosts, questions)

@@ -10,10 +10,10 @@ import json
 from dataclasses import asdict
 
 from ...adjudicate.actor import SYSTEM_ACTOR
-from ...adjudicate.annotations import record_reveal
 from ...ingest import find_capture
 from ...store import open_database
-from ..read.credentials import Revealed, credentials, reveal
+from ..read.credentials import Revealed, credentials, stored_login
+from ..reveals import audit, read_secret
 from . import ExitCode, settings_for
 
 NOTE = "secrets are never stored: each shows masked (******) or as not seen"
@@ -25,13 +25,14 @@ def cmd_credentials(args: argparse.Namespace) -> ExitCode:
     db = open_database(settings.database_url)
     shown: dict[int, Revealed] = {}
     try:
-        with db.session(write=bool(args.reveal)) as s:
+        with db.session() as s:
             capture = find_capture(s, args.capture)
             found = credentials(s, capture.id)
-            for c in found if args.reveal else ():
-                got = shown[c.id] = reveal(s, settings.capture_dir, capture, c.id, settings.extract_limits)
-                record_reveal(s, SYSTEM_ACTOR, capture.id, credential=got.id, protocol=got.protocol, user=got.user,
-                              server=got.server, port=got.port, frame=got.frame, shown=got.secret is not None)
+            logins = [stored_login(s, capture.id, c.id) for c in found] if args.reveal else []
+        for login in logins:  # the capture read with no unit of work open; shown once audited
+            shown[login.id] = read_secret(settings, capture, login)
+        if shown:
+            audit(db, SYSTEM_ACTOR, capture.id, list(shown.values()))
     finally:
         db.dispose()
     if args.json:

@@ -8,11 +8,14 @@ frame from the stored capture and, for a TCP login, both directions of that conn
 first bytes from there on, and runs the extractor's own reading of them
 (`credentials.stream_logins` / `datagram_logins` with reveal=True). It returns the secret, or
 for a challenge-response the line a cracker reads (NetNTLMv1/v2 paired with the server's
-CHALLENGE, Kerberos AS-REQ pre-auth). It reads only: the caller checks the role and writes the
-audit event (`credential.revealed`)."""
+CHALLENGE, Kerberos AS-REQ pre-auth). It needs no session: what it reads of the store
+(`stored_login`) is read first, so no unit of work (on SQLite: no write lock) is held while
+it scans up to REVEAL_SCAN frames. It reads only: the caller checks the role and writes the
+audit event (`credential.revealed`, `present.reveals`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,7 +84,7 @@ def credentials(session: Session, capture_id: str, *, device: str | None = None,
     return sorted(out, key=lambda c: (c.first_frame, c.protocol, c.user or "", c.client, c.text))
 
 
-def _holders(session: Session, capture_id: str, addresses: set[str]) -> dict[str, str]:
+def _holders(session: Session, capture_id: str, addresses: set[str]) -> Mapping[str, str]:
     """Address -> the inventory entity holding it, for the addresses that one holds."""
     if not addresses:
         return {}
@@ -111,10 +114,23 @@ def credential_row(session: Session, capture_id: str, credential_id: int) -> Obs
     return row
 
 
-def reveal(session: Session, capture_dir: Path, capture: Capture, credential_id: int,
-           limits: Limits = Limits()) -> Revealed:
-    """The secret of one credential fact, re-read from its frames in the stored capture."""
-    row = credential_row(session, capture.id, credential_id)
+@dataclass(frozen=True, slots=True)
+class StoredLogin:
+    """What a reveal reads of the store: the credential fact's id, value, sender and first frame."""
+    id: int
+    value: str
+    entity: str  # the address that sent the login
+    first_frame: int
+
+
+def stored_login(session: Session, capture_id: str, credential_id: int) -> StoredLogin:
+    row = credential_row(session, capture_id, credential_id)
+    return StoredLogin(row.id, row.value, row.entity, row.first_frame)
+
+
+def reveal(capture_dir: Path, capture: Capture, row: StoredLogin, limits: Limits = Limits()) -> Revealed:
+    """The secret of one credential fact (`stored_login`), re-read from its frames in the
+    stored capture. Reads the capture file only, never the store."""
     protocol, user, said, server, port = login_parts(row.value)
     path, index = capture_index(capture_dir, capture, limits)
     check_frame(index, capture, row.first_frame)
@@ -126,7 +142,7 @@ def reveal(session: Session, capture_dir: Path, capture: Capture, credential_id:
     return Revealed(row.id, protocol, user, server, port, row.value, frame, secret, form, note)
 
 
-def _read_again(path: Path, index: FrameIndex, row: ObservationRow, server: str, port: int,
+def _read_again(path: Path, index: FrameIndex, row: StoredLogin, server: str, port: int,
                 limits: Limits) -> tuple[str | None, str | None, str]:
     with FrameCursor(path, index) as cursor:
         frames = cursor.frames_from(row.first_frame)

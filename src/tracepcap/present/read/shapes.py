@@ -1,11 +1,12 @@
 """The shapes the read model hands out: a generic `Page[T]` of a listing, and `plain(value)`,
 the one way a read object becomes JSON-ready data (for `--json` and the export document):
-dataclasses field by field, times in ISO 8601, tuples as lists."""
+dataclasses field by field, times in ISO 8601, tuples as lists, `StoredJson` decoded."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import Enum
@@ -39,18 +40,44 @@ class Page(Generic[T]):
         return len(self.items)
 
 
+class StoredJson(str):
+    """JSON text as the store keeps it (a verdict's document): `plain` gives its decoded value;
+    a writer that streams JSON may copy the text as it is."""
+
+    __slots__ = ()
+
+
+_AS_THEY_ARE = frozenset((str, int, float, bool, type(None)))
+_FIELDS: dict[type, tuple[str, ...] | None] = {}  # a class's dataclass field names (None: no dataclass)
+
+
+def _fields_of(cls: type) -> tuple[str, ...] | None:
+    names = _FIELDS.get(cls, ())
+    if names == ():
+        names = _FIELDS[cls] = (tuple(f.name for f in dataclasses.fields(cls))
+                                if dataclasses.is_dataclass(cls) else None)
+    return names
+
+
 def plain(value: Any) -> Any:
     """`value` as JSON-ready data: a dataclass as an object of its fields, a datetime in ISO
-    8601 (a naive one is UTC, as the store keeps it), an enum as its value."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    8601 (a naive one is UTC, as the store keeps it), an enum as its value, stored JSON text
+    as what it encodes."""
+    cls = type(value)
+    if cls in _AS_THEY_ARE:  # the common case first: a document holds mostly these
+        return value
+    if cls is StoredJson:
+        return json.loads(value)
+    names = _fields_of(cls)
+    if names is not None:
+        return {name: plain(getattr(value, name)) for name in names}
     if isinstance(value, datetime):
         return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, Enum):
         return value.value
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]

@@ -4,16 +4,13 @@ scanned before the numbers were stored (re-analyse it)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy import select
 
 from ...extract.kinds import SERVED
 from ...store.models import Entity, EntityMember, ObservationRow
-from .shapes import plain
 
 #: the inventory's traffic sorts: the name a filter or link uses -> what it orders by
 SORTS = ("packets", "bytes", "peers", "first_seen", "last_seen")
@@ -47,11 +44,6 @@ class DeviceTraffic:
     @property
     def bytes(self) -> int:
         return self.bytes_sent + self.bytes_received
-
-    def document(self) -> Mapping[str, Any]:
-        """The "traffic" object of `--json` and the JSON export: `plain(self)`, its fields as
-        they are (the API reads the dataclass itself, schemas.TrafficOut)."""
-        return plain(self)
 
 
 def of(packets_sent, packets_received, bytes_sent, bytes_received, first_seen, last_seen, peers,

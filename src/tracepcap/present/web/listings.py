@@ -13,16 +13,16 @@ from fastapi.responses import HTMLResponse
 from sqlalchemy.orm import Session
 
 from ...adjudicate.actor import Actor
-from ...adjudicate.annotations import record_reveal
 from ...errors import TracePcapError
 from ...ingest import find_capture
 from ...store.models import Capture
 from ..deps import Analyst, CaptureDep, DbDep, SessionDep, SettingsDep, Viewer
 from ..read.applications import applications
 from ..read.captures import capture_fields
-from ..read.credentials import credentials, reveal
+from ..read.credentials import credentials
 from ..read.hosts import require_host
 from ..read.software import software
+from ..reveals import reveal_audited
 from . import views
 from .routes import _page, render
 
@@ -84,14 +84,10 @@ def credentials_partial(request: Request, capture: CaptureDep, session: SessionD
 @router.post("/ui/captures/{cid}/credentials/{credential_id}/reveal", response_class=HTMLResponse)
 def reveal_secret(request: Request, cid: str, credential_id: int, settings: SettingsDep, db: DbDep,
                   actor: AnalystActor) -> HTMLResponse:
-    """An analyst's Reveal: the secret read again from the stored capture, shown in its cell,
-    the reveal audited (`credential.revealed`) in the same unit of work."""
+    """An analyst's Reveal: the secret read again from the stored capture (no write lock held
+    meanwhile), shown in its cell once the reveal is audited (`credential.revealed`)."""
     try:
-        with db.session(write=True) as s:
-            capture = find_capture(s, cid)
-            found = reveal(s, settings.capture_dir, capture, credential_id, settings.extract_limits)
-            record_reveal(s, actor, capture.id, credential=found.id, protocol=found.protocol, user=found.user,
-                          server=found.server, port=found.port, frame=found.frame, shown=found.secret is not None)
+        found = reveal_audited(db, settings, actor, cid, credential_id)
     except TracePcapError as err:
         return render(request, "_credential_secret.html", {"error": str(err)}, status=err.http_status)
     return render(request, "_credential_secret.html", {"revealed": found})

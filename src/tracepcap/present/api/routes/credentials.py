@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict
 
-from ....adjudicate.annotations import record_reveal
-from ...deps import ActorDep, Analyst, CaptureDep, PageDep, SessionDep, SettingsDep, Viewer
-from ...read.credentials import credentials, reveal
+from ... import reveals
+from ...deps import ActorDep, Analyst, CaptureDep, DbDep, PageDep, SessionDep, SettingsDep, Viewer
+from ...read.credentials import credentials
 from ...read.hosts import require_host
 from ..offloop import OffLoopJsonRoute
 
@@ -68,13 +69,18 @@ class RevealedOut(BaseModel):
 
 
 @router.post("/credentials/{credential_id}/reveal", response_model=RevealedOut, dependencies=[Analyst])
-def reveal_credential(capture: CaptureDep, session: SessionDep, settings: SettingsDep, actor: ActorDep,
-                      credential_id: Annotated[int, Path(ge=1, le=2**62)]):
+async def reveal_credential(request: Request, cid: str, db: DbDep,
+                            settings: SettingsDep, actor: ActorDep, credential_id: Annotated[int, Path(ge=1, le=2**62)]):
     """Reveal one credential's secret (the analyst role). Nothing is stored: the secret is read
     again from the credential's frames in the stored capture, and the reveal is written to the
-    audit log (`credential.revealed`, with the actor and the time, never the secret). The role
-    is checked before the request takes its write turn (a refusal records itself)."""
-    found = reveal(session, settings.capture_dir, capture, credential_id, settings.extract_limits)
-    record_reveal(session, actor, capture.id, credential=found.id, protocol=found.protocol, user=found.user,
-                  server=found.server, port=found.port, frame=found.frame, shown=found.secret is not None)
+    audit log (`credential.revealed`, with the actor and the time, never the secret); the
+    secret is returned only once that is committed. The credential is read in a read turn, the
+    capture outside any (it may scan 65,536 frames), and only the audit row takes the write
+    turn (`present.reveals`). The role is checked first (a refusal records itself)."""
+    turns = request.app.state.turns
+    async with turns.take(write=False):
+        capture, login = await run_in_threadpool(reveals.read_login, db, cid, credential_id)
+    found = await run_in_threadpool(reveals.read_secret, settings, capture, login)
+    async with turns.take(write=True):
+        await run_in_threadpool(reveals.audit, db, actor, capture.id, [found])
     return found

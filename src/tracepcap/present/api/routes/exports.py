@@ -18,7 +18,7 @@ from ....adjudicate.registry import Registry
 from ...deps import CaptureDep, RegistryDep, SessionDep, Viewer
 from ...read.applications import applications
 from ...read.credentials import credentials
-from ...read.document import CSV_COLUMNS, capture_export, csv_rows, wide_csv_columns, wide_csv_rows
+from ...read.document import CSV_COLUMNS, CaptureExport, capture_export, csv_rows, wide_csv_columns, wide_csv_rows
 from ...read.shapes import plain
 from ..offloop import OffLoopJsonRoute
 
@@ -36,10 +36,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet would run
 def export_json(capture: CaptureDep, session: SessionDep, registry: RegistryDep) -> JSONResponse:
     """Every host, fact, verdict (with candidates and reasons) and human action of the capture,
     and its credentials (secrets masked) and applications as their listings show them."""
-    document = capture_export(session, capture, registry)
-    document["credentials"] = plain(credentials(session, capture.id))
-    document["applications"] = plain(applications(session, capture.id))
-    return JSONResponse(document, headers=_attachment(capture.id, "json"))
+    return JSONResponse(plain(capture_export(session, capture, registry)), headers=_attachment(capture.id, "json"))
 
 
 @router.get("/export.csv", response_class=Response, responses={200: {"content": {"text/csv": {}}}})
@@ -76,7 +73,7 @@ def export_csv(capture: CaptureDep, session: SessionDep, registry: RegistryDep,
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=_attachment(name, "csv"))
 
 
-def _verdict_rows(writer, format: CsvFormat, document: dict, registry: Registry) -> Iterable[Sequence[object]]:
+def _verdict_rows(writer, format: CsvFormat, document: CaptureExport, registry: Registry) -> Iterable[Sequence[object]]:
     """The header written, the rows of the wide or the long CSV."""
     if format == CsvFormat.long:
         writer.writerow(CSV_COLUMNS)
