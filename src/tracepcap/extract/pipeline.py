@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..keys import ip_sort_key
+from ..limits import Limits
 from ..visible import visible
 from . import extractors as extractors_pkg
 from .decoders import DecodeError, Malformed, Truncated
@@ -37,7 +39,6 @@ from .facts import Emitter, FactTable, Observation
 from .flows import Flow, FlowTable, IdleClock
 from .packet import DEPTH_EXCEEDED, MAX_DEPTH, PROTO_TCP, PROTO_UDP, Packet, decode_frame, is_group
 from .reader import CaptureReader
-from .settings import Limits
 from .shard import Shard
 from .streams import StreamHeads
 
@@ -492,8 +493,3 @@ def manifest_rows(packets: int, partial: str | None, undecodable: _Tally, tunnel
         rows.append(ManifestRow("fact-table", "1", "partial", len(counts),
                                 f"{table.dropped} facts dropped past the limit of {table.limit}"))
     return rows
-
-
-def ip_sort_key(ip: str) -> tuple[int, int]:
-    addr = ipaddress.ip_address(ip)
-    return addr.version, int(addr)

@@ -14,7 +14,7 @@ from sqlalchemy import insert
 
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import adjudicate_capture
-from tracepcap.extract.mac_keys import mac_key
+from tracepcap.keys import mac_key
 from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, Host, ObservationRow, VoteRow
 
 CID = "d000000000000001"

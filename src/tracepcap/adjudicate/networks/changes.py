@@ -29,7 +29,7 @@ from ...extract.kinds import (
     SERVED,
     TUNNEL_ENDPOINT,
 )
-from ...extract.mac_keys import mac_key
+from ...keys import mac_key
 from ...store.models import (
     Capture,
     ChangeReview,

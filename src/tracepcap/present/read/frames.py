@@ -26,8 +26,8 @@ from ...extract.decoders import DecodeError, arp, ethernet, tcp
 from ...extract.flows import PROTO_NAMES
 from ...extract.frame_index import Frame, FrameCursor, FrameIndex, load_or_build, readable
 from ...extract.packet import Packet, decode_frame
-from ...extract.settings import Limits
 from ...ingest import capture_path
+from ...limits import Limits
 from ...store.models import Capture, Conversation
 from ...visible import visible
 from .app_layer import application_layer
