@@ -31,6 +31,7 @@ from typing import Any
 
 from ..keys import ip_sort_key
 from ..limits import Limits
+from ..statuses import WHOLE, ManifestStatus
 from ..visible import visible
 from . import extractors as extractors_pkg
 from .decoders import DecodeError, Malformed, Truncated
@@ -54,7 +55,7 @@ BROADCAST_MAC = b"\xff" * 6
 class ManifestRow:
     extractor: str
     version: str
-    status: str  # completed | partial | failed | skipped
+    status: ManifestStatus
     facts: int
     error: str | None
 
@@ -113,7 +114,7 @@ class ExtractResult:
 
     @property
     def complete(self) -> bool:
-        return all(row.status in ("completed", "skipped") for row in self.manifest)
+        return all(row.status in WHOLE for row in self.manifest)
 
 
 def discover() -> list[type[Extractor]]:
@@ -559,11 +560,12 @@ def manifest_rows(packets: int, partial: str | None, undecodable: _Tally, tunnel
     per extractor (partial when it hit a bug), `fact-table` when facts were dropped past its
     limit. Notices are counted per kind in the row they were met in, which stays completed."""
     counts = table.count_by_extractor()
-    rows = [ManifestRow("reader", "1", "partial" if partial else "completed", packets, partial)]
+    rows = [ManifestRow("reader", "1", ManifestStatus.PARTIAL if partial else ManifestStatus.COMPLETED, packets,
+                        partial)]
     decode_error = None
     if undecodable.by_kind:
         decode_error = f"{undecodable.noticed} frames not decodable: {undecodable.notice_text()}"
-    rows.append(ManifestRow("decoder", "1", "completed", packets - undecodable.noticed, decode_error))
+    rows.append(ManifestRow("decoder", "1", ManifestStatus.COMPLETED, packets - undecodable.noticed, decode_error))
     if tunnelled or too_deep.by_kind or inner_lost.by_kind:
         parts = []
         if too_deep.by_kind:
@@ -572,7 +574,8 @@ def manifest_rows(packets: int, partial: str | None, undecodable: _Tally, tunnel
         if inner_lost.by_kind:
             parts.append(f"{inner_lost.noticed} tunnelled frames whose inner packet did not decode "
                          f"(their carrier was kept)")
-        rows.append(ManifestRow("decapsulation", "1", "completed", tunnelled, "; ".join(parts) or None))
+        rows.append(ManifestRow("decapsulation", "1", ManifestStatus.COMPLETED, tunnelled,
+                                "; ".join(parts) or None))
     for ex in instances:
         tally = tallies[ex.NAME]
         parts = []
@@ -584,10 +587,10 @@ def manifest_rows(packets: int, partial: str | None, undecodable: _Tally, tunnel
             parts.append(f"{ex.evicted} entries evicted from a bounded table")
         if ex.note:
             parts.append(ex.note)
-        status = "partial" if tally.count else "completed"
+        status = ManifestStatus.PARTIAL if tally.count else ManifestStatus.COMPLETED
         rows.append(ManifestRow(ex.NAME, ex.VERSION, status, counts.get(ex.NAME, 0),
                                 "; ".join(parts) or None))
     if table.dropped:
-        rows.append(ManifestRow("fact-table", "1", "partial", len(counts),
+        rows.append(ManifestRow("fact-table", "1", ManifestStatus.PARTIAL, len(counts),
                                 f"{table.dropped} facts dropped past the limit of {table.limit}"))
     return rows

@@ -15,7 +15,16 @@ from sqlalchemy import insert
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import adjudicate_capture
 from tracepcap.keys import mac_key
-from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, Host, ObservationRow, VoteRow
+from tracepcap.store.models import (
+    Capture,
+    CaptureStatus,
+    Conversation,
+    Entity,
+    EntityMember,
+    Host,
+    ObservationRow,
+    VoteRow,
+)
 
 CID = "d000000000000001"
 GATEWAY = "10.1.0.1"
@@ -49,7 +58,7 @@ def build(db) -> None:
     """Store the capture (id CID) in `db` and adjudicate it."""
     everyone = hosts()
     with db.session() as s:
-        s.add(Capture(id=CID, sha256="d" * 64, name="campus.pcap", size=1, format="pcap", status="done",
+        s.add(Capture(id=CID, sha256="d" * 64, name="campus.pcap", size=1, format="pcap", status=CaptureStatus.DONE,
                       progress_bytes=1, uploaded_at=datetime.now(UTC), uploaded_by="alice"))
         s.flush()
         s.execute(insert(Host), [{"capture_id": CID, "ip": ip, "position": i, "locality": place,
