@@ -5,13 +5,14 @@ then subnet."""
 
 from __future__ import annotations
 
+from support.campus import build
 from tracepcap.adjudicate.actor import SYSTEM_ACTOR
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import analyze
 from tracepcap.ingest import store_file
 from tracepcap.present.read.topology import topology
 from tracepcap.testing import vlans
-from tracepcap.testing.campus import CID, GATEWAY, build
+from tracepcap.testing.campus import CID, GATEWAY
 
 
 def _by_id(graph: dict) -> dict:
