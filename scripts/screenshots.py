@@ -135,6 +135,7 @@ def export_shot(page, out: Path, problems: list[str]) -> None:
 def topology_shots(page, out: Path, problems: list[str]) -> None:
     """The 1,000-host capture's topology: grouped, a remote group opened, full screen."""
     page.goto(f"/captures/{campus.CID}")
+    page.get_by_role("tab", name="Topology").click()  # the capture page's tab: drawn when shown
     page.wait_for_function(f"() => ({GRAPH})() && !document.getElementById('topology').hasAttribute('aria-busy')")
     card = page.locator(".topology-card")
     card.scroll_into_view_if_needed()

@@ -112,17 +112,17 @@ def test_a_device_that_disappears_and_reappears_is_carried_where_it_is(office):
         events = read.change_documents(s, network.id)
         grid = read.presence(s, network)
     till = "mac-00-11-22-00-00-11"  # a device is its own MAC's key, whatever addresses it holds
-    assert any(e["kind"] == "device-disappeared" and e["entity_key"] == till and e["capture_id"] == w1
+    assert any(e.kind == "device-disappeared" and e.entity_key == till and e.capture_id == w1
                for e in events)
     # back after an absence: "returned" (issue 27: the network's history, not the last week)
-    appeared = [e for e in events if e["kind"] in ("device-appeared", "returned") and e["entity_key"] == till]
-    assert [(e["capture_id"], e["kind"], e["severity"]) for e in appeared] == [(w2, "returned", "low")]
-    assert appeared[0]["frames"]
-    assert "10.9.0.11" in appeared[0]["summary"]
-    row = next(r for r in grid["rows"] if r["entity_key"] == till)
-    assert row["addresses"] == ["10.9.0.11"] and row["macs"] == ["00:11:22:00:00:11"]
+    appeared = [e for e in events if e.kind in ("device-appeared", "returned") and e.entity_key == till]
+    assert [(e.capture_id, e.kind, e.severity) for e in appeared] == [(w2, "returned", "low")]
+    assert appeared[0].frames
+    assert "10.9.0.11" in appeared[0].summary
+    row = next(r for r in grid.rows if r.entity_key == till)
+    assert row.addresses == ("10.9.0.11",) and row.macs == ("00:11:22:00:00:11",)
     # coming back is its presence, not a change of it: present, not "changed"
-    assert row["cells"] == ["present", "absent", "present"]
+    assert row.cells == ("present", "absent", "present")
 
 
 def test_a_device_with_ipv4_and_ipv6_addresses_is_one_device(office):
@@ -136,19 +136,19 @@ def test_a_device_with_ipv4_and_ipv6_addresses_is_one_device(office):
         network = networks.find_network(s, "hq")
         events = read.change_documents(s, network.id)
         grid, inventory = read.presence(s, network), read.inventory(s, network)
-    appeared = [e for e in events if e["kind"] == "device-appeared"
-                and {"10.9.0.10", "2001:db8:9::10"} & set(e["detail"]["addresses"])]
-    assert [e["entity_key"] for e in appeared] == [kiosk] and appeared[0]["capture_id"] == w1
-    assert "10.9.0.10" in appeared[0]["summary"] and "2001:db8:9::10" in appeared[0]["summary"]
-    for rows in (grid["rows"], inventory["rows"]):
-        held = [r for r in rows if {"10.9.0.10", "2001:db8:9::10"} & set(r["addresses"])]
-        assert [r["entity_key"] for r in held] == [kiosk]
-        assert held[0]["addresses"] == ["10.9.0.10", "2001:db8:9::10"]
-    assert next(r for r in grid["rows"] if r["entity_key"] == kiosk)["cells"] == ["absent", "present"]
-    assert not any(r["entity_key"] in ("10.9.0.10", "2001:db8:9::10") for r in grid["rows"])
+    appeared = [e for e in events if e.kind == "device-appeared"
+                and {"10.9.0.10", "2001:db8:9::10"} & set(e.detail["addresses"])]
+    assert [e.entity_key for e in appeared] == [kiosk] and appeared[0].capture_id == w1
+    assert "10.9.0.10" in appeared[0].summary and "2001:db8:9::10" in appeared[0].summary
+    for rows in (grid.rows, inventory.rows):
+        held = [r for r in rows if {"10.9.0.10", "2001:db8:9::10"} & set(r.addresses)]
+        assert [r.entity_key for r in held] == [kiosk]
+        assert held[0].addresses == ("10.9.0.10", "2001:db8:9::10")
+    assert next(r for r in grid.rows if r.entity_key == kiosk).cells == ("absent", "present")
+    assert not any(r.entity_key in ("10.9.0.10", "2001:db8:9::10") for r in grid.rows)
     with office.db.session() as s:
         hits = read.search(s, "2001:db8:9::10")
-    assert [(h["entity_key"], h["capture_id"]) for h in hits] == [(kiosk, w1)]
+    assert [(h.entity_key, h.capture_id) for h in hits] == [(kiosk, w1)]
 
 
 def test_a_carried_answer_goes_stale_when_its_mac_moves_sticky_until_reaffirmed(office):
@@ -166,8 +166,8 @@ def test_a_carried_answer_goes_stale_when_its_mac_moves_sticky_until_reaffirmed(
     assert "override.stale" in [a for a, *_ in audit(office, w1, "10.9.0.10")]
     with office.db.session() as s:
         events = read.change_documents(s, networks.find_network(s, "hq").id, w1)
-    moved_event = next(e for e in events if e["kind"] == "address-moved" and e["entity_key"] == "10.9.0.10")
-    assert moved_event["severity"] == "high" and moved_event["frames"] and "00:11:22:00:00:99" in moved_event["summary"]
+    moved_event = next(e for e in events if e.kind == "address-moved" and e.entity_key == "10.9.0.10")
+    assert moved_event.severity == "high" and moved_event.frames and "00:11:22:00:00:99" in moved_event.summary
     after = office.act(lambda s, r: networks.reaffirm(s, r, Key("host-identity", w1, "10.9.0.10"), actor=BOB))
     assert after.primary_label == "Kiosk" and not after.stale_since
     assert ("override.reaffirmed", "bob") in [(a, b) for a, b, *_ in audit(office, w1, "10.9.0.10")]
@@ -186,7 +186,7 @@ def test_new_services_make_a_carried_role_stale(office):
     assert v.stale_since and any("tcp/21 new (frame" in n for n in v.notes)
     with office.db.session() as s:
         events = read.change_documents(s, networks.find_network(s, "hq").id, w1)
-    assert any(e["kind"] == "new-service" and e["entity_key"] == "mac-00-11-22-00-00-20" and "tcp/21" in e["summary"]
+    assert any(e.kind == "new-service" and e.entity_key == "mac-00-11-22-00-00-20" and "tcp/21" in e.summary
                for e in events)
 
 
@@ -196,10 +196,10 @@ def test_arp_spoofing_appearing_later_is_a_change(office):
     w1 = office.add("hq", 1, Week(BASE, spoof=("10.9.0.11", "66:66:66:00:00:01")))
     with office.db.session() as s:
         events = read.change_documents(s, networks.find_network(s, "hq").id, w1)
-    spoof = next(e for e in events if e["kind"] == "address-moved" and e["entity_key"] == "10.9.0.11")
-    assert "66:66:66:00:00:01" in spoof["summary"] and spoof["severity"] == "high" and spoof["frames"]
-    assert any(e["kind"] == "new-finding" for e in events)
-    assert w0 not in {e["capture_id"] for e in events}
+    spoof = next(e for e in events if e.kind == "address-moved" and e.entity_key == "10.9.0.11")
+    assert "66:66:66:00:00:01" in spoof.summary and spoof.severity == "high" and spoof.frames
+    assert any(e.kind == "new-finding" for e in events)
+    assert w0 not in {e.capture_id for e in events}
 
 
 def test_a_randomised_mac_is_followed_by_dhcp_hostname_and_client_id(office):
@@ -221,7 +221,7 @@ def test_reordering_and_deleting_captures_recompute_what_is_carried(office):
     w2 = office.add("hq", 2, Week(BASE))
     w0 = office.add("hq", 0, Week(BASE))  # uploaded later, but its packets come first
     with office.db.session() as s:
-        order = [c["id"] for c in read.network_detail(s, networks.find_network(s, "hq"))["capture_list"]]
+        order = [c.id for c in read.network_detail(s, networks.find_network(s, "hq")).capture_list]
     assert order == [w0, w2]
     override(office, w2, "host-identity", GW, "Router")
     assert verdict(office, w0, "host-identity", GW).basis != Basis.HUMAN  # never carried backwards
@@ -253,11 +253,11 @@ def test_two_networks_with_overlapping_addresses_do_not_mix(office):
         assert verdict(office, cid, "host-identity", GW).basis != Basis.HUMAN
     with office.db.session() as s:
         hq, branch = networks.find_network(s, "hq"), networks.find_network(s, "branch")
-        assert {e["capture_id"] for e in read.change_documents(s, hq.id)} <= {h1}
+        assert {e.capture_id for e in read.change_documents(s, hq.id)} <= {h1}
         changes = read.change_documents(s, branch.id)
-    assert {e["capture_id"] for e in changes} == {b1}
-    gateway = next(e for e in changes if e["kind"] == "gateway-changed")
-    assert "203.0.113.9" in gateway["summary"] and gateway["frames"]
+    assert {e.capture_id for e in changes} == {b1}
+    gateway = next(e for e in changes if e.kind == "gateway-changed")
+    assert "203.0.113.9" in gateway.summary and gateway.frames
 
 
 def test_a_capture_without_a_network_is_untouched(office):
@@ -270,5 +270,5 @@ def test_search_finds_a_mac_on_its_own_device_not_on_routed_addresses(office):
     w0 = office.add(None, 0, Week(BASE))
     with office.db.session() as s:
         hits = read.search(s, ROUTER[1].upper())
-    assert [(h["ip"], h["capture_id"]) for h in hits] == [(GW, w0)]
-    assert {f["matched"] for f in hits[0]["matched"]} == {"mac"}
+    assert [(h.ip, h.capture_id) for h in hits] == [(GW, w0)]
+    assert {f.matched for f in hits[0].matched} == {"mac"}

@@ -99,15 +99,15 @@ def test_week_4_gateway_change_and_new_ftp_server_are_change_events(office):
     db, _, network_id, (w1, w2, w4) = office
     with db.session() as s:
         events = read.change_documents(s, network_id)
-    into_4 = [e for e in events if e["capture_id"] == w4]
-    gateway = [e for e in events if e["kind"] == "gateway-changed"]
-    assert [e["capture_id"] for e in gateway] == [w4]
-    assert "198.51.100.1" in gateway[0]["summary"] and "203.0.113.1" in gateway[0]["summary"]
-    assert gateway[0]["severity"] == "high" and gateway[0]["frames"]
-    ftp = [e for e in into_4 if e["kind"] == "new-service" and "tcp/21" in e["summary"]]
-    assert [e["entity_key"] for e in ftp] == ["192.0.2.99"] and ftp[0]["frames"]
-    assert any(e["kind"] == "new-cleartext-login" and "ftp" in e["summary"] for e in into_4)
-    assert any(e["kind"] == "new-tunnel" and e["capture_id"] == w2 and "wireguard" in e["summary"] for e in events)
+    into_4 = [e for e in events if e.capture_id == w4]
+    gateway = [e for e in events if e.kind == "gateway-changed"]
+    assert [e.capture_id for e in gateway] == [w4]
+    assert "198.51.100.1" in gateway[0].summary and "203.0.113.1" in gateway[0].summary
+    assert gateway[0].severity == "high" and gateway[0].frames
+    ftp = [e for e in into_4 if e.kind == "new-service" and "tcp/21" in e.summary]
+    assert [e.entity_key for e in ftp] == ["192.0.2.99"] and ftp[0].frames
+    assert any(e.kind == "new-cleartext-login" and "ftp" in e.summary for e in into_4)
+    assert any(e.kind == "new-tunnel" and e.capture_id == w2 and "wireguard" in e.summary for e in events)
 
 
 def test_a_later_week_where_the_gateway_changed_mac_makes_the_carried_answer_stale(office, tmp_path):
@@ -136,7 +136,7 @@ def test_a_later_week_where_the_gateway_changed_mac_makes_the_carried_answer_sta
                    for n in gw.notes)
         with db.session() as s:
             events = read.change_documents(s, network_id, w5)
-        assert any(e["kind"] == "address-moved" and e["entity_key"] == GATEWAY and new_mac in e["summary"]
+        assert any(e.kind == "address-moved" and e.entity_key == GATEWAY and new_mac in e.summary
                    for e in events)
     finally:
         with db.session(write=True) as s:
@@ -152,20 +152,20 @@ def test_the_weeks_against_the_network_history_rank_what_matters_and_fold_the_ch
         events = read.change_documents(s, network_id)
     week = {w1: [], w2: [], w4: []}
     for e in events:
-        week[e["capture_id"]].append(e)
+        week[e.capture_id].append(e)
     assert week[w1] == []
 
     def high(cid, kind, *texts):
-        return [e for e in week[cid] if e["kind"] == kind and e["severity"] == "high"
-                and all(t in e["summary"] for t in texts)]
+        return [e for e in week[cid] if e.kind == kind and e.severity == "high"
+                and all(t in e.summary for t in texts)]
     assert high(w2, "new-tunnel", "10.0.4.20", "wireguard")
     assert high(w4, "gateway-changed") and high(w4, "new-cleartext-login", "ftp")
     assert high(w4, "new-cleartext-login", "telnet") and high(w4, "new-application", "10.0.4.20", "BitTorrent DHT")
-    imap = [e for e in week[w4] if "imap" in e["summary"].lower()]
-    assert imap and {(e["kind"], e["severity"]) for e in imap} == {("returned", "low")}
+    imap = [e for e in week[w4] if "imap" in e.summary.lower()]
+    assert imap and {(e.kind, e.severity) for e in imap} == {("returned", "low")}
     for cid in (w2, w4):
-        top = [e for e in week[cid] if e["severity"] in ("high", "medium")]
-        assert len(top) <= 15, [e["summary"] for e in top]
-        churn = [e for e in week[cid] if e["kind"] in ("device-disappeared", "device-appeared")
-                 and e["severity"] == "low"]
-        assert len(churn) <= 2 and all(len(e["detail"]["devices"]) > 1 for e in churn)
+        top = [e for e in week[cid] if e.severity in ("high", "medium")]
+        assert len(top) <= 15, [e.summary for e in top]
+        churn = [e for e in week[cid] if e.kind in ("device-disappeared", "device-appeared")
+                 and e.severity == "low"]
+        assert len(churn) <= 2 and all(len(e.detail["devices"]) > 1 for e in churn)

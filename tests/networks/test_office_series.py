@@ -56,7 +56,7 @@ def events_by_week(office, ids):
     with office.db.session() as s:
         events = read.change_documents(s, networks.find_network(s, "site").id)
     week = {cid: n for n, cid in enumerate(ids)}
-    return [(week[e["capture_id"]], e) for e in events]
+    return [(week[e.capture_id], e) for e in events]
 
 
 def test_eight_office_weeks_each_change_in_its_week(office):
@@ -82,8 +82,8 @@ def test_eight_office_weeks_each_change_in_its_week(office):
     events = events_by_week(office, ids)
 
     def weeks_of(kind, entity=None, text=""):
-        return sorted({n for n, e in events if e["kind"] == kind and (entity is None or e["entity_key"] == entity)
-                       and text in e["summary"]})
+        return sorted({n for n, e in events if e.kind == kind and (entity is None or e.entity_key == entity)
+                       and text in e.summary})
 
     # week 2: telnet served and used, with its login
     assert weeks_of("new-service", server, "tcp/23") == [1]
@@ -96,9 +96,9 @@ def test_eight_office_weeks_each_change_in_its_week(office):
     assert weeks_of("new-cleartext-login", desk, "ftp") == [3]
     assert weeks_of("new-application", desk, "FTP") == [3]
     assert weeks_of("traffic-peak", desk) == [3]
-    peak = next(e for n, e in events if e["kind"] == "traffic-peak" and e["entity_key"] == desk)
-    assert FTP_SITE in peak["summary"] and "≥10×" in peak["summary"] and peak["frames"]
-    assert peak["detail"]["peer"] == FTP_SITE and peak["detail"]["sent"] >= EXFIL and peak["severity"] == "high"
+    peak = next(e for n, e in events if e.kind == "traffic-peak" and e.entity_key == desk)
+    assert FTP_SITE in peak.summary and "≥10×" in peak.summary and peak.frames
+    assert peak.detail["peer"] == FTP_SITE and peak.detail["sent"] >= EXFIL and peak.severity == "high"
     # week 5: a shadow device claims the till's address by ARP
     assert weeks_of("address-moved", TILL, "66:66:66:00:00:01") == [4]
     # (the shadow's MAC joins the device whose address it claims; a MAC owning no address at all
@@ -108,15 +108,15 @@ def test_eight_office_weeks_each_change_in_its_week(office):
     assert weeks_of("traffic-peak", laptop) == [5]
     # week 3 and week 7: the gateway changes, and changes back
     assert weeks_of("gateway-changed") == [3, 6]
-    back = next(e for n, e in events if n == 6 and e["kind"] == "gateway-changed")
-    assert f"{OTHER_UPSTREAM}" in back["summary"] and "198.51.100.7" in back["summary"]
+    back = next(e for n, e in events if n == 6 and e.kind == "gateway-changed")
+    assert f"{OTHER_UPSTREAM}" in back.summary and "198.51.100.7" in back.summary
     # week 8: a human answers the gateway anew: the answer changed, a human's
-    answered = [e for n, e in events if n == 7 and e["kind"] == "answer-changed"]
+    answered = [e for n, e in events if n == 7 and e.kind == "answer-changed"]
     gateway = resolve_key(office, ids[7], GW)
-    assert [(e["entity_key"], e["detail"]["was"], e["detail"]["now"], e["detail"]["human"]) for e in answered
-            if e["detail"]["question"] == "host-identity"] == [(gateway, "Router", "Firewall", True)]
+    assert [(e.entity_key, e.detail["was"], e.detail["now"], e.detail["human"]) for e in answered
+            if e.detail["question"] == "host-identity"] == [(gateway, "Router", "Firewall", True)]
     # nothing of the kinds above in the quiet weeks
-    assert {n for n, e in events if e["kind"] in ("new-application", "traffic-peak", "new-cleartext-login")} <= {
+    assert {n for n, e in events if e.kind in ("new-application", "traffic-peak", "new-cleartext-login")} <= {
         1, 2, 3, 5}
 
 
@@ -135,16 +135,16 @@ def test_a_human_answer_changed_later_is_an_answer_change_and_a_machine_change_u
                                                      "on the shelf", actor=ALICE))
     with office.db.session() as s:
         network = networks.find_network(s, "site")
-        assert not [e for e in read.change_documents(s, network.id) if e["kind"] == "answer-changed"]
+        assert not [e for e in read.change_documents(s, network.id) if e.kind == "answer-changed"]
     office.act(lambda s, r: annotations.set_override(s, r, Key("host-identity", w1, SERVER), "Backup Server",
                                                      "it is the backup box", actor=BOB))
     with office.db.session() as s:
         changed = [e for e in read.change_documents(s, networks.find_network(s, "site").id)
-                   if e["kind"] == "answer-changed"]
+                   if e.kind == "answer-changed"]
         server = resolve(s, w1, SERVER)
-    assert [(e["entity_key"], e["capture_id"], e["detail"]["was"], e["detail"]["now"]) for e in changed] == [
+    assert [(e.entity_key, e.capture_id, e.detail["was"], e.detail["now"]) for e in changed] == [
         (server, w1, "NAS", "Backup Server")]
-    assert "a human's answer here" in changed[0]["summary"]
+    assert "a human's answer here" in changed[0].summary
 
 
 def test_a_quiet_device_waking_up_is_not_a_peak(office):
@@ -155,7 +155,7 @@ def test_a_quiet_device_waking_up_is_not_a_peak(office):
     office.add("site", 1, Week(small))
     with office.db.session() as s:
         events = read.change_documents(s, networks.find_network(s, "site").id)
-    assert not [e for e in events if e["kind"] == "traffic-peak"]
+    assert not [e for e in events if e.kind == "traffic-peak"]
 
 
 def test_the_network_page_lists_the_first_changes_of_a_week_and_counts_the_rest(office, monkeypatch):
@@ -170,4 +170,4 @@ def test_the_network_page_lists_the_first_changes_of_a_week_and_counts_the_rest(
         listed = read.change_documents(s, network.id, w1, severities=("high", "medium"))
         (step,) = page.network_context(s, network)["timeline"]
     assert len(listed) > 2
-    assert [e["id"] for e in step["events"]] == [e["id"] for e in listed[:2]] and step["more"] == len(listed) - 2
+    assert [e.id for e in step["events"]] == [e.id for e in listed[:2]] and step["more"] == len(listed) - 2

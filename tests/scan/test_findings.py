@@ -57,6 +57,13 @@ def test_cleartext_login_per_server_and_protocol():
          "snmp login to 2001:db8::1:161 in cleartext (with its password) from 10.0.0.7", (3,))]
     only_user = {"10.0.1.11": [fact(CREDENTIAL, "ftp user ftpuser, no password seen to 192.0.2.99:21", 38)]}
     assert found(cleartext_login, only_user)[0][1] == "low"
+    directory = {"10.0.0.5": [
+        fact(CREDENTIAL, "ldap user cn=admin,dc=example, password ****** to 10.0.0.1:389", 4, source="credentials"),
+        fact(CREDENTIAL, "http-cookie cookies sid ****** to 10.0.0.1:80", 7, source="credentials"),
+        fact(CREDENTIAL, "kerberos user alice@CORP, pre-auth ****** to 10.0.0.1:88", 9, source="credentials")]}
+    assert found(cleartext_login, directory) == [
+        ("cleartext-login", "medium", ("10.0.0.1", "10.0.0.5"),
+         "ldap login to 10.0.0.1:389 in cleartext (with its password) from 10.0.0.5 as cn=admin,dc=example", (4,))]
 
 
 def test_names_held_only_by_certificates_are_one_grouped_low_finding():

@@ -179,22 +179,22 @@ WEEK1 = [("new-cleartext-login", "imap"), ("new-service", "tcp/631"), ("new-appl
 TOP = ("high", "medium")
 
 
-def score(events_by_week: list[list[dict]]) -> dict:
-    """Per week the events by severity and the top-level count (high and medium), the planted
-    events found at high or medium in their week and those missed, and week-1 behaviour
-    reported as new later."""
-    weeks = [{s: sum(e["severity"] == s for e in week) for s in ("high", "medium", "low")}
+def score(events_by_week: list[list]) -> dict:
+    """Per week (a list of read.networks.Change each) the events by severity and the top-level
+    count (high and medium), the planted events found at high or medium in their week and those
+    missed, and week-1 behaviour reported as new later."""
+    weeks = [{s: sum(e.severity == s for e in week) for s in ("high", "medium", "low")}
              for week in events_by_week]
     found, missed = [], []
     for week, kind, texts in PLANTED:
-        hit = [e for e in events_by_week[week] if e["kind"] == kind and e["severity"] in TOP
-               and all(t in e["summary"] for t in texts)]
+        hit = [e for e in events_by_week[week] if e.kind == kind and e.severity in TOP
+               and all(t in e.summary for t in texts)]
         (found if hit else missed).append((week, kind, texts))
     # "new": ranked high or medium, or saying it is new to the network (a device starting what
     # other devices here did before is low: known on this network)
-    renewed = [(n, e["kind"], e["summary"]) for n, week in enumerate(events_by_week) if n > 0 for e in week
-               for kind, text in WEEK1 if e["kind"] == kind and text in e["summary"]
-               and (e["severity"] in TOP or "new to this network" in e["summary"])]
+    renewed = [(n, e.kind, e.summary) for n, week in enumerate(events_by_week) if n > 0 for e in week
+               for kind, text in WEEK1 if e.kind == kind and text in e.summary
+               and (e.severity in TOP or "new to this network" in e.summary)]
     top = [sum(w[s] for s in TOP) for w in weeks[1:]]
     return {"weeks": weeks, "found": found, "missed": missed, "renewed": renewed,
             "average_top": sum(top) / max(len(top), 1)}

@@ -35,7 +35,9 @@ def test_login_write_controls_per_role_and_logout(oidc_web, captures):
     expect(opened).to_be_visible(timeout=60_000)
     expect(page.locator("#capture-list tbody tr", has_text=DNS_DEMO)).to_contain_text("alice")
     opened.click()
+    page.get_by_role("tab", name="Topology").click()
     expect(page.locator("#topology-legend")).to_contain_text("DNS Server")  # fetched with her token too
+    page.get_by_role("tab", name=re.compile("^Hosts")).click()
     page.locator("#hosts").get_by_role("link", name=DNS_SERVER, exact=True).click()
     identity = panel(page, "host-identity")
     identity.get_by_text("Add evidence…").click()

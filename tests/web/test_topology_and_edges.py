@@ -1,7 +1,9 @@
 """Issue 15 in the browser: the topology of 1,000 hosts (grouped, a closed group opened by a
 click on it, a filter by answer, full screen), the busy indicator, a sort clicked while the
 filter's debounce runs, "+N more labels", refused and duplicate uploads, and a trunk port's
-capture grouped by VLAN."""
+capture grouped by VLAN. Issue 28: the topology (in its tab) of a generated capture of more
+than 100 hosts opens with its subnet groups closed, one opens on a click; demo_all_rules.pcap's
+spoofer stands out."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from support import campus as support_campus
-from tracepcap.testing import campus, vlans
+from tracepcap.testing import campus, crowd, vlans
 
 GRAPH = "document.getElementById('topology').tpGraph"
 DRAWN = f"() => {GRAPH} && !document.getElementById('topology').hasAttribute('aria-busy')"
@@ -28,30 +30,43 @@ def _graph(page, expression: str):
     return page.evaluate(f"() => {{ const g = {GRAPH}; return {expression}; }}")
 
 
-def test_topology_of_a_thousand_hosts_groups_and_opens_on_click(big):
-    _api, pages = big
-    page = pages.open(f"/captures/{campus.CID}")
+def _topology(page):
+    """Show the capture page's Topology tab and wait for the graph it draws then."""
+    page.get_by_role("tab", name="Topology").click()
     page.wait_for_function(DRAWN)
-    expect(page.locator("#topology-note")).to_contain_text("200 of 1000 hosts drawn one by one, in 21 groups by subnet")
-    assert _graph(page, "g.nodes(\"[kind = 'zone']\").map(n => n.data('name'))") == ["Local network", "Remote"]
-    assert _graph(page, "g.$id('g:local:10.1.0.0/24').children().length") == 150
-    assert _graph(page, "g.$id('g:local:10.20.0.0/24').data('kind')") == "aggregate"
-    remote = _graph(page, "g.nodes(\"[kind = 'aggregate'][zone = 'remote']\").map(n => n.data('name'))")
-    assert len(remote) == 18 and all(re.fullmatch(r"\d+\.\d\.0\.0/16 · \d+ hosts", name) for name in remote)
-    assert _graph(page, "g.edges().max(e => e.data('width')).value") == 8  # weighted by bytes
 
-    group = "g:remote:52.0.0.0/16"  # a click on the closed group opens it, host by host
+
+def _click_node(page, node_id: str) -> None:
     page.locator("#topology").scroll_into_view_if_needed()
     # cytoscape maps a click through where it last saw its container, and learns of a scroll
     # from the scroll event, a frame later: click once it has
     page.wait_for_function(f"() => Math.abs({GRAPH}.renderer().findContainerClientCoords()[1]"
                            " - document.getElementById('topology').getBoundingClientRect().top) < 2")
-    at = page.evaluate(f"(id) => {GRAPH}.$id(id).renderedPosition()", group)
+    at = page.evaluate(f"(id) => {GRAPH}.$id(id).renderedPosition()", node_id)
     page.locator("#topology").click(position={"x": at["x"], "y": at["y"]})
+
+
+def test_topology_of_a_thousand_hosts_groups_and_opens_on_click(big):
+    _api, pages = big
+    page = pages.open(f"/captures/{campus.CID}")
+    assert _graph(page, "g") is None  # in a tab not shown yet: not drawn
+    _topology(page)
+    note = page.locator("#topology-note")
+    expect(note).to_contain_text("0 of 1000 hosts drawn one by one, in 21 groups by subnet (21 closed")
+    expect(note).to_contain_text("A capture of this many hosts opens with its subnet groups closed.")
+    assert _graph(page, "g.nodes(\"[kind = 'zone']\").map(n => n.data('name'))") == ["Local network", "Remote"]
+    assert _graph(page, "g.nodes(\"[kind = 'host']\").length") == 0
+    assert _graph(page, "g.$id('g:local:10.1.0.0/24').data('name')") == "10.1.0.0/24 · 150 hosts"
+    remote = _graph(page, "g.nodes(\"[kind = 'aggregate'][zone = 'remote']\").map(n => n.data('name'))")
+    assert len(remote) == 18 and all(re.fullmatch(r"\d+\.\d\.0\.0/16 · \d+ hosts", name) for name in remote)
+    assert _graph(page, "g.edges().max(e => e.data('width')).value") == 8  # weighted by bytes
+
+    group = "g:remote:52.0.0.0/16"  # a click on the closed group opens it, host by host
+    _click_node(page, group)
     page.wait_for_function(f"(id) => {GRAPH}.$id(id).data('kind') === 'group'", arg=group)
     assert _graph(page, f"g.$id('{group}').children().map(n => n.id()).sort()") == sorted(
         campus.remote(j, k) for j in range(4) for k in range(10))
-    expect(page.locator("#topology-note")).to_contain_text("240 of 1000 hosts")
+    expect(page.locator("#topology-note")).to_contain_text("40 of 1000 hosts")
     page.locator(".topology-group-list summary").click()  # the list says so, and closes it again
     item = page.locator("#topology-groups li[data-group='remote:52.0.0.0/16']")
     expect(item).to_contain_text("remote 52.0.0.0/16 · 40 hosts (40 remote)")
@@ -71,12 +86,57 @@ def test_topology_of_a_thousand_hosts_groups_and_opens_on_click(big):
     expect(page.get_by_role("button", name="Full screen")).to_have_attribute("aria-pressed", "false")
 
 
+def test_a_generated_capture_of_more_than_100_hosts_opens_collapsed_and_a_group_expands(web, tmp_path):
+    api, pages = web
+    with api.client() as client:
+        cid = api.analyzed(client, crowd.build_crowd(tmp_path / "crowd.pcap", 150))
+    page = pages.open(f"/captures/{cid}")
+    _topology(page)
+    expect(page.locator("#topology-note")).to_contain_text("opens with its subnet groups closed")
+    closed = _graph(page, "g.nodes(\"[kind = 'aggregate']\").map(n => [n.id(), n.data('hosts'), n.data('name')])")
+    assert closed and all(hosts > 1 and name.split("\n")[0].endswith(f" · {hosts} hosts") for _, hosts, name in closed)
+    # no group of several hosts drawn open (a group of one is drawn as its host)
+    assert _graph(page, "g.nodes(\"[kind = 'group']\").every(n => n.data('hosts') === 1)")
+    group, hosts, _ = max(closed, key=lambda c: c[1])
+    _click_node(page, group)  # one node per subnet: a click draws its hosts
+    page.wait_for_function(f"(id) => {GRAPH}.$id(id).data('kind') === 'group'", arg=group)
+    assert _graph(page, f"g.$id('{group}').children().length") == hosts
+    assert _graph(page, "g.nodes(\"[kind = 'aggregate']\").length") == len(closed) - 1
+
+
+def test_the_spoofer_of_demo_all_rules_stands_out(web, captures):
+    api, pages = web
+    with api.client() as client:
+        cid = api.analyzed(client, captures / "demo_all_rules.pcap")
+    page = pages.open(f"/captures/{cid}")
+    _topology(page)
+    spoofer = "mac-00-80-8f-9a-ae-bd"  # the Pi that forged DNS answers as 192.168.1.1 (LABELS.md)
+    assert _graph(page, "g.nodes('.spoofer').map(n => n.id())") == [spoofer]
+    assert _graph(page, f"g.$id('{spoofer}').hasClass('sev-high')")
+    assert _graph(page, f"g.$id('{spoofer}').style('shape')") == "diamond"
+    assert _graph(page, f"g.$id('{spoofer}').style('outline-color')") == "rgb(209,36,47)"  # the red ring
+    assert _graph(page, "g.$id('91.108.8.1').hasClass('flagged')") is False  # a host no finding names
+    assert _graph(page, "g.$id('91.108.8.1').style('shape')") == "ellipse"
+    title = _graph(page, f"g.$id('{spoofer}').data('title')")
+    assert "⚑ dns-spoofing (high, sent as another host)" in title and "ip-mac-conflict" in title
+    assert "⚑" in _graph(page, f"g.$id('{spoofer}').data('name')")  # the finding on its label too
+    victim = _graph(page, "[g.$id('192.168.1.1').hasClass('sev-high'), g.$id('192.168.1.1').hasClass('spoofer')]")
+    assert victim == [True, False]  # named by the same findings, as the one impersonated
+    expect(page.locator("#topology-note")).to_contain_text("a diamond for one sending in another host's name")
+    page.locator("#topology").scroll_into_view_if_needed()
+    page.wait_for_function(f"() => Math.abs({GRAPH}.renderer().findContainerClientCoords()[1]"
+                           " - document.getElementById('topology').getBoundingClientRect().top) < 2")
+    at = page.evaluate(f"(id) => {GRAPH}.$id(id).renderedPosition()", spoofer)
+    page.locator("#topology").hover(position={"x": at["x"], "y": at["y"]})  # its findings as the tooltip
+    expect(page.locator("#topology")).to_have_attribute("title", re.compile("dns-spoofing"))
+
+
 def test_a_trunk_ports_capture_draws_vlan_groups_and_the_host_page_lists_its_vlan(web, tmp_path):
     api, pages = web
     with api.client() as client:
         cid = api.analyzed(client, vlans.build(tmp_path / "trunk.pcap"))
     page = pages.open(f"/captures/{cid}")
-    page.wait_for_function(DRAWN)
+    _topology(page)
     expect(page.locator("#topology-note")).to_contain_text("groups by VLAN and subnet")
     assert _graph(page, "g.$id('g:local:vlan-20:10.0.20.0/24').data('name')") == "VLAN 20 · 10.0.20.0/24 · 3 hosts"
     page.locator(".topology-group-list summary").click()
@@ -92,7 +152,8 @@ def test_busy_indicator_shows_while_any_request_is_in_flight(big):
     held = []
     page.route(re.compile(r"/ui/captures/[^/]+/hosts\?"), lambda route: held.append(route))
     page.goto(f"/captures/{campus.CID}")
-    page.wait_for_function(DRAWN)
+    _topology(page)
+    page.get_by_role("tab", name="Hosts").click()
     busy = page.locator("#busy")
     expect(busy).to_be_hidden()
     page.locator("#hosts thead").get_by_role("link", name=re.compile("^MAC")).click()
@@ -104,6 +165,7 @@ def test_busy_indicator_shows_while_any_request_is_in_flight(big):
     expect(busy).to_be_hidden()
 
     page.route(re.compile(r"/topology\?"), lambda route: held.append(route))  # our own fetch too
+    page.get_by_role("tab", name="Topology").click()
     page.locator("#topology-colour").select_option(index=1)
     expect(busy).to_be_visible()
     held[-1].continue_()

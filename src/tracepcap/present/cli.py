@@ -164,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("capture", help="capture id, unique id prefix, or sha256")
     p.add_argument("--db", help="SQLAlchemy database URL")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--reveal", action="store_true", help="read each secret (or its cracker line) again from the "
+                   "stored capture and show it; each reveal is audited")
     p.set_defaults(run="credentials:cmd_credentials")
 
     p = sub.add_parser("explain", help="verdict, candidates, reasons, annotations and the trail")

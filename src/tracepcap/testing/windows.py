@@ -43,7 +43,8 @@ def ntlm_negotiate(version: tuple[int, int, int] | None = (10, 0, 19041)) -> byt
 
 def ntlm_challenge(nb_computer: str, nb_domain: str, dns_computer: str | None = None,
                    dns_domain: str | None = None,
-                   version: tuple[int, int, int] | None = (10, 0, 17763)) -> bytes:
+                   version: tuple[int, int, int] | None = (10, 0, 17763),
+                   server_challenge: bytes = b"\x11" * 8) -> bytes:
     """A server's CHALLENGE: target name (the NetBIOS domain) and target information AV
     pairs with the computer and domain names, ending in MsvAvEOL."""
     pairs = [(AV_NB_DOMAIN, nb_domain), (AV_NB_COMPUTER, nb_computer)]
@@ -57,19 +58,22 @@ def ntlm_challenge(nb_computer: str, nb_domain: str, dns_computer: str | None = 
     flags = UNICODE | NEGOTIATE_NTLM | TARGET_INFO | (NEGOTIATE_VERSION if version else 0)
     head = 56
     return (NTLM_SIGNATURE + struct.pack("<I", 2) + _field(len(target), head)
-            + struct.pack("<I", flags) + b"\x11" * 8 + bytes(8)
+            + struct.pack("<I", flags) + server_challenge + bytes(8)
             + _field(len(info), head + len(target)) + _version(version) + target + info)
 
 
+NTLMV2_RESPONSE = (b"\x22" * 16 + b"\x01\x01" + bytes(6) + bytes(8) + b"\x33" * 8 + bytes(4)
+                   + struct.pack("<HH", 0, 0) + bytes(4))
+
+
 def ntlm_authenticate(user: str, domain: str, workstation: str,
-                      version: tuple[int, int, int] | None = (10, 0, 19041)) -> bytes:
-    """A client's AUTHENTICATE with an NTLMv2-shaped (random-looking) response."""
+                      version: tuple[int, int, int] | None = (10, 0, 19041),
+                      nt: bytes = NTLMV2_RESPONSE, lm: bytes = bytes(24)) -> bytes:
+    """A client's AUTHENTICATE with an NTLMv2-shaped (random-looking) response by default, or
+    the `nt` and `lm` responses given (24 bytes each for NTLMv1)."""
     flags = UNICODE | NEGOTIATE_NTLM | (NEGOTIATE_VERSION if version else 0)
     # NTLMv2 response ([MS-NLMP] 2.2.2.8): NTProofStr, then the client's blob with its
     # timestamp, client challenge and an AV pair list holding only MsvAvEOL
-    lm = bytes(24)
-    nt = (b"\x22" * 16 + b"\x01\x01" + bytes(6) + bytes(8) + b"\x33" * 8 + bytes(4)
-          + struct.pack("<HH", 0, 0) + bytes(4))
     payload = [lm, nt, _utf16(domain), _utf16(user), _utf16(workstation), b""]
     at, fields = 88, b""
     for part in payload:
@@ -183,12 +187,21 @@ def _req_body(realm: str, sname: str, cname: str | None) -> bytes:
     return asn1.sequence(*fields)
 
 
-def krb_as_req(cname: str, realm: str, sname: str | None = None) -> bytes:
-    """An AS-REQ from `cname` for krbtgt/REALM (or `sname`), without pre-authentication."""
+def krb_as_req(cname: str, realm: str, sname: str | None = None,
+               pre_auth: tuple[int, bytes] | None = None) -> bytes:
+    """An AS-REQ from `cname` for krbtgt/REALM (or `sname`), without pre-authentication, or
+    with a PA-ENC-TIMESTAMP of `pre_auth` (etype, cipher) and a PA-PAC-REQUEST before it."""
     body = _req_body(realm, sname or f"krbtgt/{realm}", cname)
-    return asn1.application(AS_REQ, asn1.sequence(asn1.context(1, asn1.integer(5)),
-                                                  asn1.context(2, asn1.integer(AS_REQ)),
-                                                  asn1.context(4, body)))
+    fields = [asn1.context(1, asn1.integer(5)), asn1.context(2, asn1.integer(AS_REQ))]
+    if pre_auth is not None:
+        etype, cipher = pre_auth
+        encrypted = asn1.sequence(asn1.context(0, asn1.integer(etype)), asn1.context(2, asn1.octets(cipher)))
+        pac = asn1.sequence(asn1.context(0, asn1.tlv(0x01, b"\xff")))  # KERB-PA-PAC-REQUEST include-pac TRUE
+        fields.append(asn1.context(3, asn1.sequence(
+            asn1.sequence(asn1.context(1, asn1.integer(128)), asn1.context(2, asn1.octets(pac))),
+            asn1.sequence(asn1.context(1, asn1.integer(2)), asn1.context(2, asn1.octets(encrypted))))))
+    fields.append(asn1.context(4, body))
+    return asn1.application(AS_REQ, asn1.sequence(*fields))
 
 
 def krb_tgs_req(sname: str, realm: str) -> bytes:
@@ -212,6 +225,28 @@ def krb_rep(msg_type: int, cname: str, realm: str, sname: str) -> bytes:
         asn1.context(0, asn1.integer(5)), asn1.context(1, asn1.integer(msg_type)),
         asn1.context(3, asn1.general_string(realm)), asn1.context(4, _principal(cname)),
         asn1.context(5, ticket), asn1.context(6, _encrypted())))
+
+
+# --- LDAP ------------------------------------------------------------------------------
+
+def ldap_simple_bind(message_id: int, dn: str, password: str) -> bytes:
+    """An LDAPv3 BindRequest with simple authentication (RFC 4511 4.2), BER encoded."""
+    bind = asn1.application(0, asn1.integer(3), asn1.octets(dn), asn1.tlv(0x80, password.encode()))
+    return asn1.sequence(asn1.integer(message_id), bind)
+
+
+def ldap_sasl_bind(message_id: int, mechanism: str, credentials: bytes = b"") -> bytes:
+    """An LDAPv3 BindRequest with SASL authentication: no password of its own."""
+    sasl = asn1.tlv(0xA3, asn1.octets(mechanism) + (asn1.octets(credentials) if credentials else b""))
+    return asn1.sequence(asn1.integer(message_id), asn1.application(0, asn1.integer(3), asn1.octets(""), sasl))
+
+
+def ldap_search(message_id: int, base: str) -> bytes:
+    """An LDAP SearchRequest ([APPLICATION 3]) for `base`, filter (objectClass=*)."""
+    search = asn1.application(3, asn1.octets(base), asn1.tlv(0x0A, b"\x00"), asn1.tlv(0x0A, b"\x00"),
+                              asn1.integer(0), asn1.integer(0), asn1.tlv(0x01, b"\x00"),
+                              asn1.tlv(0x87, b"objectClass"), asn1.sequence())
+    return asn1.sequence(asn1.integer(message_id), search)
 
 
 def krb_tcp(message: bytes) -> bytes:

@@ -41,6 +41,7 @@ class AuditAction(StrEnum):
     CARRY_WITHDRAWN = "carry.withdrawn"
     OVERRIDE_REAFFIRMED = "override.reaffirmed"
     CHANGE_REVIEWED = "change.reviewed"
+    CREDENTIAL_REVEALED = "credential.revealed"  # an analyst saw a secret re-read from the capture
 
 REFUSAL_WINDOW = timedelta(minutes=1)  # at most one access.denied event per actor, method and route in it
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ...extract.extractors.credentials import SESSION_TOKENS
 from ...extract.kinds import (
     APPLICATION_USED,
     CREDENTIAL,
@@ -169,7 +170,8 @@ def snapshot(session: Session, capture: Capture, *, answers_only: bool = False,
         elif kind == TUNNEL_ENDPOINT.name:
             snap.tunnels[(entity, value)] = min(frame, snap.tunnels.get((entity, value), frame))
         elif kind == CREDENTIAL.name:
-            snap.logins[(entity, value)] = min(frame, snap.logins.get((entity, value), frame))
+            if value.split(" ", 1)[0] not in SESSION_TOKENS:  # a cookie is a session's token, no login
+                snap.logins[(entity, value)] = min(frame, snap.logins.get((entity, value), frame))
         elif member.startswith("mac-"):
             continue
         elif locality.get(entity) == Locality.ON_LINK:  # the MAC an on-link address sends from binds it too

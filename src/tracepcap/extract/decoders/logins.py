@@ -6,7 +6,9 @@ Telnet's typed login (RFC 854, after removing option negotiation) and SNMPv1/v2c
 communities (RFC 1157 4).
 
 Each reader returns `Login`s: the user name and whether a secret followed it. The secret
-itself never leaves this module: callers can store only that one was sent in the clear.
+itself leaves this module only when a caller asks for it (`reveal=True`): the credentials
+extractor never does, so a capture's store holds only that one was sent; revealing one to an
+analyst re-reads the stored capture (`present.read.credentials.reveal`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ HTTP_BASIC = re.compile(rb"(?im)^authorization:[ \t]*basic[ \t]+([A-Za-z0-9+/=]{
 HTTP_DIGEST = re.compile(rb'(?im)^authorization:[ \t]*digest[ \t]+(.*?)\r?$')
 DIGEST_USER = re.compile(rb'(?i)(?:^|[\s,])username[ \t]*=[ \t]*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
 HTTP_BEARER = re.compile(rb"(?im)^authorization:[ \t]*bearer[ \t]+\S+")
+HTTP_COOKIE = re.compile(rb"(?im)^cookie:[ \t]*([^\r\n]+)")
+COOKIE_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}")  # an RFC 9110 token, kept short
 REQUEST_AT = re.compile(rb"(?m)([A-Z][A-Z-]{2,15}) ([^ \r\n]{1,4096}) HTTP/1\.[01]\r?$")
 REQUEST_LINE = re.compile(rb"(?m)^" + REQUEST_AT.pattern[4:])  # one at the start of a line
 CONTENT_TYPE = re.compile(rb"(?im)^content-type:[ \t]*([^\r\n;]*)")
@@ -49,6 +53,13 @@ class Login(NamedTuple):
     mechanism: str  # "user/pass", "apop", "login", "sasl-plain", "sasl-login", "basic", ...
     user: str | None
     secret_sent: bool
+    secret: str | None = None  # only with reveal=True: the password, community, token or response
+
+
+def _kept(secret: str | bytes | None, reveal: bool) -> str | None:
+    if not reveal or secret is None:
+        return None
+    return secret.decode("utf-8", "replace") if isinstance(secret, bytes) else secret
 
 
 def _lines(data: bytes) -> list[str]:
@@ -71,15 +82,15 @@ def _name(raw: str | bytes | None) -> str | None:
     return text[:MAX_FIELD] if text else None
 
 
-def _sasl_plain(token: bytes | None) -> Login | None:
+def _sasl_plain(token: bytes | None, reveal: bool = False) -> Login | None:
     """RFC 4616 2: authzid NUL authcid NUL passwd."""
     if token is None or token.count(b"\x00") != 2:
         return None
     _authz, user, password = token.split(b"\x00")
-    return Login("sasl-plain", _name(user), bool(password))
+    return Login("sasl-plain", _name(user), bool(password), _kept(password, reveal))
 
 
-def user_pass(data: bytes) -> list[Login]:
+def user_pass(data: bytes, reveal: bool = False) -> list[Login]:
     """FTP and POP3: USER, then PASS; POP3's APOP; SASL after AUTH (POP3 and SMTP alike)."""
     out: list[Login] = []
     lines, i, pending = _lines(data), 0, None
@@ -92,13 +103,13 @@ def user_pass(data: bytes) -> list[Login]:
         if verb == "USER":
             pending = Login("user/pass", _name(arg), False)
         elif verb == "PASS" and pending:
-            out.append(pending._replace(secret_sent=bool(arg)))
+            out.append(pending._replace(secret_sent=bool(arg), secret=_kept(arg, reveal)))
             pending = None
         elif verb == "APOP":
             user, _, digest = arg.partition(" ")
-            out.append(Login("apop", _name(user), bool(digest)))
+            out.append(Login("apop", _name(user), bool(digest), _kept(digest, reveal)))
         elif verb == "AUTH":
-            found, i = _sasl(lines, i, arg)
+            found, i = _sasl(lines, i, arg, reveal)
             out.extend(found)
         i += 1
     if pending:
@@ -106,7 +117,7 @@ def user_pass(data: bytes) -> list[Login]:
     return out
 
 
-def _sasl(lines: list[str], i: int, arg: str) -> tuple[list[Login], int]:
+def _sasl(lines: list[str], i: int, arg: str, reveal: bool = False) -> tuple[list[Login], int]:
     """SASL PLAIN or LOGIN after "AUTH <mechanism> [initial response]" at line i; the
     client's continuation lines follow it (the server's 334 prompts are the other way)."""
     mechanism, _, initial = arg.strip().partition(" ")
@@ -114,7 +125,7 @@ def _sasl(lines: list[str], i: int, arg: str) -> tuple[list[Login], int]:
     if mechanism == "PLAIN":
         if not initial and i + 1 < len(lines):
             i, initial = i + 1, lines[i + 1]
-        found = _sasl_plain(_b64(initial))
+        found = _sasl_plain(_b64(initial), reveal)
         return ([found] if found else []), i
     if mechanism == "LOGIN":
         answers = [initial] if initial else []
@@ -123,47 +134,72 @@ def _sasl(lines: list[str], i: int, arg: str) -> tuple[list[Login], int]:
             i += 1
             answers.append(lines[i])
         if answers:
-            return [Login("sasl-login", _name(_b64(answers[0])), len(answers) > 1)], i
+            secret = _b64(answers[1]) if len(answers) > 1 else None
+            return [Login("sasl-login", _name(_b64(answers[0])), len(answers) > 1, _kept(secret, reveal))], i
     return [], i
 
 
-def imap(data: bytes) -> list[Login]:
+def imap(data: bytes, reveal: bool = False) -> list[Login]:
     """`tag LOGIN user password` and `tag AUTHENTICATE PLAIN [response]`."""
     out: list[Login] = []
     lines = _lines(data)
     for i, line in enumerate(lines):
         words = [quoted if atom == "" else atom for quoted, atom in IMAP_ARG.findall(line)]
         if len(words) >= 3 and words[1].upper() == "LOGIN":
-            out.append(Login("login", _name(words[2]), len(words) > 3 and bool(words[3])))
+            password = words[3] if len(words) > 3 else None
+            out.append(Login("login", _name(words[2]), bool(password), _kept(password, reveal)))
         elif len(words) >= 3 and words[1].upper() == "AUTHENTICATE":
-            found, _ = _sasl(lines, i, " ".join(words[2:]))
+            found, _ = _sasl(lines, i, " ".join(words[2:]), reveal)
             out.extend(found)
     return out
 
 
-def http_basic(data: bytes) -> list[Login]:
+def http_basic(data: bytes, reveal: bool = False) -> list[Login]:
     out = []
     for match in HTTP_BASIC.finditer(data):
         token = _b64(match.group(1).decode("ascii"))
         if token is not None and b":" in token:
             user, _, password = token.partition(b":")
-            out.append(Login("basic", _name(user), bool(password)))
+            out.append(Login("basic", _name(user), bool(password), _kept(password, reveal)))
     return out
 
 
-def http_digest(data: bytes) -> list[Login]:
-    """Digest authorizations name the user in the clear; the response is a crackable hash."""
+def http_digest(data: bytes, reveal: bool = False) -> list[Login]:
+    """Digest authorizations name the user in the clear; the response is a crackable hash
+    (revealed as the authorization's parameters, which a cracker needs whole)."""
     out = []
     for match in HTTP_DIGEST.finditer(data):
         user = DIGEST_USER.search(match.group(1))
         if user:
-            out.append(Login("digest", _name(user.group(1) or user.group(2)), True))
+            out.append(Login("digest", _name(user.group(1) or user.group(2)), True,
+                             _kept(match.group(1).strip(), reveal)))
     return out
 
 
 def http_bearer(data: bytes) -> int:
     """How many bearer tokens the requests carry (a token names no user)."""
     return len(HTTP_BEARER.findall(data))
+
+
+def http_bearer_tokens(data: bytes) -> list[str]:
+    """The bearer tokens themselves, in request order (for a reveal)."""
+    return [match.group(0).split()[-1].decode("ascii", "replace") for match in HTTP_BEARER.finditer(data)]
+
+
+def http_cookies(data: bytes) -> list[tuple[tuple[str, ...], str]]:
+    """Each Cookie header a client sent (RFC 6265 5.4): the cookie names, and the header's
+    value, which only a reveal may see. Names that are no RFC 6265 token are dropped."""
+    out = []
+    for match in HTTP_COOKIE.finditer(data):
+        raw = match.group(1).decode("latin-1").strip()
+        names = []
+        for pair in raw.split(";"):
+            name = pair.partition("=")[0].strip()
+            if COOKIE_NAME.fullmatch(name) and name not in names:
+                names.append(name)
+        if names:
+            out.append((tuple(names), raw))
+    return out
 
 
 def http_requests(data: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
@@ -187,7 +223,7 @@ def http_requests(data: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
         at = max(body_end, body_at)
 
 
-def http_form(data: bytes) -> list[Login]:
+def http_form(data: bytes, reveal: bool = False) -> list[Login]:
     """Logins a request sends as fields: in its query string, as an urlencoded form or as
     JSON. The mechanism says where: "query", "form" or "json"."""
     out = []
@@ -199,7 +235,7 @@ def http_form(data: bytes) -> list[Login]:
         elif body and b"=" in body and (not content_type or b"form-urlencoded" in content_type):
             found.append(("form", _fields_urlencoded(body)))
         for mechanism, fields in found:
-            login = _login_of(mechanism, fields)
+            login = _login_of(mechanism, fields, reveal)
             if login:
                 out.append(login)
     return out
@@ -234,12 +270,13 @@ def _fields_json(raw: bytes) -> dict[str, str]:
     return fields
 
 
-def _login_of(mechanism: str, fields: dict[str, str]) -> Login | None:
+def _login_of(mechanism: str, fields: dict[str, str], reveal: bool = False) -> Login | None:
     secrets = [name for name in fields if name in SECRET_FIELDS]
     if not secrets:
         return None
     user = next((fields[name] for name in USER_FIELDS if fields.get(name)), None)
-    return Login(mechanism, _name(user), any(fields[name] for name in secrets))
+    said = "&".join(f"{name}={fields[name]}" for name in secrets)
+    return Login(mechanism, _name(user), any(fields[name] for name in secrets), _kept(said, reveal))
 
 
 def telnet_text(data: bytes) -> bytes:
@@ -266,18 +303,23 @@ def telnet_text(data: bytes) -> bytes:
     return bytes(out).replace(b"\r\x00", b"\n").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
 
-def telnet(data: bytes) -> list[Login]:
+def telnet(data: bytes, reveal: bool = False) -> list[Login]:
     """The first line a Telnet client typed is its login name, the second its password
     (the server's "login:" and "Password:" prompts are the other direction)."""
     lines = [PROMPT.sub(b"", line.strip()) for line in telnet_text(data).split(b"\n")[:MAX_LINES]]
     typed = [line for line in lines if line]
     if not typed or len(lines) < 2:
         return []  # a name still being typed, or nothing
-    return [Login("login", _name(typed[0]), len(typed) > 1)]
+    return [Login("login", _name(typed[0]), len(typed) > 1, _kept(typed[1] if len(typed) > 1 else None, reveal))]
 
 
 def snmp_community(buf) -> bool:
     """Whether an SNMPv1/v2c message carries a non-empty community string."""
+    return snmp_community_text(buf) is not None
+
+
+def snmp_community_text(buf) -> str | None:
+    """The non-empty community string of an SNMPv1/v2c message, else None."""
     start, end = ber.expect(buf, 0, ber.SEQUENCE)
     parts = []
     for part in ber.children(buf, start, end):
@@ -287,4 +329,6 @@ def snmp_community(buf) -> bool:
     if len(parts) < 2 or parts[0][0] != ber.INTEGER or parts[1][0] != ber.OCTET_STRING:
         raise Malformed("snmp", "no version and community")
     version = ber.integer(buf, parts[0][1], parts[0][2])
-    return version in (0, 1) and parts[1][2] > parts[1][1]
+    if version not in (0, 1) or parts[1][2] <= parts[1][1]:
+        return None
+    return ber.text(buf, parts[1][1], parts[1][2])

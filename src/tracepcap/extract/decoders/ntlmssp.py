@@ -28,6 +28,9 @@ FLAGS_AT = {NEGOTIATE: 12, CHALLENGE: 20, AUTHENTICATE: 60}
 VERSION_AT = {NEGOTIATE: 32, CHALLENGE: 48, AUTHENTICATE: 64}
 TARGET_INFO_AT = 40  # CHALLENGE
 DOMAIN_AT, USER_AT, WORKSTATION_AT = 28, 36, 44  # AUTHENTICATE
+LM_RESPONSE_AT, NT_RESPONSE_AT = 12, 20  # AUTHENTICATE
+SERVER_CHALLENGE_AT, SERVER_CHALLENGE_SIZE = 24, 8  # CHALLENGE
+NTLMV1_RESPONSE = 24  # bytes of an NTLMv1 NtChallengeResponse; an NTLMv2 one is longer (2.2.2.8)
 MAX_AV_PAIRS = 64
 
 
@@ -39,6 +42,9 @@ class Ntlm(NamedTuple):
     workstation: str | None  # AUTHENTICATE
     user: str | None
     domain: str | None
+    server_challenge: bytes | None = None  # CHALLENGE
+    lm_response: bytes = b""  # AUTHENTICATE
+    nt_response: bytes = b""  # AUTHENTICATE
 
     @property
     def version_text(self) -> str | None:
@@ -55,6 +61,14 @@ def _payload(buf, at: int, unicode: bool) -> str | None:
     need("ntlmssp-payload", buf, offset, length)
     raw = bytes(buf[offset:offset + length])
     return raw.decode("utf-16-le" if unicode else "latin-1", "backslashreplace")
+
+
+def _bytes(buf, at: int) -> bytes:
+    """The bytes a (length, maximum, offset) field points at."""
+    need("ntlmssp", buf, at, FIELD.size)
+    length, _maximum, offset = FIELD.unpack_from(buf, at)
+    need("ntlmssp-payload", buf, offset, length)
+    return bytes(buf[offset:offset + length])
 
 
 def _av_pairs(buf, at: int) -> dict[int, str]:
@@ -94,11 +108,26 @@ def decode(buf) -> Ntlm | None:
         if major:
             version = (major, minor, build)
     if msg_type == CHALLENGE:
-        return Ntlm(msg_type, flags, version, _av_pairs(buf, TARGET_INFO_AT), None, None, None)
+        need("ntlmssp", buf, SERVER_CHALLENGE_AT, SERVER_CHALLENGE_SIZE)
+        challenge = bytes(buf[SERVER_CHALLENGE_AT:SERVER_CHALLENGE_AT + SERVER_CHALLENGE_SIZE])
+        return Ntlm(msg_type, flags, version, _av_pairs(buf, TARGET_INFO_AT), None, None, None, challenge)
     if msg_type == AUTHENTICATE:
         return Ntlm(msg_type, flags, version, {}, _payload(buf, WORKSTATION_AT, unicode),
-                    _payload(buf, USER_AT, unicode), _payload(buf, DOMAIN_AT, unicode))
+                    _payload(buf, USER_AT, unicode), _payload(buf, DOMAIN_AT, unicode), None,
+                    _bytes(buf, LM_RESPONSE_AT), _bytes(buf, NT_RESPONSE_AT))
     return Ntlm(msg_type, flags, version, {}, None, None, None)
+
+
+def hashcat_line(auth: Ntlm, server_challenge: bytes) -> str | None:
+    """The AUTHENTICATE's challenge-response as hashcat reads it: NetNTLMv2 (mode 5600)
+    `user::domain:challenge:NTProofStr:blob`, NetNTLMv1 (mode 5500) `user::domain:lm:nt:challenge`;
+    None for an anonymous AUTHENTICATE (no NT response)."""
+    nt, user, domain = auth.nt_response, auth.user or "", auth.domain or ""
+    if not nt:
+        return None
+    if len(nt) > NTLMV1_RESPONSE:
+        return f"{user}::{domain}:{server_challenge.hex()}:{nt[:16].hex()}:{nt[16:].hex()}"
+    return f"{user}::{domain}:{auth.lm_response.hex()}:{nt.hex()}:{server_challenge.hex()}"
 
 
 def find(data, limit: int = 16) -> list[int]:

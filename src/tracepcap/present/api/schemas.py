@@ -377,11 +377,13 @@ class AuditEventOut(BaseModel):
 
 
 class FrameLayer(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from an extract.describe.Layer
     name: str
     fields: list[tuple[str, str]]  #: (field, value) in wire order
 
 
 class FrameConversation(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.frames.FrameConversation
     id: int
     proto: str
     src: str
@@ -396,6 +398,7 @@ class FrameConversation(BaseModel):
 
 class FrameOut(BaseModel):
     """One frame as TracePcap's decoders read it (GET /api/captures/{cid}/frames/{n})."""
+    model_config = ConfigDict(from_attributes=True)  # read from a read.frames.FrameDetail
     capture_id: str
     number: int
     time: PacketTime
@@ -412,6 +415,124 @@ class FrameOut(BaseModel):
     hex_truncated: bool
     conversation: FrameConversation | None
     frames: int  #: frames in the capture
+
+
+class NetworkOut(BaseModel):
+    """A network and how many captures it holds."""
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.NetworkRow
+    id: str
+    name: str
+    created_at: Time
+    created_by: str
+    captures: int
+
+
+class NetworkCaptureOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.CaptureBrief
+    id: str
+    name: str
+    position: int = Field(description="its place in the network's order, from 0")
+    first_time: float | None = Field(description="its first packet's time, seconds since the epoch")
+    status: str
+    uploaded_at: Time
+
+
+class NetworkDetailOut(NetworkOut):
+    """A network with its captures in order (first packet time, then upload)."""
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.NetworkDetail
+    capture_list: list[NetworkCaptureOut]
+
+
+class NetworkAttachedOut(NetworkDetailOut):
+    capture_id: str = Field(description="the capture put into the network")
+
+
+class ChangeOut(BaseModel):
+    """A change of a capture against the network's history before it, with its review."""
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.Change
+    id: int
+    capture_id: str
+    capture_name: str | None
+    previous_id: str | None
+    previous_name: str | None
+    kind: str
+    severity: str = Field(description="high | medium | low")
+    entity_key: str | None
+    summary: str
+    frames: list[int] = Field(description="its witness frames in the capture")
+    reviewed: bool
+    reviewed_by: str | None
+    reviewed_at: Time | None
+    detail: dict[str, Any] | None
+
+
+class PresenceRowOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.PresenceRow
+    entity_key: str
+    addresses: list[str]
+    macs: list[str]
+    cells: list[str] = Field(description="per capture in order: present | absent | changed")
+
+
+class PresenceOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.Presence
+    captures: list[NetworkCaptureOut]
+    total: int
+    offset: int
+    rows: list[PresenceRowOut]
+
+
+class NetworkAnswerOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.Answer
+    label: str | None
+    basis: str
+    confidence: int
+    state: str = Field(description="machine | human | carried | stale")
+    entity: str
+    author: str | None
+    carried_from: str | None
+    note: str | None
+    stale: Any
+    stale_since: str | None
+    moved: str | None
+
+
+class InventoryRowOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.InventoryRow
+    entity_key: str
+    addresses: list[str]
+    macs: list[str]
+    first_seen: str
+    first_seen_id: str
+    last_seen: str
+    last_seen_id: str
+    captures: int
+    answers: dict[str, NetworkAnswerOut]
+
+
+class InventoryOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.Inventory
+    total: int
+    offset: int
+    rows: list[InventoryRowOut]
+
+
+class SearchMatchOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.SearchMatch
+    matched: str = Field(description="mac | hostname | answer | address")
+    value: str
+    kind: str | None
+    frame: int | None
+    question: str | None
+
+
+class SearchHitOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a read.networks.SearchHit
+    entity_key: str
+    ip: str
+    capture_id: str
+    capture_name: str | None
+    matched: list[SearchMatchOut]
 
 
 class CaptureAuditEventOut(AuditEventOut):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import tomllib
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -45,12 +46,12 @@ class Application:
 
 
 @lru_cache(maxsize=1)
-def well_known_ports() -> dict[str, str]:
+def well_known_ports() -> Mapping[str, str]:
     with PORTS_FILE.open("rb") as f:
         return dict(tomllib.load(f)["ports"])
 
 
-def _payload_facts(session: Session, capture_id: str) -> dict[tuple[str, str, int], str]:
+def _payload_facts(session: Session, capture_id: str) -> Mapping[tuple[str, str, int], str]:
     """(client address, proto, server port) -> the application its payload showed."""
     out: dict[tuple[str, str, int], str] = {}
     for entity, value in session.execute(select(ObservationRow.entity, ObservationRow.value).where(
@@ -67,7 +68,7 @@ def _payload_facts(session: Session, capture_id: str) -> dict[tuple[str, str, in
 
 
 def classify(proto: str, src: str, sport: int, dst: str, dport: int, measured: bool,
-             payload: dict[tuple[str, str, int], str], ports: dict[str, str]) -> tuple[str, str, str, bool]:
+             payload: Mapping[tuple[str, str, int], str], ports: Mapping[str, str]) -> tuple[str, str, str, bool]:
     """(application, how it was detected, server port, whether `src` is the client) of one
     conversation; `measured`: its handshake said `src` opened it."""
     if (app := payload.get((src, proto, dport))) is not None:

@@ -4,7 +4,7 @@ findings its analysis made."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -46,7 +46,7 @@ def _utc(ts: float | None) -> datetime | None:
     return None if ts is None else datetime.fromtimestamp(ts, tz=UTC)
 
 
-def capture_spans(session: Session, capture_ids: Iterable[str]) -> dict[str, CaptureSpan]:
+def capture_spans(session: Session, capture_ids: Iterable[str]) -> Mapping[str, CaptureSpan]:
     """Capture id -> its span and findings count, for the captures given."""
     ids = sorted(set(capture_ids))
     if not ids:

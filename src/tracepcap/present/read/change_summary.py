@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ...store.models import Capture, NetworkChange
-from .networks import change_documents
+from .networks import Change, change_documents
 
 SEVERITIES = ("high", "medium", "low")
 TOP = ("high", "medium")
@@ -31,13 +30,13 @@ class CaptureChanges:
 @dataclass(frozen=True, slots=True)
 class ChangeSummary:
     """`total` by severity; `kinds`: (kind, by severity), the most severe first; `captures`
-    each after the first; `top`: the high and medium change documents in capture order;
+    each after the first; `top`: the high and medium changes in capture order;
     `folded`: how many low ones are not in `top`."""
 
     total: Mapping[str, int]
     kinds: tuple[tuple[str, Mapping[str, int]], ...]
     captures: tuple[CaptureChanges, ...]
-    top: tuple[Mapping[str, Any], ...]
+    top: tuple[Change, ...]
     folded: int
 
 

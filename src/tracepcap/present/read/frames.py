@@ -1,6 +1,6 @@
-"""Witness frames: one frame of a stored capture as TracePcap's decoders read it (link to
-transport here, the application layer in `app_layer.py`), and the frames a reason or a
-conversation cites, for a slice.
+"""Witness frames: one frame of a stored capture as Extract describes it (`extract/describe.py`:
+its layers, link to application, as TracePcap's decoders read them; nothing here dissects a
+packet), and the frames a reason or a conversation cites, for a slice.
 
 Frames are keyed by capture and frame number only (the numbers Wireshark shows), never by
 host. Every read starts at the frame index's nearest mark (`extract/frame_index.py`), so
@@ -22,27 +22,20 @@ from sqlalchemy import and_, bindparam, or_, select
 from sqlalchemy.orm import Session
 
 from ...errors import NotFound, UsageError
-from ...extract.decoders import DecodeError, arp, ethernet, tcp
+from ...extract import describe
+from ...extract.describe import Layer
 from ...extract.flows import PROTO_NAMES
 from ...extract.frame_index import Frame, FrameCursor, FrameIndex, load_or_build, readable
-from ...extract.packet import Packet, decode_frame
+from ...extract.packet import Packet
 from ...ingest import capture_path
 from ...limits import Limits
 from ...store.models import Capture, Conversation
 from ...visible import visible
-from .app_layer import application_layer
 
 MAX_SLICE_FRAMES = 10_000  #: frames one slice request may name
 MAX_SPEC = 4000  #: characters of a frame list
 NEIGHBOUR_SCAN = 2048  #: frames read each way for the previous/next frame of a conversation
 HEX_SHOWN = 4096  #: bytes of a frame the hex dump shows
-LINKTYPE_NAMES = {0: "BSD loopback", 1: "Ethernet", 9: "PPP", 50: "PPP in HDLC", 101: "raw IP",
-                  104: "Cisco HDLC", 105: "IEEE 802.11", 108: "OpenBSD loopback", 113: "Linux cooked (SLL)",
-                  127: "IEEE 802.11 + Radiotap", 192: "PPI", 228: "raw IPv4", 229: "raw IPv6",
-                  239: "NFLOG", 276: "Linux cooked v2 (SLL2)"}
-ETHERTYPE_NAMES = {0x0800: "IPv4", 0x86DD: "IPv6", 0x0806: "ARP", 0x8100: "802.1Q", 0x88CC: "LLDP",
-                   0x8847: "MPLS", 0x8864: "PPPoE session", 0x6558: "Ethernet bridging"}
-TCP_FLAGS = ((tcp.SYN, "SYN"), (tcp.ACK, "ACK"), (tcp.FIN, "FIN"), (tcp.RST, "RST"), (tcp.PSH, "PSH"))
 TIME_SLACK = 1e-6  # seconds: a stored float time and one recomputed from ticks may differ in the last bit
 RANGE = re.compile(r"\A([0-9]{1,19})(?:-([0-9]{1,19}))?\Z")  # ASCII digits only: int() takes any script's
 
@@ -149,14 +142,50 @@ class ConversationKey:
 
 def decode(frame: Frame, index: FrameIndex) -> tuple[Packet | None, str | None]:
     """The frame's packet as the decoders read it, or None and why not."""
-    try:
-        return decode_frame(frame.linktype(index), memoryview(frame.data), frame.number,
-                            frame.time(index), frame.orig_len), None
-    except DecodeError as err:
-        return None, visible(str(err))
+    return describe.decode(frame.linktype(index), frame.data, frame.number, frame.time(index), frame.orig_len)
 
 
-def frame_detail(session: Session, capture: Capture, path: Path, index: FrameIndex, number: int) -> dict:
+@dataclass(frozen=True, slots=True)
+class FrameConversation:
+    """The conversation a frame belongs to, and its previous and next frame (None: the first
+    or last, or not within the frames scanned - then see `first_frame`)."""
+
+    id: int
+    proto: str
+    src: str
+    sport: int
+    dst: str
+    dport: int
+    first_frame: int
+    packets: int
+    previous: int | None
+    next: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class FrameDetail:
+    """The page of one frame: where it stands, its description by Extract (`summary`,
+    `layers`), its bytes in hex (at most HEX_SHOWN), and its conversation."""
+
+    capture_id: str
+    number: int
+    time: float
+    time_text: str
+    interface: int
+    section: int
+    linktype: int
+    linktype_name: str
+    wire_length: int
+    captured_length: int
+    summary: str
+    layers: tuple[Layer, ...]
+    hex: str
+    hex_truncated: bool
+    conversation: FrameConversation | None
+    frames: int  #: frames in the capture
+
+
+def frame_detail(session: Session, capture: Capture, path: Path, index: FrameIndex, number: int) -> FrameDetail:
     """One frame: summary line, layers field by field, hex dump, time, and the previous and
     next frame of its conversation. One pass from the mark before the frame serves the frame,
     the search for the previous one within that stretch, and the search for the next."""
@@ -179,23 +208,19 @@ def frame_detail(session: Session, capture: Capture, path: Path, index: FrameInd
 
 
 def frame_view(capture: Capture, index: FrameIndex, frame: Frame, pkt: Packet | None, error: str | None,
-               conversation: dict | None) -> dict:
+               conversation: FrameConversation | None) -> FrameDetail:
     """The page of one frame read and decoded (`decode`), with its conversation (or None)."""
-    number = frame.number
     ts = frame.time(index)
     linktype = frame.linktype(index)
-    return {
-        "capture_id": capture.id, "number": number, "time": ts,
-        "time_text": time_text(ts),
-        "interface": frame.interface, "section": frame.section, "linktype": linktype,
-        "linktype_name": LINKTYPE_NAMES.get(linktype, f"link type {linktype}"),
-        "wire_length": frame.orig_len, "captured_length": len(frame.data),
-        "summary": summary(pkt, error),
-        "layers": layers(frame, linktype, pkt, error),
-        "hex": frame.data[:HEX_SHOWN].hex(), "hex_truncated": len(frame.data) > HEX_SHOWN,
-        "conversation": conversation,
-        "frames": index.frames,
-    }
+    described = describe.describe(linktype, frame.data, frame.number, ts, frame.orig_len, frame.interface,
+                                  decoded=(pkt, error))
+    return FrameDetail(
+        capture_id=capture.id, number=frame.number, time=ts, time_text=time_text(ts),
+        interface=frame.interface, section=frame.section, linktype=linktype,
+        linktype_name=described.linktype_name, wire_length=frame.orig_len, captured_length=len(frame.data),
+        summary=described.summary, layers=described.layers,
+        hex=frame.data[:HEX_SHOWN].hex(), hex_truncated=len(frame.data) > HEX_SHOWN,
+        conversation=conversation, frames=index.frames)
 
 
 def time_text(ts: float) -> str:
@@ -204,117 +229,6 @@ def time_text(ts: float) -> str:
         return datetime.fromtimestamp(ts, UTC).isoformat(timespec="microseconds")
     except (OverflowError, OSError, ValueError):
         return f"{ts:.6f} s after 1970 (beyond the years a calendar date can name)"
-
-
-def summary(pkt: Packet | None, error: str | None) -> str:
-    """One line, as a packet list shows it."""
-    if pkt is None:
-        return f"not decoded: {error}"
-    if pkt.src is None:
-        message = _arp(pkt)
-        if message is not None:
-            if message.op == arp.REQUEST:
-                return f"ARP who has {message.target_ip}? tell {message.sender_ip}"
-            return f"ARP {message.sender_ip} is at {message.sender_mac.hex(':')}"
-        return f"{pkt.src_mac_text or '?'} → {pkt.dst_mac.hex(':') if pkt.dst_mac else '?'} " \
-               f"{ETHERTYPE_NAMES.get(pkt.ethertype, f'ethertype {pkt.ethertype:#06x}')}"
-    proto = PROTO_NAMES.get(pkt.proto, f"ip proto {pkt.proto}").upper()
-    text = f"{pkt.src} → {pkt.dst} {proto}"
-    if pkt.sport or pkt.dport:
-        text += f" {pkt.sport} → {pkt.dport}"
-    if pkt.proto == 6:
-        text += f" [{_flags(pkt.flags)}] seq={pkt.seq} ack={pkt.ack} win={pkt.window}"
-    payload = len(pkt.payload) if pkt.payload is not None else 0
-    text += f" len={payload}"
-    if pkt.tunnel:
-        text += " (in " + ", ".join(layer.text() for layer in pkt.tunnel) + ")"
-    return text
-
-
-def _flags(flags: int) -> str:
-    return ",".join(name for bit, name in TCP_FLAGS if flags & bit) or "none"
-
-
-def _arp(pkt: Packet):
-    if pkt.ethertype != arp.ETHERTYPE_ARP or pkt.link is None:
-        return None
-    try:
-        return arp.decode(pkt.link)
-    except DecodeError:
-        return None
-
-
-def layers(frame: Frame, linktype: int, pkt: Packet | None, error: str | None) -> list[dict]:
-    """The layers as our decoders read them, outermost first: name and (field, value) pairs."""
-    out = [{"name": "Frame", "fields": [
-        ["number", str(frame.number)], ["interface", str(frame.interface)],
-        ["link type", f"{linktype} ({LINKTYPE_NAMES.get(linktype, 'unknown')})"],
-        ["wire length", str(frame.orig_len)], ["captured length", str(len(frame.data))]]}]
-    if linktype == 1:
-        try:
-            dst, src, ethertype, _at, vlans = ethernet.decode(memoryview(frame.data), 0)
-            fields = [["destination", dst.hex(":")], ["source", src.hex(":")]]
-            fields += [["vlan", str(v)] for v in vlans]
-            fields.append(["ethertype", f"{ethertype:#06x} ({ETHERTYPE_NAMES.get(ethertype, 'other')})"])
-            out.append({"name": "Ethernet", "fields": fields})
-        except DecodeError:
-            pass
-    if pkt is None:
-        out.append({"name": "Not decoded", "fields": [["error", error or ""]]})
-        return out
-    if linktype != 1 and pkt.src_mac is not None:
-        out.append({"name": "Link", "fields": [["source MAC", pkt.src_mac_text]]})
-    chain = []
-    carrier = pkt.outer
-    while carrier is not None:
-        chain.append(carrier)
-        carrier = carrier.outer
-    for outer, layer in zip(reversed(chain), pkt.tunnel or (), strict=False):
-        out.append(_ip_layer(outer))
-        out.append({"name": f"Tunnel: {layer.kind}", "fields": [
-            [k, v] for k, v in (("kind", layer.kind), ("identity", "" if layer.ident is None else str(layer.ident)),
-                                ("note", layer.note)) if v]})
-    if pkt.src is None:
-        message = _arp(pkt)
-        if message is not None:
-            out.append({"name": "ARP", "fields": [
-                ["operation", {arp.REQUEST: "request", arp.REPLY: "reply"}.get(message.op, str(message.op))],
-                ["sender MAC", message.sender_mac.hex(":")], ["sender IP", message.sender_ip],
-                ["target MAC", message.target_mac.hex(":")], ["target IP", message.target_ip]]})
-        elif pkt.link is not None:
-            out.append({"name": ETHERTYPE_NAMES.get(pkt.ethertype, f"ethertype {pkt.ethertype:#06x}"),
-                        "fields": [["payload length", str(len(pkt.link))]]})
-        return out
-    out.append(_ip_layer(pkt))
-    if pkt.fragment:
-        return out
-    if pkt.proto == 6:
-        out.append({"name": "TCP", "fields": [
-            ["source port", str(pkt.sport)], ["destination port", str(pkt.dport)],
-            ["flags", _flags(pkt.flags)], ["sequence", str(pkt.seq)], ["acknowledgement", str(pkt.ack)],
-            ["window", str(pkt.window)], ["payload length", str(len(pkt.payload or b""))]]})
-    elif pkt.proto == 17:
-        out.append({"name": "UDP", "fields": [
-            ["source port", str(pkt.sport)], ["destination port", str(pkt.dport)],
-            ["payload length", str(len(pkt.payload or b""))]]})
-    elif pkt.payload is not None:
-        out.append({"name": PROTO_NAMES.get(pkt.proto, f"IP protocol {pkt.proto}").upper(),
-                    "fields": [["payload length", str(len(pkt.payload))]]})
-    if pkt.proto in (6, 17):
-        application = application_layer(pkt)
-        if application is not None:
-            out.append(application)
-    if pkt.inner_error is not None:
-        out.append({"name": "Inner packet not decoded", "fields": [["error", visible(str(pkt.inner_error))]]})
-    return out
-
-
-def _ip_layer(pkt: Packet) -> dict:
-    v6 = ":" in (pkt.src or "")
-    return {"name": "IPv6" if v6 else "IPv4", "fields": [
-        ["source", pkt.src], ["destination", pkt.dst], ["hop limit" if v6 else "TTL", str(pkt.ttl)],
-        ["protocol", f"{pkt.proto} ({PROTO_NAMES.get(pkt.proto, 'other')})"],
-        ["payload length", str(pkt.ip_len)], ["fragment", "yes" if pkt.fragment else "no"]]}
 
 
 # -- conversations ----------------------------------------------------------------------------
@@ -341,7 +255,7 @@ def _row_for(session: Session, capture_id: str, key: ConversationKey, number: in
 
 
 def _conversation(session: Session, capture_id: str, cursor: FrameCursor, index: FrameIndex, pkt: Packet,
-                  after: Iterator[Frame], before: list[Frame]) -> dict | None:
+                  after: Iterator[Frame], before: list[Frame]) -> FrameConversation | None:
     """The frame's conversation row, and its previous and next frame: `before` holds the frames
     from the mark up to this one, `after` reads on from it."""
     key = ConversationKey.of(pkt)
@@ -363,9 +277,8 @@ def _conversation(session: Session, capture_id: str, cursor: FrameCursor, index:
         prev = _previous(cursor, index, key, raw, before[0].number, row.first_frame, NEIGHBOUR_SCAN - len(before))
     elif prev is None and not before and pkt.frame > row.first_frame:
         prev = _previous(cursor, index, key, raw, pkt.frame, row.first_frame, NEIGHBOUR_SCAN)
-    return {"id": row.id, "proto": row.proto, "src": row.src, "sport": row.sport, "dst": row.dst, "dport": row.dport,
-            "first_frame": row.first_frame, "packets": row.packets_fwd + row.packets_rev,
-            "previous": prev, "next": nxt}
+    return FrameConversation(row.id, row.proto, row.src, row.sport, row.dst, row.dport, row.first_frame,
+                             row.packets_fwd + row.packets_rev, prev, nxt)
 
 
 def _matches(frame: Frame, index: FrameIndex, key: ConversationKey, raw: tuple[bytes, ...]) -> bool:

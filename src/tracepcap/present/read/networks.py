@@ -6,6 +6,10 @@ answers with their carried / stale state) and the search across every capture.""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
 
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
@@ -32,30 +36,165 @@ SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 PRESENT, ABSENT, CHANGED = "present", "absent", "changed"
 
 
-def capture_brief(c: Capture, position: int) -> dict:
-    return {"id": c.id, "name": c.name, "position": position, "first_time": c.first_time, "status": c.status,
-            "uploaded_at": c.uploaded_at}
+@dataclass(frozen=True, slots=True)
+class CaptureBrief:
+    """A capture of a network at its place in the order (0: the first)."""
+
+    id: str
+    name: str
+    position: int
+    first_time: float | None  # its first packet's time, seconds since the epoch
+    status: str
+    uploaded_at: datetime
 
 
-def network_fields(n: Network, captures: int | None = None) -> dict:
-    out = {"id": n.id, "name": n.name, "created_at": n.created_at, "created_by": n.created_by}
-    return out if captures is None else out | {"captures": captures}
+@dataclass(frozen=True, slots=True)
+class NetworkRow:
+    """A network and how many captures it holds."""
+
+    id: str
+    name: str
+    created_at: datetime
+    created_by: str
+    captures: int
 
 
-def networks(session: Session) -> list[dict]:
+@dataclass(frozen=True, slots=True)
+class NetworkDetail:
+    """A network with its captures in order (first packet time, then upload)."""
+
+    id: str
+    name: str
+    created_at: datetime
+    created_by: str
+    captures: int
+    capture_list: tuple[CaptureBrief, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change of a capture against the network's history before it, with its review;
+    `detail` is the change's own record (None where the reader left it out)."""
+
+    id: int
+    capture_id: str
+    capture_name: str | None
+    previous_id: str | None
+    previous_name: str | None
+    kind: str
+    severity: str
+    entity_key: str | None
+    summary: str
+    frames: tuple[int, ...]
+    reviewed: bool
+    reviewed_by: str | None
+    reviewed_at: datetime | None
+    detail: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceRow:
+    entity_key: str
+    addresses: tuple[str, ...]  # what it held in the last capture holding it, primary first
+    macs: tuple[str, ...]
+    cells: tuple[str, ...]  # per capture in order: present | absent | changed
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """One page of devices x every capture."""
+
+    captures: tuple[CaptureBrief, ...]
+    total: int  # devices in all
+    offset: int
+    rows: tuple[PresenceRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A device's answer to one question in the last capture holding it: the machine's, or a
+    human's own, carried (from where) or stale (since when, and what moved)."""
+
+    label: str | None  # None: the machine gave none
+    basis: str
+    confidence: int
+    state: str  # machine | human | carried | stale
+    entity: str
+    author: str | None = None
+    carried_from: str | None = None
+    note: str | None = None
+    stale: Any = None  # the changes that made it stale, as the override records them
+    stale_since: str | None = None
+    moved: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InventoryRow:
+    entity_key: str
+    addresses: tuple[str, ...]
+    macs: tuple[str, ...]
+    first_seen: str  # the capture's name
+    first_seen_id: str
+    last_seen: str
+    last_seen_id: str
+    captures: int  # how many captures hold it
+    answers: Mapping[str, Answer]  # question -> answer, in question order
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    total: int
+    offset: int
+    rows: tuple[InventoryRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchMatch:
+    """What matched: a fact (`kind`, `value`, its first `frame`), an answer (`question`, its
+    label as `value`) or an address or MAC the entity holds."""
+
+    matched: str  # mac | hostname | answer | address
+    value: str
+    kind: str | None = None
+    frame: int | None = None
+    question: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    entity_key: str
+    ip: str
+    capture_id: str
+    capture_name: str | None
+    matched: tuple[SearchMatch, ...]
+
+
+def capture_brief(c: Capture, position: int) -> CaptureBrief:
+    return CaptureBrief(c.id, c.name, position, c.first_time, c.status, c.uploaded_at)
+
+
+def network_fields(n: Network, captures: int) -> NetworkRow:
+    return NetworkRow(n.id, n.name, n.created_at, n.created_by, captures)
+
+
+def networks(session: Session) -> list[NetworkRow]:
     return [network_fields(n, count) for n, count in list_networks(session)]
 
 
-def network_detail(session: Session, network: Network) -> dict:
-    captures = ordered_captures(session, network.id)
-    return network_fields(network, len(captures)) | {
-        "capture_list": [capture_brief(c, i) for i, c in enumerate(captures)]}
+def detail_of(network: Network, captures: list[Capture]) -> NetworkDetail:
+    """The network with `captures`, its captures in order."""
+    return NetworkDetail(network.id, network.name, network.created_at, network.created_by, len(captures),
+                         tuple(capture_brief(c, i) for i, c in enumerate(captures)))
+
+
+def network_detail(session: Session, network: Network) -> NetworkDetail:
+    return detail_of(network, ordered_captures(session, network.id))
 
 
 def change_documents(session: Session, network_id: str, capture_id: str | None = None, *,
                      severities: tuple[str, ...] | None = None, captures: list[Capture] | None = None,
                      detail: bool = True, kinds: tuple[str, ...] | None = None,
-                     device: str | None = None) -> list[dict]:
+                     device: str | None = None) -> list[Change]:
     """The changes, in capture order, then severity, kind and entity; each with its review.
     `detail=False` (the web page) leaves each change's detail out. `kinds`: only these kinds;
     `device`: only the changes naming it (its key, or an address or MAC key it holds in the
@@ -88,13 +227,9 @@ def change_documents(session: Session, network_id: str, capture_id: str | None =
     out = []
     for c in rows:
         actor, at = reviews.get(c.signature, (None, None))
-        doc = {"id": c.id, "capture_id": c.capture_id, "capture_name": names.get(c.capture_id),
-               "previous_id": c.previous_id, "previous_name": names.get(c.previous_id), "kind": c.kind,
-               "severity": c.severity, "entity_key": c.entity_key, "summary": c.summary,
-               "frames": c.frames, "reviewed": actor is not None, "reviewed_by": actor, "reviewed_at": at}
-        if detail:
-            doc["detail"] = c.detail
-        out.append(doc)
+        out.append(Change(c.id, c.capture_id, names.get(c.capture_id), c.previous_id, names.get(c.previous_id),
+                          c.kind, c.severity, c.entity_key, c.summary, tuple(c.frames or ()), actor is not None,
+                          actor, at, c.detail if detail else None))
     return out
 
 
@@ -143,7 +278,7 @@ def devices_of(session: Session, network: Network) -> list:
     return [captures, devices]
 
 
-def _seen(session: Session, ids: list[str], entities: list[str], shared=None) -> dict[str, dict[int, tuple]]:
+def _seen(session: Session, ids: list[str], entities: list[str], shared=None) -> Mapping[str, dict[int, tuple]]:
     """device -> capture position -> (its addresses, its MACs) there - both read only for the last
     capture holding it, the others hold () - for one page of devices (read once when the grid
     and the inventory show the same page)."""
@@ -183,7 +318,7 @@ def _held(seen: dict[int, tuple]) -> tuple[list[str], list[str]]:
     return seen[max(seen)] if seen else ([], [])
 
 
-def presence(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> dict:
+def presence(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> Presence:
     """The grid of one page of devices (primary-address order) x every capture: a device's
     cell is changed where an event names it, or names one of its addresses (an address moved)."""
     captures, devices = shared[:2] if shared else devices_of(session, network)
@@ -205,13 +340,12 @@ def presence(session: Session, network: Network, offset: int = 0, limit: int = 1
     for entity in page:
         here = seen[entity]
         held, macs = _held(here)
-        rows.append({"entity_key": entity, "addresses": held, "macs": macs, "cells": [
-            (CHANGED if i in changed[entity] else PRESENT) if i in here else ABSENT for i in range(len(ids))]})
-    return {"captures": [capture_brief(c, i) for i, c in enumerate(captures)], "total": len(devices),
-            "offset": offset, "rows": rows}
+        rows.append(PresenceRow(entity, tuple(held), tuple(macs), tuple(
+            (CHANGED if i in changed[entity] else PRESENT) if i in here else ABSENT for i in range(len(ids)))))
+    return Presence(tuple(capture_brief(c, i) for i, c in enumerate(captures)), len(devices), offset, tuple(rows))
 
 
-def inventory(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> dict:
+def inventory(session: Session, network: Network, offset: int = 0, limit: int = 100, shared=None) -> Inventory:
     """One page of the network's devices: its addresses and MACs, first and last seen, the
     answers in the last capture holding it, and whether each answer is a human's own, carried
     (from where) or stale."""
@@ -220,37 +354,36 @@ def inventory(session: Session, network: Network, offset: int = 0, limit: int = 
     page = devices[offset:offset + limit]
     seen = _seen(session, ids, page, shared)
     last_of = {e: ids[max(seen[e])] for e in page if seen[e]}
-    answers: dict[str, dict[str, dict]] = defaultdict(dict)
+    answers: dict[str, dict[str, Answer]] = defaultdict(dict)
     if last_of:  # each device's answers in its last capture: read for every device at once
         questions = _questions()  # with them, each capture's lookup is a primary-key range
         for _cid, key, question, label, basis, confidence in session.execute(select(
                 VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label,
                 VerdictRow.basis, VerdictRow.confidence).where(
                 _pairs(VerdictRow.capture_id, VerdictRow.entity_key, last_of, VerdictRow.question.in_(questions)))):
-            answers[key][question] = {"label": label, "basis": basis, "confidence": confidence,
-                                      "state": "machine", "entity": key}
+            answers[key][question] = Answer(label, basis, confidence, "machine", key)
         for o in session.execute(select(
                 HumanOverride.capture_id, HumanOverride.entity_key, HumanOverride.question, HumanOverride.label,
                 HumanOverride.actor, HumanOverride.carried_from, HumanOverride.carry_note, HumanOverride.stale_since,
                 HumanOverride.stale_detail).where(_pairs(HumanOverride.capture_id, HumanOverride.entity_key, last_of,
                                                          HumanOverride.question.in_(questions)))):
-            a = answers[o.entity_key].setdefault(o.question, {"label": o.label, "basis": "HUMAN", "confidence": 100,
-                                                              "entity": o.entity_key})
-            a |= {"state": "stale" if o.stale_since else ("carried" if o.carried_from else "human"),
-                  "author": o.actor, "carried_from": o.carried_from, "note": o.carry_note,
-                  "stale": (o.stale_detail or {}).get("changes") if o.stale_since else None,
-                  "stale_since": (o.stale_detail or {}).get("since_name") if o.stale_since else None,
-                  "moved": _moved(o) if o.stale_since else None}
+            of_device = answers[o.entity_key]
+            machine = of_device.get(o.question) or Answer(o.label, "HUMAN", 100, "human", o.entity_key)
+            of_device[o.question] = replace(
+                machine, state="stale" if o.stale_since else ("carried" if o.carried_from else "human"),
+                author=o.actor, carried_from=o.carried_from, note=o.carry_note,
+                stale=(o.stale_detail or {}).get("changes") if o.stale_since else None,
+                stale_since=(o.stale_detail or {}).get("since_name") if o.stale_since else None,
+                moved=_moved(o) if o.stale_since else None)
     names = {c.id: c.name for c in captures}
     rows = []
     for e in page:
         if not seen[e]:
             continue
         held, macs = _held(seen[e])
-        rows.append({"entity_key": e, "addresses": held, "macs": macs, "first_seen": names[ids[min(seen[e])]],
-                     "first_seen_id": ids[min(seen[e])], "last_seen": names[last_of[e]], "last_seen_id": last_of[e],
-                     "captures": len(seen[e]), "answers": dict(sorted(answers[e].items()))})
-    return {"total": len(devices), "offset": offset, "rows": rows}
+        rows.append(InventoryRow(e, tuple(held), tuple(macs), names[ids[min(seen[e])]], ids[min(seen[e])],
+                                 names[last_of[e]], last_of[e], len(seen[e]), dict(sorted(answers[e].items()))))
+    return Inventory(len(devices), offset, tuple(rows))
 
 
 def _moved(o: HumanOverride) -> str:
@@ -258,7 +391,7 @@ def _moved(o: HumanOverride) -> str:
     return moved(o.stale_detail)
 
 
-def search(session: Session, q: str, limit: int = 200) -> list[dict]:
+def search(session: Session, q: str, limit: int = 200) -> list[SearchHit]:
     """Entities of every capture matching `q` (case-insensitive): an address (exact), a MAC
     (exact, either spelling), a hostname someone claimed or an answer's label (contained).
     Each hit: the entity, its capture and the facts that matched, with their first frames."""
@@ -267,7 +400,7 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
         return []
     low = q.lower()
     mac = low.replace("-", ":")
-    hits: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    hits: dict[tuple[str, str], list[SearchMatch]] = defaultdict(list)
     visible = select(Capture.id).where(Capture.status != STAGING)
     for cid, entity, kind, value, frame in session.execute(select(
             ObservationRow.capture_id, ObservationRow.entity, ObservationRow.kind, ObservationRow.value,
@@ -278,20 +411,19 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
                                                                                                      autoescape=True)),
             ObservationRow.capture_id.in_(visible)).limit(limit * 4)):
         what = {MAC.name: "mac", IP_MAC_BINDING.name: "mac", HOSTNAME_CLAIM.name: "hostname"}[kind]
-        hits[(cid, entity)].append({"matched": what, "kind": kind, "value": value, "frame": frame})
+        hits[(cid, entity)].append(SearchMatch(what, value, kind=kind, frame=frame))
     for cid, entity, question, label in session.execute(select(
             VerdictRow.capture_id, VerdictRow.entity_key, VerdictRow.question, VerdictRow.primary_label).where(
             func.lower(VerdictRow.primary_label).contains(low, autoescape=True),
             VerdictRow.capture_id.in_(visible)).limit(limit * 4)):
-        hits[(cid, entity)].append({"matched": "answer", "question": question, "value": label})
-    names = [low, "mac-" + mac.replace(":", "-")]
+        hits[(cid, entity)].append(SearchMatch("answer", label or "", question=question))  # matched: not None
+    members = [low, "mac-" + mac.replace(":", "-")]
     for cid, member in session.execute(select(EntityMember.capture_id, EntityMember.member).where(
-            EntityMember.member.in_(names), EntityMember.capture_id.in_(visible)).limit(limit)):
+            EntityMember.member.in_(members), EntityMember.capture_id.in_(visible)).limit(limit)):
         # an address, or a device's MAC key (a member of its device); after the facts, which name frames
-        hits[(cid, member)].append({"matched": "address" if not member.startswith("mac-") else "mac",
-                                    "value": member})
+        hits[(cid, member)].append(SearchMatch("address" if not member.startswith("mac-") else "mac", member))
     # a MAC names its own device, not the routed addresses a router's frames carry
-    mac_hits = [k for k, facts in hits.items() if any(f.get("kind") == MAC.name for f in facts)]
+    mac_hits = [k for k, facts in hits.items() if any(f.kind == MAC.name for f in facts)]
     if mac_hits:
         routed = {(cid, member) for cid, member in session.execute(select(
             EntityMember.capture_id, EntityMember.member).join(
@@ -301,27 +433,23 @@ def search(session: Session, q: str, limit: int = 200) -> list[dict]:
             Entity.locality.in_((Locality.REMOTE, Locality.LOCAL_ROUTED))))}
         for k in mac_hits:
             if k in routed:
-                hits[k] = [f for f in hits[k] if f.get("kind") != MAC.name]
+                hits[k] = [f for f in hits[k] if f.kind != MAC.name]
                 if not hits[k]:
                     del hits[k]
-    hits = _by_entity(session, hits)
+    by_entity = _by_entity(session, hits)
     names = dict(session.execute(select(Capture.id, Capture.name).where(
-        Capture.id.in_(sorted({cid for cid, _ in hits})))).all()) if hits else {}
-    primary = _primary_addresses(session, hits)
+        Capture.id.in_(sorted({cid for cid, _ in by_entity})))).all()) if by_entity else {}
+    primary = _primary_addresses(session, by_entity)
     out = []
-    for (cid, entity), facts in sorted(hits.items(), key=lambda kv: (kv[0][1], names.get(kv[0][0], ""), kv[0][0])):
-        seen, unique = set(), []
-        for f in facts:
-            k = tuple(sorted((a, str(b)) for a, b in f.items()))
-            if k not in seen:
-                seen.add(k)
-                unique.append(f)
-        out.append({"entity_key": entity, "ip": primary.get((cid, entity), entity), "capture_id": cid,
-                    "capture_name": names.get(cid), "matched": unique})
+    for (cid, entity), facts in sorted(by_entity.items(),
+                                       key=lambda kv: (kv[0][1], names.get(kv[0][0], ""), kv[0][0])):
+        out.append(SearchHit(entity, primary.get((cid, entity), entity), cid, names.get(cid),
+                             tuple(dict.fromkeys(facts))))  # each once, in order
     return out[:limit]
 
 
-def _by_entity(session: Session, hits: dict[tuple[str, str], list[dict]]) -> dict[tuple[str, str], list[dict]]:
+def _by_entity(session: Session, hits: Mapping[tuple[str, str], list[SearchMatch]]
+               ) -> Mapping[tuple[str, str], list[SearchMatch]]:
     """Facts are held per address or MAC: gather each hit onto its entity's key (issue 11)."""
     if not hits:
         return hits
@@ -331,13 +459,13 @@ def _by_entity(session: Session, hits: dict[tuple[str, str], list[dict]]) -> dic
             EntityMember.capture_id.in_(sorted({c for c, _ in hits})),
             EntityMember.member.in_(sorted({e for _, e in hits})))):
         key_of[(cid, member)] = key
-    out: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    out: dict[tuple[str, str], list[SearchMatch]] = defaultdict(list)
     for (cid, name), facts in hits.items():
         out[(cid, key_of.get((cid, name), name))].extend(facts)
     return out
 
 
-def _primary_addresses(session: Session, hits) -> dict[tuple[str, str], str]:
+def _primary_addresses(session: Session, hits) -> Mapping[tuple[str, str], str]:
     """(capture, entity key) -> the entity's primary address (None for a MAC-only device)."""
     if not hits:
         return {}
@@ -346,7 +474,7 @@ def _primary_addresses(session: Session, hits) -> dict[tuple[str, str], str]:
         if ip is not None}
 
 
-def change_counts(session: Session, network_id: str) -> dict[tuple[str, str], int]:
+def change_counts(session: Session, network_id: str) -> Mapping[tuple[str, str], int]:
     """(capture, severity) -> how many changes."""
     return {(cid, sev): n for cid, sev, n in session.execute(select(
         NetworkChange.capture_id, NetworkChange.severity, func.count()).where(

@@ -4,13 +4,16 @@ scanned before the numbers were stored (re-analyse it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import select
 
 from ...extract.kinds import SERVED
 from ...store.models import Entity, EntityMember, ObservationRow
+from .shapes import plain
 
 #: the inventory's traffic sorts: the name a filter or link uses -> what it orders by
 SORTS = ("packets", "bytes", "peers", "first_seen", "last_seen")
@@ -45,12 +48,10 @@ class DeviceTraffic:
     def bytes(self) -> int:
         return self.bytes_sent + self.bytes_received
 
-    def document(self) -> dict:
-        """The "traffic" object of `--json`, the JSON export and the API."""
-        return {"packets_sent": self.packets_sent, "packets_received": self.packets_received,
-                "bytes_sent": self.bytes_sent, "bytes_received": self.bytes_received,
-                "first_seen": self.first_seen, "last_seen": self.last_seen, "peers": self.peers,
-                "ports_served": list(self.ports_served), "ports_used": list(self.ports_used)}
+    def document(self) -> Mapping[str, Any]:
+        """The "traffic" object of `--json` and the JSON export: `plain(self)`, its fields as
+        they are (the API reads the dataclass itself, schemas.TrafficOut)."""
+        return plain(self)
 
 
 def of(packets_sent, packets_received, bytes_sent, bytes_received, first_seen, last_seen, peers,

@@ -111,6 +111,10 @@ def describe(event: AuditEvent) -> str:
         return f"re-affirmed {_quoted(after)}" + (" (it was stale)" if before.get("stale_since") else "")
     if action == AuditAction.CHANGE_REVIEWED:
         return f"marked reviewed: {after.get('summary')}"
+    if action == AuditAction.CREDENTIAL_REVEALED:
+        who = f" of {after.get('user')}" if after.get("user") else ""
+        return (f"revealed the {after.get('protocol')} secret{who} to {after.get('server')}:{after.get('port')} "
+                f"(credential #{after.get('credential')}, frame {after.get('frame')})")
     if action == AuditAction.ACCESS_DENIED:
         return f"refused {after.get('method', '')} (needs the {after.get('required_role', '?')} role)"
     return action

@@ -31,29 +31,39 @@ GRID_PAGE = 100
 STEP_SHOWN = 12  # high and medium changes listed per capture; the rest load when opened
 
 
-def network_context(session, network, grid_offset: int = 0, inventory_offset: int = 0) -> dict:
-    """The page: captures, the timeline (the first high and medium changes of each capture
-    listed, the rest and the low ones - devices coming and going - counted and loaded when
-    opened), one page of the grid and inventory."""
+def network_context(session, network, grid_offset: int = 0, inventory_offset: int = 0,
+                    opened: tuple[str, ...] = ()) -> dict:
+    """The page: the change summary first, then its lists each behind a disclosure - captures,
+    the timeline (the first high and medium changes of each capture listed, the rest and the
+    low ones - devices coming and going - counted and loaded when opened), one page of the
+    grid and inventory. `opened`: the lists shown open (the one a pager link or an action
+    brought the page back to)."""
     shared = read.devices_of(session, network)
     captures = shared[0]
-    detail = read.network_fields(network, len(captures)) | {
-        "capture_list": [read.capture_brief(c, i) for i, c in enumerate(captures)]}
+    detail = read.detail_of(network, captures)
     changes = read.change_documents(session, network.id, severities=("high", "medium"), captures=captures,
                                     detail=False)
     counts = read.change_counts(session, network.id)
-    into: dict[str, list[dict]] = {}
+    into: dict[str, list[read.Change]] = {}
     for e in changes:
-        into.setdefault(e["capture_id"], []).append(e)
+        into.setdefault(e.capture_id, []).append(e)
     timeline = []
-    for c in detail["capture_list"][1:]:
-        events = into.get(c["id"], [])
+    for c in detail.capture_list[1:]:
+        events = into.get(c.id, [])
         timeline.append({"capture": c, "events": events[:STEP_SHOWN], "more": len(events[STEP_SHOWN:]),
-                         "low": counts.get((c["id"], "low"), 0)})
-    return {"network": detail, "timeline": timeline, "summary": change_summary(session, network.id, captures),
+                         "low": counts.get((c.id, "low"), 0)})
+    return {"network": detail, "timeline": timeline, "change_total": sum(counts.values()), "opened": opened,
+            "summary": change_summary(session, network.id, captures),
             "grid": read.presence(session, network, grid_offset, GRID_PAGE, shared),
             "inventory": read.inventory(session, network, inventory_offset, GRID_PAGE, shared), "page_size": GRID_PAGE,
             "titles": {a.question: a.title for a in get_registry()}}
+
+
+def _opened(request: Request) -> tuple[str, ...]:
+    """The lists a request comes back to: a presence page link opens the grid, a devices page
+    link the inventory."""
+    return tuple(name for param, name in (("grid", "presence"), ("devices", "inventory"))
+                 if param in request.query_params)
 
 
 def _offset(request: Request, name: str) -> int:
@@ -73,11 +83,11 @@ def networks_page(request: Request, settings: SettingsDep, db: DbDep) -> HTMLRes
 
 @router.get("/networks/{nid}", response_class=HTMLResponse)
 def network_page(request: Request, nid: str, settings: SettingsDep, db: DbDep) -> HTMLResponse:
-    grid, inv = _offset(request, "grid"), _offset(request, "devices")
+    grid, inv, opened = _offset(request, "grid"), _offset(request, "devices"), _opened(request)
 
     def content(actor: Actor):
         with db.session() as s:
-            return "_network.html", network_context(s, networks.find_network(s, nid), grid, inv)
+            return "_network.html", network_context(s, networks.find_network(s, nid), grid, inv, opened)
     query = f"?{request.url.query}" if request.url.query else ""
     return _page(request, settings, "Network", f"/ui/networks/{nid}{query}", content)
 
@@ -90,7 +100,7 @@ def networks_partial(request: Request, session: SessionDep, actor: ViewerActor) 
 @router.get("/ui/networks/{nid}", response_class=HTMLResponse)
 def network_partial(request: Request, nid: str, session: SessionDep, actor: ViewerActor) -> HTMLResponse:
     context = network_context(session, networks.find_network(session, nid), _offset(request, "grid"),
-                              _offset(request, "devices"))
+                              _offset(request, "devices"), _opened(request))
     return render(request, "_network.html", context | {"viewer": views.Viewer.of(actor)})
 
 
@@ -130,7 +140,7 @@ def review(request: Request, nid: str, change_id: int, db: DbDep, actor: Analyst
     with db.session(write=True) as s:
         network = networks.find_network(s, nid)
         change = networks.changes.mark_reviewed(s, network.id, change_id, actor=actor)
-        event = next(e for e in read.change_documents(s, network.id, change.capture_id) if e["id"] == change.id)
+        event = next(e for e in read.change_documents(s, network.id, change.capture_id) if e.id == change.id)
     return render(request, "_network_change.html", {"e": event, "network": {"id": network.id},
                                                     "viewer": views.Viewer.of(actor)})
 
@@ -146,7 +156,8 @@ def _answer_action(request: Request, nid: str, db, registry, actor: Actor, captu
         error = str(err)
     with db.session() as s:
         network = networks.find_network(s, nid)
-        context = network_context(s, network, _offset(request, "grid"), _offset(request, "devices"))
+        context = network_context(s, network, _offset(request, "grid"), _offset(request, "devices"),
+                                  ("inventory",))  # re-affirm and clear are inventory actions
     return render(request, "_network.html", context | {"viewer": views.Viewer.of(actor), "error": error},
                   status=200 if error is None else 422)
 

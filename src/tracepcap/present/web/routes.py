@@ -41,6 +41,7 @@ from ..read.frames import frame_spec, wireshark_filter
 from ..read.hosts import MARKS
 from ..read.topology import topology as topology_of
 from . import views
+from .graph import topology_json
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
@@ -252,10 +253,11 @@ def topology(capture: CaptureDep, session: SessionDep, registry: RegistryDep, ac
              open_: Annotated[list[str], Query(alias="open", max_length=200)] = [],  # noqa: B006 (FastAPI copies it)
              closed: Annotated[list[str], Query(max_length=200)] = []) -> JSONResponse:  # noqa: B006
     """The graph (read/topology.py): coloured by one question's answers, only hosts with
-    `label` if given, the groups in `open` drawn host by host and those in `closed` as one node."""
+    `label` if given, the groups in `open` drawn host by host and those in `closed` as one node;
+    the JSON of web/graph.py."""
     question = colour_by or next(iter(registry)).question
-    return JSONResponse(topology_of(session, registry, capture.id, question, opened=set(open_[:500]),
-                                    closed=set(closed[:500]), label=label))
+    return JSONResponse(topology_json(topology_of(session, registry, capture.id, question, opened=set(open_[:500]),
+                                                  closed=set(closed[:500]), label=label)))
 
 
 @router.get("/ui/captures/{cid}/frames/{n}", response_class=HTMLResponse)

@@ -204,6 +204,7 @@ def capture_context(session: Session, registry: Registry, capture: Capture, quer
             "findings": found, "findings_overview": findings_overview(found),
             "notice_counts": notices.notice_counts, "notices": notices.notices,
             "counts": label_counts(session, registry, capture.id),
+            "span": capture_spans(session, [capture.id]).get(capture.id),
             "questions": [question_meta(a) for a in registry],
             **hosts_context(session, registry, capture, query)}
 
@@ -305,4 +306,4 @@ def frame_context(session: Session, settings: Settings, capture: Capture, number
     """The packet view: one frame as our decoders read it, its hex dump, and its neighbours."""
     path, index = capture_index(settings.capture_dir, capture, settings.extract_limits)
     frame = frame_detail(session, capture, path, index, number)
-    return {"capture": capture_fields(capture), "frame": frame, "hex_rows": hex_rows(bytes.fromhex(frame["hex"]))}
+    return {"capture": capture_fields(capture), "frame": frame, "hex_rows": hex_rows(bytes.fromhex(frame.hex))}

@@ -1,13 +1,14 @@
 """cleartext-login: a login crossed the network readable, one finding per (server,
 protocol). Medium when a password or community string went in the clear (anyone on the
-path holds it now), low when only a user name did. NTLM is not cleartext (its response
-is a hash to crack, not the password) and raises none."""
+path holds it now), low when only a user name did. NTLM and Kerberos pre-authentication are
+not cleartext (their response is a hash to crack, not the password) and raise none; neither
+does an HTTP cookie (a session's token, listed with the credentials, but no login)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...extract.extractors.credentials import CLEARTEXT, MASK, value_parts
+from ...extract.extractors.credentials import CLEARTEXT, MASK, SESSION_TOKENS, value_parts
 from ...extract.kinds import CREDENTIAL
 from ..context import CaptureContext
 from . import Finding
@@ -19,7 +20,7 @@ def find(context: CaptureContext) -> Iterator[Finding]:
         for fact in context.host(client).all_facts:
             if fact.kind == CREDENTIAL.name:
                 protocol, server, port = value_parts(fact.value)
-                if protocol in CLEARTEXT:
+                if protocol in CLEARTEXT and protocol not in SESSION_TOKENS:
                     logins.setdefault((server, protocol, port), []).append(
                         (client, fact.value, fact.first_frame))
     for (server, protocol, port), seen in sorted(logins.items()):

@@ -1,15 +1,17 @@
 """A capture's credentials: the logins clients sent where the capture could read them, with
-the secret masked (it was never stored), read-only and paginated."""
+the secret masked (it was never stored), paginated; and an analyst's reveal of one secret,
+re-read from the stored capture and audited (`credential.revealed`)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict
 
-from ...deps import CaptureDep, PageDep, SessionDep, Viewer
-from ...read.credentials import credentials
+from ....adjudicate.annotations import record_reveal
+from ...deps import ActorDep, Analyst, CaptureDep, PageDep, SessionDep, SettingsDep, Viewer
+from ...read.credentials import credentials, reveal
 from ...read.hosts import require_host
 from ..offloop import OffLoopJsonRoute
 
@@ -19,6 +21,7 @@ router = APIRouter(route_class=OffLoopJsonRoute, prefix="/captures/{cid}", tags=
 class CredentialOut(BaseModel):
     """One login: protocol, user, client device, server, the masked secret, its frames."""
     model_config = ConfigDict(from_attributes=True)
+    id: int
     protocol: str
     user: str | None
     client: str
@@ -45,3 +48,33 @@ def list_credentials(capture: CaptureDep, session: SessionDep, page: PageDep,
     found = credentials(session, capture.id, device=key, protocol=protocol)
     page.total(len(found))
     return found[page.offset:page.offset + page.limit]
+
+
+class RevealedOut(BaseModel):
+    """One credential's secret, read again from the stored capture: the password, token or
+    community as sent, or for a challenge-response the line a cracker reads (`format` says
+    which: "cleartext", "hashcat -m 5600 (NetNTLMv2)", ...); null with `note` saying why."""
+    model_config = ConfigDict(from_attributes=True)
+    id: int
+    protocol: str
+    user: str | None
+    server: str
+    port: int
+    text: str
+    frame: int
+    secret: str | None
+    format: str | None
+    note: str
+
+
+@router.post("/credentials/{credential_id}/reveal", response_model=RevealedOut, dependencies=[Analyst])
+def reveal_credential(capture: CaptureDep, session: SessionDep, settings: SettingsDep, actor: ActorDep,
+                      credential_id: Annotated[int, Path(ge=1, le=2**62)]):
+    """Reveal one credential's secret (the analyst role). Nothing is stored: the secret is read
+    again from the credential's frames in the stored capture, and the reveal is written to the
+    audit log (`credential.revealed`, with the actor and the time, never the secret). The role
+    is checked before the request takes its write turn (a refusal records itself)."""
+    found = reveal(session, settings.capture_dir, capture, credential_id, settings.extract_limits)
+    record_reveal(session, actor, capture.id, credential=found.id, protocol=found.protocol, user=found.user,
+                  server=found.server, port=found.port, frame=found.frame, shown=found.secret is not None)
+    return found

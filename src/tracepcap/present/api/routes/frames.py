@@ -13,6 +13,7 @@ from ....store.models import MAX_BIGINT
 from ...deps import Analyst, CaptureDep, SessionDep, SettingsDep, Viewer
 from ...read.frames import (
     MAX_SLICE_FRAMES,
+    FrameDetail,
     capture_index,
     conversation_frames,
     frame_detail,
@@ -30,7 +31,7 @@ SLICE = {200: {"content": {PCAPNG: {}}, "description": "a pcapng file; each pack
 
 @router.get("/frames/{n}", response_model=FrameOut, dependencies=[Viewer])
 def one_frame(capture: CaptureDep, n: Annotated[int, Path(description="the frame number, as Wireshark shows it")],
-              session: SessionDep, settings: SettingsDep) -> dict:
+              session: SessionDep, settings: SettingsDep) -> FrameDetail:
     """One frame as TracePcap's decoders read it: summary, layers, hex, and the previous and
     next frame of its conversation. 400 for frame 0, 404 past the last frame."""
     path, index = capture_index(settings.capture_dir, capture, settings.extract_limits)

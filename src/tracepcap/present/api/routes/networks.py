@@ -22,7 +22,18 @@ from ....store.models import MAX_INTEGER
 from ...deps import ActorDep, Analyst, DbDep, KeyDep, RegistryDep, SessionDep, SettingsDep, Viewer, WorkerDep
 from ...read import networks as read
 from ..offloop import OffLoopJsonRoute
-from ..schemas import In, Label, Verdict
+from ..schemas import (
+    ChangeOut,
+    In,
+    InventoryOut,
+    Label,
+    NetworkAttachedOut,
+    NetworkDetailOut,
+    NetworkOut,
+    PresenceOut,
+    SearchHitOut,
+    Verdict,
+)
 from ..upload import receive_capture, upload_slot
 
 router = APIRouter(route_class=OffLoopJsonRoute, tags=["networks"])
@@ -38,30 +49,30 @@ class AttachIn(In):
     capture_id: Label
 
 
-@router.post("/networks", status_code=status.HTTP_201_CREATED, dependencies=[Analyst])
-def create_network(body: NetworkIn, session: SessionDep, actor: ActorDep, response: Response) -> dict:
+@router.post("/networks", status_code=status.HTTP_201_CREATED, response_model=NetworkOut, dependencies=[Analyst])
+def create_network(body: NetworkIn, session: SessionDep, actor: ActorDep, response: Response) -> read.NetworkRow:
     """A new, empty network (a name no other network has)."""
     network = networks.create_network(session, body.name, actor=actor)
     response.headers["Location"] = f"/api/networks/{network.id}"
     return read.network_fields(network, 0)
 
 
-@router.get("/networks", dependencies=[Viewer])
-def list_networks(session: SessionDep) -> list[dict]:
+@router.get("/networks", response_model=list[NetworkOut], dependencies=[Viewer])
+def list_networks(session: SessionDep) -> list[read.NetworkRow]:
     """Every network with how many captures it holds."""
     return read.networks(session)
 
 
-@router.get("/networks/{nid}", dependencies=[Viewer])
-def read_network(nid: str, session: SessionDep) -> dict:
+@router.get("/networks/{nid}", response_model=NetworkDetailOut, dependencies=[Viewer])
+def read_network(nid: str, session: SessionDep) -> read.NetworkDetail:
     """The network (by id or name) with its captures in order (first packet time, then upload)."""
     return read.network_detail(session, networks.find_network(session, nid))
 
 
-@router.post("/networks/{nid}/captures", dependencies=[Analyst],
+@router.post("/networks/{nid}/captures", response_model=NetworkAttachedOut, dependencies=[Analyst],
              responses={202: {"description": "uploaded; analysed in the background, then carried into"}})
 async def add_capture(nid: str, request: Request, response: Response, actor: ActorDep, db: DbDep,
-                      settings: SettingsDep, registry: RegistryDep, worker: WorkerDep) -> dict:
+                      settings: SettingsDep, registry: RegistryDep, worker: WorkerDep) -> NetworkAttachedOut:
     """Put a capture into the network: either upload it here (multipart/form-data, a "file"
     part, as `POST /api/captures`), analysed in the background and carried into when done, or
     attach an analysed one with JSON `{"capture_id": ...}`. A capture belongs to at most one
@@ -80,7 +91,7 @@ async def add_capture(nid: str, request: Request, response: Response, actor: Act
             capture, created = await receive_capture(request, db, settings, actor.name)
         capture_id = capture.id
 
-    def attach() -> dict:
+    def attach() -> NetworkAttachedOut:
         with db.session(write=True) as s:
             network = networks.find_network(s, network_id)
             cid = find_capture(s, capture_id).id
@@ -88,16 +99,18 @@ async def add_capture(nid: str, request: Request, response: Response, actor: Act
                 networks.attach(s, network, cid, actor=actor)
             else:
                 networks.add_capture(s, registry, network, cid, actor=actor)
-            return {"capture_id": cid} | read.network_detail(s, network)
+            detail = NetworkDetailOut.model_validate(read.network_detail(s, network))
+            return NetworkAttachedOut.model_validate({**dict(detail), "capture_id": cid})
     detail = await anyio.to_thread.run_sync(attach)
     if created:
-        worker.submit(detail["capture_id"])
+        worker.submit(detail.capture_id)
     response.status_code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
     return detail
 
 
-@router.delete("/networks/{nid}/captures/{cid}", dependencies=[Analyst])
-def remove_capture(nid: str, cid: str, session: SessionDep, registry: RegistryDep, actor: ActorDep) -> dict:
+@router.delete("/networks/{nid}/captures/{cid}", response_model=NetworkDetailOut, dependencies=[Analyst])
+def remove_capture(nid: str, cid: str, session: SessionDep, registry: RegistryDep, actor: ActorDep
+                   ) -> read.NetworkDetail:
     """Take a capture out of the network (the capture stays); what was carried is recomputed."""
     network = networks.find_network(session, nid)
     networks.remove_capture(session, registry, network, find_capture(session, cid).id, actor=actor)
@@ -108,13 +121,13 @@ SEVERITIES = ("high", "medium", "low")
 KINDS = frozenset(v for k, v in vars(ChangeKind).items() if k.isupper()) | {RETURNED}
 
 
-@router.get("/networks/{nid}/changes", dependencies=[Viewer])
+@router.get("/networks/{nid}/changes", response_model=list[ChangeOut], dependencies=[Viewer])
 def list_changes(nid: str, session: SessionDep, response: Response,
                  capture: Annotated[str | None, Query(description="only the changes into this capture")] = None,
                  severity: Annotated[list[str] | None, Query(description="high, medium or low (repeatable)")] = None,
                  kind: Annotated[list[str] | None, Query(description="a change kind (repeatable)")] = None,
                  device: Annotated[str | None, Query(description="changes naming this device (key or address)")]
-                 = None, offset: Offset = 0, limit: Limit = 100) -> list[dict]:
+                 = None, offset: Offset = 0, limit: Limit = 100) -> list[read.Change]:
     """The typed changes of each capture against the network's history before it, in capture
     order then severity, each with its witness frames and whether (and by whom) it was
     reviewed; one page of them (`X-Total-Count` holds how many match)."""
@@ -134,23 +147,23 @@ def list_changes(nid: str, session: SessionDep, response: Response,
     return events[offset:offset + limit]
 
 
-@router.post("/networks/{nid}/changes/{change_id}/review", dependencies=[Analyst])
+@router.post("/networks/{nid}/changes/{change_id}/review", response_model=ChangeOut, dependencies=[Analyst])
 def review_change(nid: str, change_id: Annotated[int, Path(ge=1, le=MAX_INTEGER)], session: SessionDep,
-                  actor: ActorDep) -> dict:
+                  actor: ActorDep) -> read.Change:
     """Mark a change reviewed (audited as `change.reviewed`)."""
     network = networks.find_network(session, nid)
     change = networks.changes.mark_reviewed(session, network.id, change_id, actor=actor)
-    return next(c for c in read.change_documents(session, network.id, change.capture_id) if c["id"] == change.id)
+    return next(c for c in read.change_documents(session, network.id, change.capture_id) if c.id == change.id)
 
 
-@router.get("/networks/{nid}/presence", dependencies=[Viewer])
-def presence(nid: str, session: SessionDep, offset: Offset = 0, limit: Limit = 100) -> dict:
+@router.get("/networks/{nid}/presence", response_model=PresenceOut, dependencies=[Viewer])
+def presence(nid: str, session: SessionDep, offset: Offset = 0, limit: Limit = 100) -> read.Presence:
     """Devices x captures: present, absent, or changed (a change event names it there)."""
     return read.presence(session, networks.find_network(session, nid), offset, limit)
 
 
-@router.get("/networks/{nid}/inventory", dependencies=[Viewer])
-def inventory(nid: str, session: SessionDep, offset: Offset = 0, limit: Limit = 100) -> dict:
+@router.get("/networks/{nid}/inventory", response_model=InventoryOut, dependencies=[Viewer])
+def inventory(nid: str, session: SessionDep, offset: Offset = 0, limit: Limit = 100) -> read.Inventory:
     """The network's devices: first and last seen, current answers with carried / stale state."""
     return read.inventory(session, networks.find_network(session, nid), offset, limit)
 
@@ -163,9 +176,9 @@ def reaffirm(key: KeyDep, session: SessionDep, registry: RegistryDep, actor: Act
     return networks.reaffirm(session, registry, key, actor=actor).to_document()
 
 
-@router.get("/search", dependencies=[Viewer])
+@router.get("/search", response_model=list[SearchHitOut], dependencies=[Viewer])
 def search(q: Annotated[str, Query(min_length=1, max_length=200)], session: SessionDep,
-           limit: Limit = 200) -> list[dict]:
+           limit: Limit = 200) -> list[read.SearchHit]:
     """Entities in every capture by MAC, address, hostname or answer label: entity, capture
     and the facts that matched."""
     return read.search(session, q, limit)

@@ -92,6 +92,23 @@
     if (xhr.status === 401 && auth()) { auth().expired(); }
     showError(evt.detail.elt, messageOf(xhr));
   });
+  // --- the network page: the lists a reader opened stay open when an action on the page
+  // (re-affirm, clear) brings the whole page back from the server (issue 28) ----------------
+  var keptOpen = null;
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var target = evt.detail.target;
+    keptOpen = target && target.id === "network" && evt.detail.shouldSwap
+      ? Array.prototype.map.call(target.querySelectorAll("details.network-list[open]"), function (d) { return d.id; })
+      : null;
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    if (!keptOpen) { return; }
+    keptOpen.forEach(function (id) {
+      var list = document.getElementById(id);
+      if (list) { list.open = true; }
+    });
+    keptOpen = null;
+  });
   document.addEventListener("htmx:sendError", function (evt) {
     showError(evt.detail.elt, "The server could not be reached; nothing was saved.");
   });
@@ -405,6 +422,9 @@
     };
     data.nodes.forEach(function (n) {
       if (n.data.tone !== undefined) { n.data.colour = colourOf(n.data.tone); }
+      // what findings name stands out (a host, a closed group; an open one's hosts say it): a red
+      // ring for high, amber else, the one sending in another's name a diamond
+      if (n.data.severity && n.data.kind !== "group") { n.classes = "flagged sev-" + n.data.severity + (n.data.spoofer ? " spoofer" : ""); }
       if (n.data.mix) {  // a closed group: a pie of its hosts' answers
         var whole = n.data.hosts || 1;
         for (var i = 0; i < PIE; i++) {
@@ -444,6 +464,13 @@
         { selector: "node[kind = 'aggregate']", style: pieStyle },
         { selector: "node[kind = 'host'][?contested]", style: { "border-style": "dashed", "border-width": 2, "border-color": "#b45309" } },
         { selector: "node[kind = 'host'][?human]", style: { "border-width": 3, "border-color": "#6d28d9" } },
+        { selector: "node[kind = 'host']", style: { "text-wrap": "wrap", "text-max-width": 160 } },
+        { selector: "node.flagged", style: { "outline-width": 3, "outline-offset": 2, "outline-color": "#9a6700",
+          "z-index": 20 } },
+        { selector: "node.sev-high", style: { "outline-width": 5, "outline-color": "#d1242f" } },
+        { selector: "node.flagged[kind = 'host']", style: { "font-weight": "bold", "color": "#a40e26" } },
+        { selector: "node.spoofer[kind = 'host']", style: { "shape": "diamond", "width": 30, "height": 30, "z-index": 30 } },
+        { selector: "node.flagged[kind = 'aggregate']", style: { "border-color": "#d1242f", "color": "#a40e26" } },
         { selector: "edge", style: { "width": "data(width)", "line-color": "#7d8894", "curve-style": "haystack",
           "opacity": data.edges.length > 300 ? 0.22 : 0.5 } },
         { selector: ":selected", style: { "border-width": 3, "border-color": "#0b57d0" } }
@@ -463,6 +490,11 @@
     }
     holder.tpGraph = graph;  // for the browser tests and the console
     holder.removeAttribute("aria-busy");
+    // a node's title in words (its answer, each finding naming it) as the graph's tooltip
+    graph.on("mouseover", "node", function (e) {
+      if (e.target.data("title")) { holder.setAttribute("title", e.target.data("title")); }
+    });
+    graph.on("mouseout", "node", function () { holder.removeAttribute("title"); });
     var hostUrl = select.getAttribute("data-host-url");
     graph.on("tap", "node[kind = 'host']", function (e) {
       window.location.href = hostUrl + encodeURIComponent(e.target.id());
@@ -479,7 +511,10 @@
       " select an open group's frame to close it); " + data.edges_shown + " links" +
       (data.edges_shown < data.pairs ? " (the heaviest of " + data.pairs + ")" : "") +
       ", thicker for more bytes. Colour: " + data.title + " (a dashed ring: contested, a thick purple ring: a human" +
-      " answer). Select a host to open it.";
+      " answer). Select a host to open it." +
+      (data.collapsed ? " A capture of this many hosts opens with its subnet groups closed." : "") +
+      (data.flagged ? " " + data.flagged + (data.flagged === 1 ? " host" : " hosts") + " named by findings:" +
+        " ringed red (high) or amber, a diamond for one sending in another host's name; point at one for its findings." : "");
     var legend = document.getElementById("topology-legend");
     legend.replaceChildren.apply(legend, data.legend.map(function (item) {
       var li = document.createElement("li");
@@ -510,7 +545,8 @@
         button.setAttribute("aria-label", (g.open ? "close " : "open ") + g.name);
         button.addEventListener("click", function () { toggleGroup(g.id, !g.open); });
         li.append(document.createTextNode((g.zone === "local" ? "local " : "remote ") + g.name + " · " +
-          g.hosts + " host" + (g.hosts === 1 ? "" : "s") + " (" + g.localities + ") "), button);
+          g.hosts + " host" + (g.hosts === 1 ? "" : "s") + " (" + g.localities + ")" +
+          (g.flagged ? " ⚑ " + g.flagged + " with findings " : " ")), button);
         return li;
       }));
     }
@@ -547,7 +583,76 @@
         if (e.key === "Escape" && card.classList.contains("is-full")) { setFull(false); }
       });
     }
+    // in a tab not shown yet: drawn when the tab is first shown (a hidden container has no size)
+    var panel = select.closest("[role=tabpanel]");
+    if (panel && panel.hidden) {
+      panel.addEventListener("tp-tab-shown", function () { loadTopology(); }, { once: true });
+      return;
+    }
     loadTopology();
+  }
+
+  // --- tabs: the capture page's long lists, one shown at a time --------------------------
+  // A tab is a button (role=tab) that shows its panel (aria-controls) and hides the others;
+  // arrow keys, Home and End move between tabs. A panel shown the first time gets the
+  // "tp-tab-shown" event (the topology draws then, credentials and software load then). A
+  // link to something in a hidden panel (#findings-title), or htmx swapping content into one at
+  // the ask of something outside it (the banner's "hosts with findings"), shows that panel's tab.
+  function initTabs(root) {
+    var lists = (root || document).querySelectorAll("[role=tablist][data-tabs]:not([data-ready])");
+    Array.prototype.forEach.call(lists, function (list) {
+      list.setAttribute("data-ready", "1");
+      var tabs = Array.prototype.slice.call(list.querySelectorAll("[role=tab]"));
+      var panelOf = function (tab) { return document.getElementById(tab.getAttribute("aria-controls")); };
+      var show = function (tab, focus) {
+        tabs.forEach(function (t) {
+          var on = t === tab;
+          t.setAttribute("aria-selected", on ? "true" : "false");
+          t.tabIndex = on ? 0 : -1;
+          panelOf(t).hidden = !on;
+        });
+        if (focus) { tab.focus(); }
+        var panel = panelOf(tab);
+        if (!panel.hasAttribute("data-shown")) {
+          panel.setAttribute("data-shown", "1");
+          if (window.htmx) { window.htmx.trigger(panel, "tp-tab-shown"); }
+          else { panel.dispatchEvent(new CustomEvent("tp-tab-shown")); }
+        } else if (graph && panel.contains(document.getElementById("topology"))) {
+          graph.resize();
+        }
+      };
+      tabs.forEach(function (tab, i) {
+        if (tab.getAttribute("aria-selected") === "true") { panelOf(tab).setAttribute("data-shown", "1"); }
+        tab.addEventListener("click", function () { show(tab, false); });
+        tab.addEventListener("keydown", function (e) {
+          var to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[e.key];
+          if (to === undefined) { return; }
+          e.preventDefault();
+          show(tabs[(to + tabs.length) % tabs.length], true);
+        });
+      });
+      var reveal = function (element) {
+        var panel = element && element.closest("[role=tabpanel]");
+        var tab = panel && panel.hidden && tabs.filter(function (t) { return panelOf(t) === panel; })[0];
+        if (tab) { show(tab, false); }
+        return Boolean(tab);
+      };
+      var follow = function () {
+        var target = window.location.hash && document.getElementById(decodeURIComponent(window.location.hash.slice(1)));
+        if (reveal(target)) { target.scrollIntoView(); }
+      };
+      window.addEventListener("hashchange", follow);
+      document.addEventListener("click", function (e) {  // the same link twice: no hashchange
+        var link = e.target.closest && e.target.closest("a[href^='#']:not([hx-get])");
+        if (link) { reveal(document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)))); }
+      });
+      document.body.addEventListener("htmx:afterSwap", function (evt) {  // asked from outside the panel
+        var panel = evt.detail.target && evt.detail.target.closest && evt.detail.target.closest("[role=tabpanel]");
+        var asker = evt.detail.requestConfig && evt.detail.requestConfig.elt;
+        if (panel && asker && !panel.contains(asker)) { reveal(evt.detail.target); }
+      });
+      follow();
+    });
   }
 
   // --- witness frames: copy a Wireshark filter; download a slice with the bearer token ------
@@ -606,6 +711,7 @@
     formatTimes(root);
     initUpload(root);
     initAnalysisPoll(root);
+    initTabs(root);
     initTopology(root);
   }
 

@@ -1,4 +1,4 @@
-"""The packet view's application layer (present/read/app_layer.py) on real frames, field by
+"""A frame's application layer as Extract describes it (extract/describe.py) on real frames, field by
 field as tshark reads the same frames, and on payloads cut short or wrong: what decoded plus an
 `error` field, never an exception."""
 
@@ -9,10 +9,11 @@ import subprocess
 
 import pytest
 
+from tracepcap.extract.describe import Layer, application, describe
 from tracepcap.extract.packet import decode_frame
 from tracepcap.extract.reader import CaptureReader
-from tracepcap.present.read.app_layer import application_layer
-from tracepcap.testing import app, frames as f
+from tracepcap.testing import app
+from tracepcap.testing import frames as f
 
 TSHARK = shutil.which("tshark") or "/usr/bin/tshark"
 CLIENT, SERVER = "192.0.2.10", "198.51.100.20"
@@ -26,23 +27,24 @@ def tshark(path, display: str, *names: str) -> dict[int, dict[str, str]]:
     rows = {}
     for line in out.splitlines():
         number, *values = line.split("\t")
-        rows[int(number)] = dict(zip(names, values))
+        rows[int(number)] = dict(zip(names, values, strict=False))
     return rows
 
 
-def layers_of(path, numbers) -> dict[int, dict]:
+def layers_of(path, numbers) -> dict[int, Layer | None]:
     """frame number -> its application layer, for the frames named."""
     wanted, out = set(numbers), {}
     with CaptureReader(path) as reader:
         for number, (linktype, ts, wire_len, data) in enumerate(reader.records(), 1):
             if number in wanted:
-                out[number] = application_layer(decode_frame(linktype, data, number, ts, wire_len))
+                out[number] = application(decode_frame(linktype, data, number, ts, wire_len))
     return out
 
 
-def fields(layer: dict) -> dict[str, list[str]]:
+def fields(layer: Layer | None) -> dict[str, list[str]]:
+    assert layer is not None
     found: dict[str, list[str]] = {}
-    for name, value in layer["fields"]:
+    for name, value in layer.fields:
         found.setdefault(name, []).append(value)
     return found
 
@@ -53,7 +55,7 @@ def test_dns_as_tshark_reads_it(captures):
     assert seen
     for number, layer in layers_of(path, seen).items():
         expect, got = seen[number], fields(layer)
-        assert layer["name"] == "DNS" and "error" not in got
+        assert layer.name == "DNS" and "error" not in got
         assert got["id"] == [expect["dns.id"]]
         assert got["flags"][0].startswith(expect["dns.flags"])
         assert [q.split()[0] for q in got.get("question", [])] == expect["dns.qry.name"].split(",")
@@ -70,7 +72,7 @@ def test_dhcp_as_tshark_reads_it(captures):
     assert len(seen) >= 10
     for number, layer in layers_of(path, seen).items():
         expect, got = seen[number], fields(layer)
-        assert layer["name"] == "DHCP" and "error" not in got
+        assert layer.name == "DHCP" and "error" not in got
         assert got["transaction id"] == [expect["dhcp.id"]]
         assert got["message type"][0].split()[0] == expect["dhcp.option.dhcp"]
         assert got.get("hostname", [""]) == [expect["dhcp.option.hostname"]]
@@ -90,7 +92,7 @@ def test_http_as_tshark_reads_it(captures):
     assert len(seen) >= 30
     for number, layer in layers_of(path, seen).items():
         expect, got = seen[number], fields(layer)
-        assert layer["name"] == "HTTP" and "error" not in got
+        assert layer.name == "HTTP" and "error" not in got
         if expect["http.request.method"]:
             assert (got["method"], got["target"]) == ([expect["http.request.method"]], [expect["http.request.uri"]])
             assert got.get("host", [""]) == [expect["http.host"]]
@@ -108,7 +110,7 @@ def test_tls_client_hello_as_tshark_reads_it(captures, name):
     assert seen
     for number, layer in layers_of(path, seen).items():
         expect, got = seen[number], fields(layer)
-        assert layer["name"] == "TLS" and "error" not in got and got["handshake"] == ["client hello"]
+        assert layer.name == "TLS" and "error" not in got and got["handshake"] == ["client hello"]
         assert got["version"][0].endswith(f"({expect['tls.handshake.version']})")
         assert got.get("server name (SNI)", [""]) == [expect["tls.handshake.extensions_server_name"]]
         assert got.get("ALPN", [""]) == [expect["tls.handshake.extensions_alpn_str"]]
@@ -117,26 +119,26 @@ def test_tls_client_hello_as_tshark_reads_it(captures, name):
 def test_mdns_and_ssdp_and_other_payloads(captures):
     path = captures / "demo_all_rules.pcap"
     layers = layers_of(path, [2, 4])
-    assert layers[2]["name"] == "SSDP" and ["start line", "M-SEARCH * HTTP/1.1"] in layers[2]["fields"]
-    assert layers[4]["name"] == "mDNS"
-    assert ["additional record", "sonos7828CA05FACC.local A 192.168.1.69 ttl 120"] in layers[4]["fields"]
+    assert layers[2].name == "SSDP" and ("start line", "M-SEARCH * HTTP/1.1") in layers[2].fields
+    assert layers[4].name == "mDNS"
+    assert "sonos7828CA05FACC.local A 192.168.1.69 ttl 120" in layers[4].values("additional record")
 
 
-def _udp(sport: int, dport: int, payload: bytes) -> dict | None:
+def _udp(sport: int, dport: int, payload: bytes) -> Layer | None:
     frame = f.ethernet("02:00:00:00:00:01", "02:00:00:00:00:02", f.ETH_IPV4,
                        f.ipv4(CLIENT, SERVER, f.PROTO_UDP, f.udp(CLIENT, SERVER, sport, dport, payload)))
-    return application_layer(decode_frame(1, memoryview(frame), 1, 0.0, len(frame)))
+    return application(decode_frame(1, memoryview(frame), 1, 0.0, len(frame)))
 
 
-def _tcp(sport: int, dport: int, payload: bytes) -> dict | None:
+def _tcp(sport: int, dport: int, payload: bytes) -> Layer | None:
     frame = f.ethernet("02:00:00:00:00:01", "02:00:00:00:00:02", f.ETH_IPV4,
                        f.ipv4(CLIENT, SERVER, f.PROTO_TCP, f.tcp(CLIENT, SERVER, sport, dport, 1, 1, "PA",
                                                                  payload=payload)))
-    return application_layer(decode_frame(1, memoryview(frame), 1, 0.0, len(frame)))
+    return application(decode_frame(1, memoryview(frame), 1, 0.0, len(frame)))
 
 
 def test_a_payload_of_no_known_protocol_shows_its_length_and_an_empty_one_nothing():
-    assert _udp(40000, 40001, b"\x01" * 17) == {"name": "Data", "fields": [["length", "17"]]}
+    assert _udp(40000, 40001, b"\x01" * 17) == Layer("Data", (("length", "17"),))
     assert _tcp(40000, 8443, b"") is None
 
 
@@ -163,3 +165,25 @@ def test_cut_payloads_show_what_decoded_and_the_error():
     assert "truncated" in tls["error"][0]
     wrong = fields(_tcp(50002, 443, b"\x16\x03\x01\x00\x05\x01\x00\x00\xff\xff"))  # a length past the record
     assert "error" in wrong
+
+
+def test_describe_gives_the_summary_and_every_layer_outermost_first():
+    query = app.dns_query(0x4242, "printer.example", "A")
+    frame = f.ethernet("02:00:00:00:00:01", "02:00:00:00:00:02", f.ETH_IPV4,
+                       f.ipv4(CLIENT, SERVER, f.PROTO_UDP, f.udp(CLIENT, SERVER, 53001, 53, query)))
+    described = describe(1, frame, 7, 0.0, len(frame) + 4, interface=2)
+    assert described.packet is not None and described.error is None
+    assert described.summary == f"{CLIENT} → {SERVER} UDP 53001 → 53 len={len(query)}"
+    assert [layer.name for layer in described.layers] == ["Frame", "Ethernet", "IPv4", "UDP", "DNS"]
+    head = described.layers[0]
+    assert head.values("number") == ("7",) and head.values("interface") == ("2",)
+    assert head.values("wire length") == (str(len(frame) + 4),) and described.linktype_name == "Ethernet"
+    assert described.layers[-1].values("id") == ("0x4242",)
+
+
+def test_a_frame_that_does_not_decode_is_described_not_raised():
+    frame = f.ethernet("02:00:00:00:00:01", "02:00:00:00:00:02", f.ETH_IPV4, b"\x45\x00")  # an IPv4 header cut short
+    described = describe(1, frame, 1, 0.0, len(frame))
+    assert described.packet is None and described.error
+    assert described.summary == f"not decoded: {described.error}"
+    assert [layer.name for layer in described.layers] == ["Frame", "Ethernet", "Not decoded"]
