@@ -265,26 +265,52 @@ class _Streams:
         self.extractor.observe_stream(head)
 
 
+class _Spill:
+    """The flow table's callback: a conversation written out goes to `on_conversation`, counted."""
+    __slots__ = ("on_conversation", "count")
+
+    def __init__(self, on_conversation: Callable[[dict], None]) -> None:
+        self.on_conversation = on_conversation
+        self.count = 0
+
+    def __call__(self, flow: Flow) -> None:
+        self.count += 1
+        self.on_conversation(flow.row())
+
+
+class _StreamsRead:
+    """The stream heads' callback: a direction's first bytes, read, go to the TCP_STREAMS hooks."""
+    __slots__ = ("hooks",)
+
+    def __init__(self, hooks: list[Hook]) -> None:
+        self.hooks = hooks
+
+    def __call__(self, head: StreamHead) -> None:
+        deliver(self.hooks, head.first_frame, head, head.flow)
+
+
 class _Walk:
     """The state of one walk, shared by its loop (`_walk_records`) and the rarer steps it
     calls: the flow table and stream heads, the endpoints and senders seen, the counters."""
-    __slots__ = ("routes", "on_conversation", "flows", "heads", "clock", "endpoints", "senders",
-                 "senders_limit", "conversations", "tunnelled", "undecodable", "too_deep", "inner_lost",
+    __slots__ = ("routes", "spilled", "flows", "heads", "clock", "endpoints", "senders",
+                 "senders_limit", "tunnelled", "undecodable", "too_deep", "inner_lost",
                  "frame", "now", "first_time", "last_time")
 
     def __init__(self, routes: _Routes, limits: Limits, notices: Notices,
                  on_conversation: Callable[[dict], None]) -> None:
         self.routes = routes
-        self.on_conversation = on_conversation
-        self.flows = FlowTable(limits.max_flows, self.spill)
-        self.heads = StreamHeads(limits.stream_head_bytes, limits.max_open_stream_heads, self.stream_read)
+        # the table's and the heads' callbacks hold no reference back to the walk (no cycle:
+        # what the walk held is freed as soon as it ends)
+        self.spilled = _Spill(on_conversation)
+        self.flows = FlowTable(limits.max_flows, self.spilled)
+        self.heads = StreamHeads(limits.stream_head_bytes, limits.max_open_stream_heads,
+                                 _StreamsRead(routes.streams_to))
         self.clock = IdleClock(limits.flow_idle_seconds)
         self.endpoints: dict[str, bool] = {}  # ip -> ever seen sending (or addressed by unicast MAC)
         # what each packet says of its sender (extractor.py, SENDERS): (src, src MAC, TTL, VLAN
         # ids, to a group) -> [repeats, last frame, last time]
         self.senders: dict[tuple, list] = {}
         self.senders_limit = limits.max_facts
-        self.conversations = 0
         self.tunnelled = 0
         self.undecodable = _Tally("decoder", notices)
         self.too_deep = _Tally("decapsulation", notices, kind="decapsulation-too-deep")
@@ -293,13 +319,6 @@ class _Walk:
         self.now = float("-inf")
         self.first_time: float | None = None
         self.last_time: float | None = None
-
-    def spill(self, flow: Flow) -> None:
-        self.conversations += 1
-        self.on_conversation(flow.row())
-
-    def stream_read(self, head: StreamHead) -> None:
-        deliver(self.routes.streams_to, head.first_frame, head, head.flow)
 
     def checkpoint(self, reader: CaptureReader, total: int, shard: Shard | None,
                    on_progress: Callable[[int, int], None]) -> None:
@@ -527,7 +546,7 @@ def _tear_down(walk: _Walk, reader: CaptureReader, shard: Shard | None, on_progr
     for tally in (undecodable, too_deep, inner_lost, *tallies.values()):
         counts.update(tally.by_kind)
     return ExtractResult(reader.format, reader.packets, reader.partial, manifest, table.observations(capture_id),
-                         hosts, walk.conversations, walk.first_time, walk.last_time,
+                         hosts, walk.spilled.count, walk.first_time, walk.last_time,
                          {k: v for k, v in notes.items() if v}, notices.kept, dict(sorted(counts.items())))
 
 
