@@ -60,10 +60,12 @@ def test_a_row_holds_the_mac_vendor_and_every_answer_with_its_confidence(cli, ca
                               "vendor-model"]
     row = next(line for line in out.splitlines() if line.startswith("  192.168.1.43 "))
     assert "04:92:26:5c:97:35" in row and "ASUSTek" in row and "Windows 100" in row and "DESKTOP-RB5T12G 75" in row
-    # the gateway's row shows its own MAC and vendor, not the spoofer's (frames 390, 708), whose
-    # MAC its address was also sent from
+    # the gateway's row shows its own MAC and vendor alone, not the spoofer's (frames 390, 708),
+    # whose MAC its address was also sent from: the spoofer is a device of its own (issue 24)
     gateway = next(line for line in out.splitlines() if line.startswith("  192.168.1.1 "))
-    assert "10:13:31:f1:39:76 +1" in gateway and "C. Itoh" not in gateway
+    assert "10:13:31:f1:39:76 " in gateway and "+1" not in gateway.split()[2] and "C. Itoh" not in gateway
+    spoofer = next(line for line in out.splitlines() if line.startswith("  mac-00-80-8f-9a-ae-bd "))
+    assert "00:80:8f:9a:ae:bd" in spoofer and "C. Itoh" in spoofer
     # the demo has no contested answer since remote servers stopped voting Router; test_answer_cells
     # shows the ⚠ cell
     assert "confidence held" not in out and "(+50)" not in out  # reasons are --long's

@@ -110,7 +110,9 @@ def test_wire_names_and_grades_are_unchanged():
         # issue 27: applications by payload
         "application-used": Grade.MEASURED,
         # issue 24: the gateway and MAC ownership
-        "mac-ttl": Grade.MEASURED, "dst-mac": Grade.MEASURED, "gateway-option": Grade.REPORTED}
+        "mac-ttl": Grade.MEASURED, "dst-mac": Grade.MEASURED, "gateway-option": Grade.REPORTED,
+        # issue 24: locality inside tunnels, a mobile core's roles
+        "tunnelled": Grade.MEASURED, "pfcp-message": Grade.MEASURED}
 
 
 @pytest.mark.parametrize("module", reading_modules(), ids=lambda m: m.__name__)

@@ -16,10 +16,17 @@ def test_arp_spoofing_shape_is_an_ip_mac_conflict(analyze, tmp_path):
     net.emit(frames.ethernet(attacker, victim.mac, 0x0806, reply))  # frame 3
     _, _, doc = analyze(net.write_pcap(tmp_path / "spoof.pcap"))
     conflicts = [f for f in doc["findings"] if f["kind"] == "ip-mac-conflict"]
+    # the victim's device and the claimant's, a device of its own (issue 24: spoofing keeps two devices)
     assert conflicts == [{
-        "kind": "ip-mac-conflict", "severity": "high", "entities": ["mac-00-00-0c-9f-f0-01"],  # the victim's device (issue 11)
-        "summary": "10.0.0.1 was claimed by 2 MACs: 00:00:0c:9f:f0:01 (frame 2), 02:de:ad:be:ef:01 (frame 3)",
+        "kind": "ip-mac-conflict", "severity": "high", "entities": ["mac-00-00-0c-9f-f0-01", "mac-02-de-ad-be-ef-01"],
+        "summary": "10.0.0.1 was claimed by 2 MACs: 00:00:0c:9f:f0:01 (frame 2), 02:de:ad:be:ef:01 (frame 3), "
+                   "the MAC of the device mac-02-de-ad-be-ef-01",
         "frames": [2, 3]}]
+    rows = {h["key"]: h for h in doc["hosts"]}
+    assert rows["mac-00-00-0c-9f-f0-01"]["macs"] == ["00:00:0c:9f:f0:01"]
+    assert not any(attacker in f["value"] for f in rows["mac-00-00-0c-9f-f0-01"]["facts"])
+    assert rows["mac-02-de-ad-be-ef-01"]["addresses"] == []
+    assert ("ip-mac-binding", attacker) in [(f["kind"], f["value"]) for f in rows["mac-02-de-ad-be-ef-01"]["facts"]]
 
 
 def test_names_two_signal_servers_share_by_certificate_are_one_low_line(analyze, captures):

@@ -244,7 +244,7 @@ def impersonated(tmp_path_factory):
         sc.tcp_session(pc, server, 50000 + int(server.ip[-1]), 445, client=[b"\0" * 40], server=[b"\0" * 60])
     sc.advance(60)
     for i, server in enumerate(servers):
-        vm = sc.host(server.ip, f"52:54:00:00:00:{i:02x}")
+        vm = sc.host(server.ip, f"00:0c:29:00:00:{i:02x}")  # VMware guests: one vendor
         claim = frames.arp(frames.ARP_REPLY, vm.mac, vm.ip, frames.BROADCAST_MAC, vm.ip)
         sc.emit(frames.ethernet(vm.mac, frames.BROADCAST_MAC, frames.ETH_ARP, claim, pad=True))
         sc.tcp_session(pc, vm, 51000 + i, 445, client=[b"\0" * 40], server=[b"\0" * 60])
@@ -253,11 +253,137 @@ def impersonated(tmp_path_factory):
 
 @pytest.mark.parametrize("i", range(3))
 def test_each_impersonator_is_its_own_device_linked_to_its_victim(impersonated, i):
-    victim, claimant = f"mac-00-1b-21-00-01-{i:02x}", f"mac-52-54-00-00-00-{i:02x}"
+    victim, claimant = f"mac-00-1b-21-00-01-{i:02x}", f"mac-00-0c-29-00-00-{i:02x}"
     rows = {h["key"]: h for h in impersonated["hosts"]}
     assert claimant in rows and rows[claimant]["addresses"] == []
     assert rows[victim]["addresses"] == [f"10.9.0.{10 + i}"]
     assert "bound to it first" in rows[victim]["locality_reason"]
-    assert f"owns 52:54:00:00:00:{i:02x}" not in rows[victim]["locality_reason"]
+    assert f"owns 00:0c:29:00:00:{i:02x}" not in rows[victim]["locality_reason"]
     found = [f for f in impersonated["findings"] if f["kind"] == "ip-mac-conflict" and victim in f["entities"]]
     assert len(found) == 1 and claimant in found[0]["entities"]
+
+
+def facts_naming(row: dict, mac: str) -> list[tuple[str, str]]:
+    """The row's facts that name `mac` (its frames, bindings, TTLs, answers at that MAC)."""
+    return [(f["kind"], f["value"]) for f in row["facts"] if mac in f["value"].lower()]
+
+
+def vendors(row: dict) -> set[str]:
+    return {f["value"] for f in row["facts"] if f["kind"] == "oui-vendor"}
+
+
+@pytest.mark.parametrize("i", range(3))
+def test_no_fact_of_an_impersonator_reaches_its_victim(impersonated, i):
+    victim, claimant = f"mac-00-1b-21-00-01-{i:02x}", f"mac-00-0c-29-00-00-{i:02x}"
+    vm_mac = f"00:0c:29:00:00:{i:02x}"
+    rows = {h["key"]: h for h in impersonated["hosts"]}
+    assert rows[victim]["macs"] == [f"00:1b:21:00:01:{i:02x}"]
+    assert facts_naming(rows[victim], vm_mac) == []
+    assert not any("VMware" in v for v in vendors(rows[victim]))
+    # the claimant's device holds what its MAC said as the victim's address
+    kinds = {k for k, _ in facts_naming(rows[claimant], vm_mac)}
+    assert {"mac", "ip-mac-binding"} <= kinds
+    assert any("VMware" in v for v in vendors(rows[claimant]))
+    assert rows[claimant]["macs"] == [vm_mac]
+
+
+CLIENT_VICTIM_MAC, SPOOFER_MAC = "00:1b:21:00:00:31", "00:0c:29:aa:bb:cc"
+
+
+@pytest.fixture(scope="module")
+def client_spoofed(tmp_path_factory):
+    """An ARP spoof of one client: a VM with an address of its own claims the client's address
+    (gratuitous ARP) and sends as it, beside the client's own traffic."""
+    tmp = tmp_path_factory.mktemp("client-spoof")
+    sc = Scenario()
+    gateway = sc.host("10.7.0.1", GW_MAC)
+    client = sc.host("10.7.0.31", CLIENT_VICTIM_MAC, ttl=128, syn=WINDOWS_SYN)
+    attacker = sc.host("10.7.0.66", SPOOFER_MAC)
+    sc.arp_exchange(client, gateway)
+    sc.arp_exchange(attacker, gateway)
+    sc.dns_lookup(client, gateway, "example.org", ["93.184.216.34"])
+    sc.dns_lookup(attacker, gateway, "example.com", ["93.184.216.35"])
+    sc.advance(30)
+    claim = frames.arp(frames.ARP_REPLY, SPOOFER_MAC, client.ip, gateway.mac, gateway.ip)
+    sc.emit(frames.ethernet(SPOOFER_MAC, gateway.mac, frames.ETH_ARP, claim, pad=True))
+    posing = sc.host(client.ip, SPOOFER_MAC)
+    sc.dns_lookup(posing, gateway, "example.net", ["93.184.216.36"])
+    return document(sc.write_pcap(tmp / "client-spoof.pcap"), tmp)
+
+
+def test_an_arp_spoofed_client_keeps_its_device_and_facts(client_spoofed):
+    rows = {h["key"]: h for h in client_spoofed["hosts"]}
+    victim, claimant = "mac-00-1b-21-00-00-31", "mac-00-0c-29-aa-bb-cc"
+    assert rows[victim]["addresses"] == ["10.7.0.31"] and rows[victim]["macs"] == [CLIENT_VICTIM_MAC]
+    assert rows[claimant]["addresses"] == ["10.7.0.66"]
+    assert facts_naming(rows[victim], SPOOFER_MAC) == []
+    assert not any("VMware" in v for v in vendors(rows[victim]))
+    assert ("ip-mac-binding", SPOOFER_MAC) in facts_naming(rows[claimant], SPOOFER_MAC)
+    found = [f for f in client_spoofed["findings"] if f["kind"] == "ip-mac-conflict" and victim in f["entities"]]
+    assert len(found) == 1 and found[0]["entities"] == [victim, claimant]
+    assert label(rows[victim], "os-family") == "Windows"  # the claimant's TTL 64 frames left no vote here
+
+
+def test_the_demo_spoofer_is_its_own_row_and_the_gateway_holds_none_of_its_facts(captures, tmp_path):
+    # frames 390 and 708: forged DNS answers sent as 192.168.1.1 from 00:80:8f:9a:ae:bd
+    doc = document(captures / "demo_all_rules.pcap", tmp_path)
+    rows = {h["key"]: h for h in doc["hosts"]}
+    gateway, spoofer = rows["mac-10-13-31-f1-39-76"], rows["mac-00-80-8f-9a-ae-bd"]
+    assert gateway["macs"] == ["10:13:31:f1:39:76"]
+    assert facts_naming(gateway, "00:80:8f:9a:ae:bd") == []
+    assert "C. Itoh Electronics, Inc." not in vendors(gateway)
+    assert label(gateway, "node-role") == "Default Gateway"
+    assert {("mac", "00:80:8f:9a:ae:bd"), ("dns-answer-mac", "00:80:8f:9a:ae:bd")} <= set(facts_naming(
+        spoofer, "00:80:8f:9a:ae:bd"))
+    assert "C. Itoh Electronics, Inc." in vendors(spoofer)
+    found = [f for f in doc["findings"] if f["kind"] == "ip-mac-conflict" and f["entities"][0] == gateway["key"]]
+    assert len(found) == 1 and found[0]["entities"] == [gateway["key"], spoofer["key"]]
+    assert {390, 708} <= set(found[0]["frames"])
+
+
+def test_a_second_scan_moves_the_claims_again_and_keeps_them_off_the_victim(db, settings, tmp_path):
+    """Scan moves a claimant's facts off the victim's address onto the claim's holder; a
+    second scan of the same stored facts (knowledge updated, say) decides the same again."""
+    from sqlalchemy import select
+
+    from tracepcap import analysis
+    from tracepcap.adjudicate.registry import get_registry
+    from tracepcap.adjudicate.runner import machine_answer
+    from tracepcap.ingest import store_file
+    from tracepcap.scan.context import CaptureContext
+    from tracepcap.scan.run import scan_capture
+    from tracepcap.store.models import EntityMember, ObservationRow
+
+    sc = Scenario()
+    server = sc.host("10.9.0.10", "00:1b:21:00:01:00")
+    pc = sc.host("10.9.0.20", "00:1b:21:00:00:20")
+    sc.arp_exchange(pc, server)
+    sc.tcp_session(pc, server, 50000, 445, client=[b"\0" * 40], server=[b"\0" * 60])
+    vm = sc.host(server.ip, "00:0c:29:00:00:00")
+    sc.emit(frames.ethernet(vm.mac, frames.BROADCAST_MAC, frames.ETH_ARP,
+                            frames.arp(frames.ARP_REPLY, vm.mac, vm.ip, frames.BROADCAST_MAC, vm.ip), pad=True))
+    sc.tcp_session(pc, vm, 51000, 445, client=[b"\0" * 40], server=[b"\0" * 60])
+    path = sc.write_pcap(tmp_path / "claim.pcap")
+    with db.session(write=True) as s:
+        capture, _ = store_file(s, settings.capture_dir, path, uploaded_by="test", max_bytes=settings.max_capture_bytes)
+        cid = capture.id
+    analysis.analyze(db, settings, cid)
+
+    def stored():
+        with db.session() as s:
+            rows = sorted(s.execute(select(ObservationRow.entity, ObservationRow.kind, ObservationRow.value,
+                                           ObservationRow.count).where(ObservationRow.capture_id == cid)).all())
+            members = dict(s.execute(select(EntityMember.member, EntityMember.entity_key)
+                                     .where(EntityMember.capture_id == cid)).all())
+        return rows, members
+
+    rows, members = stored()
+    holder = "10.9.0.10@00:0c:29:00:00:00"
+    assert members[holder] == "mac-00-0c-29-00-00-00" and members["10.9.0.10"] == "mac-00-1b-21-00-01-00"
+    assert not [r for r in rows if r[0] == "10.9.0.10" and "00:0c:29" in r[2]]
+    assert {("mac", "00:0c:29:00:00:00"), ("ip-mac-binding", "00:0c:29:00:00:00")} <= \
+        {(r[1], r[2]) for r in rows if r[0] == holder}
+    registry = get_registry()
+    with db.session(write=True) as s:
+        scan_capture(s, cid, registry.signals(), CaptureContext.load(s, cid), answer=machine_answer(registry))
+    assert stored() == (rows, members)

@@ -12,7 +12,8 @@ Calling convention:
   them in sequence order); `flow` is the conversation the packet belongs to (None for
   non-IP frames and for carriers).
   A tunnelled frame is seen as its innermost packet; the packets that carried it (each
-  with `carries` set) go to `EVERY_IP` extractors too, and to those asking for `CARRIERS`.
+  with `carries` set) go to `EVERY_IP` extractors too, and to those asking for `CARRIERS`,
+  which also see the innermost packet itself (`tunnel` set, `carries` None, `flow` None).
 - Senders (`SENDERS`): what every IP packet says of its sender (address, MAC, TTL, VLAN tags,
   whether it went to a group) is tallied by the pipeline itself, keyed by all five: `sighted(pkt)`
   is called for the first packet of each such key, and `repeated(tallies)` once before
@@ -78,7 +79,7 @@ class Extractor:
     TCP_FIRST_BYTES: ClassVar[frozenset[int] | None] = None
     IP_PROTOS: ClassVar[frozenset[int]] = frozenset()  #: other IP protocols (ICMPv6: 58)
     TCP_STREAMS: ClassVar[bool] = False  #: the first bytes of each TCP direction
-    CARRIERS: ClassVar[bool] = False  #: packets that carried a tunnel (`pkt.carries`)
+    CARRIERS: ClassVar[bool] = False  #: packets that carried a tunnel (`pkt.carries`), and the inner one
 
     def __init__(self, emit: Emitter, limits: Limits) -> None:
         self.emit = emit

@@ -20,6 +20,8 @@ TTL = FactKind("ttl", Grade.MEASURED)  #: an IP TTL / hop limit its packets arri
 IP_MAC_BINDING = FactKind("ip-mac-binding", Grade.REPORTED)  #: ARP / ND: "this IP is at this MAC"
 GRATUITOUS_ANNOUNCEMENT = FactKind("gratuitous-announcement", Grade.MEASURED)  #: unsolicited ARP/NA
 TUNNEL_ENDPOINT = FactKind("tunnel-endpoint", Grade.MEASURED)  #: the outer end of a tunnel
+#: "gtp-u between 10.200.200.1 and 10.200.200.102": an address seen inside that tunnel (its own network)
+TUNNELLED = FactKind("tunnelled", Grade.MEASURED)
 # issue 24: who owns a MAC (extractors/link_paths.py)
 MAC_TTL = FactKind("mac-ttl", Grade.MEASURED)  #: "aa:..:ff 128": a MAC its unicasts came from, at that TTL
 DST_MAC = FactKind("dst-mac", Grade.MEASURED)  #: a MAC an on-subnet client's unicasts to it went to
@@ -34,6 +36,8 @@ TCP_SYN_SIGNATURE = FactKind("tcp-syn-signature", Grade.MEASURED)  #: window:mss
 TCP_SYNACK_SIGNATURE = FactKind("tcp-synack-signature", Grade.MEASURED)  #: the same, of its SYN+ACKs
 TLS_CLIENT_FINGERPRINT = FactKind("tls-client-fingerprint", Grade.MEASURED)  #: JA3 / JA4
 DNS_QUERY = FactKind("dns-query", Grade.MEASURED)  #: a name it asked for
+#: "session establishment request": a PFCP message it sent (a mobile core's SMF and UPF speak it)
+PFCP_MESSAGE = FactKind("pfcp-message", Grade.MEASURED)
 DNS_ANSWER_MAC = FactKind("dns-answer-mac", Grade.MEASURED)  #: a MAC a DNS server's answers came from
 DNS_ANSWER_CONFLICT = FactKind("dns-answer-conflict", Grade.MEASURED)  #: two differing answers to one query
 #: "api.dch.dlink.com": on an address, a name asked for that a DNS answer resolved to it through CNAMEs

@@ -368,7 +368,9 @@ class _Walk:
             tally.record(pkt.frame, pkt.inner_error, pkt)
         if pkt.tunnel is not None or pkt.carries is not None:
             self.tunnelled += 1
-        if pkt.carries is not None:  # a carrier whose inner packet was not read
+        # a carrier whose inner packet was not read, or the inner packet itself (which tunnel
+        # its addresses were in): both are the CARRIERS extractors'
+        if pkt.carries is not None or pkt.tunnel is not None:
             deliver(routes.carriers_to, pkt.frame, pkt, None)
         carrier = pkt.outer
         while carrier is not None:

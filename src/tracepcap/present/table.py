@@ -1,6 +1,7 @@
 """`tracepcap analyze`'s default output: the capture's summary, then one line per device.
 
-Local devices come first (on-link, then local-routed, then those whose locality is unknown),
+Local devices come first (on-link, then local-routed, then those seen only inside a tunnel,
+then those whose locality is unknown),
 then remote ones grouped by the MAC they were seen through (their router, as seen from the
 capture point), the largest group first. A line holds the device (its IP, or its key when it
 has none; "+N" more addresses), its MAC ("+N" more), the vendor, and each question's answer
@@ -27,7 +28,7 @@ from .read.document import capture_head, host_documents
 from .read.hosts import host_count
 from .report import head_lines
 
-LOCAL_ORDER = ("on-link", "local-routed")  #: the local groups, in this order; then unknown
+LOCAL_ORDER = ("on-link", "local-routed", "tunnel")  #: the local groups, in this order; then unknown
 REMOTE = "remote"
 LOCAL_MAC = "(local MAC)"  #: a locally administered MAC's vendor: none is registered
 LEGEND = "⚠ contested (its two strongest)   * a person's answer   - unknown   --long: the reasons"

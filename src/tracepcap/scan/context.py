@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from sys import intern
@@ -18,8 +18,10 @@ from sqlalchemy.orm import Session
 from ..extract.extractors.link_identity import vendor_of
 from ..extract.facts import FactKind
 from ..extract.kinds import (
+    DNS_ANSWER_MAC,
     DST_MAC,
     GATEWAY_OPTION,
+    GRATUITOUS_ANNOUNCEMENT,
     HOSTNAME_CLAIM,
     IP_MAC_BINDING,
     MAC,
@@ -27,9 +29,10 @@ from ..extract.kinds import (
     OUI_VENDOR,
     SERVED,
     TTL,
+    TUNNELLED,
 )
 from ..store.models import Conversation, Host, ObservationRow
-from .entities import MAC_PREFIX, Entity, mac_key
+from .entities import CLAIM_MARK, MAC_PREFIX, Entity, claim_holder, claim_of, mac_key
 from .entities import build as build_entities
 from .names import name_key
 from .ownership import Ownership, Sender, owner, parsed_address, subnet_of
@@ -87,6 +90,11 @@ LOCAL_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
 
 
 @lru_cache(maxsize=1 << 16)  # asked of the same addresses by ownership, locality and signals
+def mac_of_valid(mac: str) -> bool:
+    """A MAC spelled "aa:bb:cc:dd:ee:ff" (the registry vendor lookup reads no other)."""
+    return len(mac) == 17 and all(c in "0123456789abcdef:" for c in mac)
+
+
 def is_local(ip: str) -> bool:
     addr = parsed_address(ip)
     return any(addr in net for net in LOCAL_NETWORKS if net.version == addr.version)
@@ -127,6 +135,9 @@ class CaptureContext:
         self._entity_views: dict[str, HostFacts] = {}
         self._merged_traffic: dict[str, Traffic] = {}
         self._main_ttls: dict[tuple[str | None, str | None], Fact | None] = {}
+        #: the claim holders (entities.claim_holder) an earlier scan moved facts to, as loaded:
+        #: their facts are back on their addresses here, and this scan decides the claims again
+        self.loaded_claims: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, session: Session, capture_id: str) -> CaptureContext:
@@ -142,6 +153,10 @@ class CaptureContext:
         for entity, kind, value, source, grade, first, last, count in rows:
             facts[intern(entity)].append(Fact(intern(kind), intern(value), intern(source), intern(grade),
                                       first, last, count))
+        loaded_claims = tuple(sorted(e for e in facts if CLAIM_MARK in e and claim_of(e) is not None))
+        for holder in loaded_claims:  # what a claimant's MAC said as an address is the address's traffic
+            if (claim := claim_of(holder)) is not None:
+                facts[intern(claim[0])].extend(facts.pop(holder))
         for entity_facts in facts.values():
             entity_facts.sort(key=lambda f: (f.kind, f.value, f.source))
         # per-address tallies first, a Traffic each at the end: a host without a kind of
@@ -194,7 +209,9 @@ class CaptureContext:
                    for ip, counts in tallies.items()}
         hosts = list(session.scalars(select(Host.ip).where(Host.capture_id == capture_id)
                                      .order_by(Host.position)))
-        return cls(capture_id, dict(facts), traffic, hosts)
+        context = cls(capture_id, dict(facts), traffic, hosts)
+        context.loaded_claims = loaded_claims
+        return context
 
     def host(self, ip: str) -> HostFacts:
         """One address as a signal sees it (findings read addresses; signals read entities)."""
@@ -230,10 +247,15 @@ class CaptureContext:
 
     def _merged_kinds(self, device: Entity) -> Mapping[str, list[Fact]]:
         """A device's facts by kind (kinds a-z) across its members, one per (value, source)
-        (sorted so): the earliest first frame, the latest last frame, the counts summed."""
+        (sorted so): the earliest first frame, the latest last frame, the counts summed. An
+        address's facts that a claimant's MAC left on it are the claimant's (`claims`)."""
         by: dict[tuple[str, str, str], Fact] = {}
+        claims = self.claims
+        held: list[Sequence[Fact]] = [claims[ip][mac] for ip, mac in self.claims_held.get(device.key, ())]
         for member in device.members:
-            for f in self._facts.get(member, ()):
+            held.append(self._claimed_away(member) if member in claims else self._facts.get(member, ()))
+        for facts in held:
+            for f in facts:
                 key = (f.kind, f.value, f.source)
                 have = by.get(key)
                 by[key] = f if have is None else Fact(
@@ -250,7 +272,9 @@ class CaptureContext:
         key = (host.ip, host.device.key if host.device is not None else None)
         if key in self._main_ttls:
             return self._main_ttls[key]
-        facts = list(self.facts_of_kind(host.ip, TTL.name)) if host.ip else []
+        # an address a claimant sent as: its device's TTLs, without the claimant's (`claims`)
+        claimed = host.device is not None and host.ip in self.claims
+        facts = list(self.facts_of_kind(host.ip, TTL.name)) if host.ip and not claimed else []
         facts = facts or host.facts(TTL)
         found = self._main_ttls[key] = max(facts, key=lambda f: (f.count, -int(f.value))) if facts else None
         return found
@@ -307,6 +331,102 @@ class CaptureContext:
 
     def traffic_of(self, ip: str) -> Traffic:
         return self._traffic.get(ip) or Traffic()
+
+    @cached_property
+    def claims(self) -> dict[str, dict[str, tuple[Fact, ...]]]:
+        """Spoofing keeps two devices: an on-link device's address -> {a claimant's MAC: the
+        facts that MAC left on the address}. A claimant's MAC is one the address sent from or
+        was ARP/ND bound to that its device does not own and that is a device of its own (a
+        spoofer's MAC, owning its own address or none), neither a router's nor one carrying
+        the address's forwarded copies. Its frames, bindings, TTLs, answers and registry vendor
+        are the claimant's: they join the claimant's device and never reach the victim's."""
+        out: dict[str, dict[str, tuple[Fact, ...]]] = {}
+        entity_of = self.entity_of
+        for device in self.entities:
+            if not device.macs:
+                continue
+            kept = {vendor_of(m) for m in device.macs}
+            for ip in device.addresses:
+                kinds = self.kinds_of(ip)
+                paths = self.mac_hops.get(ip, {})
+                claimants = sorted({f.value.lower() for kind in (MAC.name, IP_MAC_BINDING.name)
+                                    for f in kinds.get(kind, ())} - set(device.macs))
+                bound = {f.value.lower() for f in kinds.get(IP_MAC_BINDING.name, ())}
+                version = parsed_address(ip).version
+                for mac in claimants:
+                    if (mac in self.router_macs or entity_of.get(mac_key(mac)) in (None, device.key)
+                            or (mac in paths and paths[mac] > min(paths.values()))):
+                        continue
+                    # a MAC whose own address is on another subnet, never bound to this one,
+                    # is a router's interface forwarding the address's frames (a router that
+                    # keeps the TTL: the capture sees both its sides), not a claimant
+                    theirs = [o for o in self.mac_owners.get(mac, ()) if parsed_address(o).version == version]
+                    if mac not in bound and theirs and all(subnet_of(o) != subnet_of(ip) for o in theirs):
+                        continue
+                    vendor = vendor_of(mac) if mac_of_valid(mac) else None
+                    facts = tuple(
+                        f for kind in (DNS_ANSWER_MAC.name, DST_MAC.name, GRATUITOUS_ANNOUNCEMENT.name,
+                                       IP_MAC_BINDING.name, MAC.name, MAC_TTL.name, OUI_VENDOR.name)
+                        for f in kinds.get(kind, ())
+                        if (f.value.lower() == mac if kind != MAC_TTL.name and kind != OUI_VENDOR.name
+                            else f.value.partition(" ")[0] == mac if kind == MAC_TTL.name
+                            else vendor is not None and f.value == vendor and vendor not in kept))
+                    # its TTLs, from the TTLs its MAC's frames carried as the address (`mac-ttl`):
+                    # counts the address's `ttl` facts lose (claim_ttls), and the claimant's own
+                    ttls = tuple(Fact(TTL.name, f.value.partition(" ")[2], "ttl", f.grade, f.first_frame,
+                                      f.last_frame, f.count)
+                                 for f in facts if f.kind == MAC_TTL.name and f.value.partition(" ")[2].isdigit())
+                    if facts:
+                        out.setdefault(ip, {})[mac] = facts + ttls
+        return out
+
+    def _claimed_away(self, ip: str) -> list[Fact]:
+        """An address's facts without what claimants' MACs left on it (`claims`): those facts
+        gone, and its `ttl` facts' counts less the claimants' frames at that TTL."""
+        by_mac = self.claims.get(ip)
+        facts = self._facts.get(ip, [])
+        if not by_mac:
+            return facts
+        taken = {f for claimed in by_mac.values() for f in claimed if f.kind != TTL.name}
+        spent: dict[str, int] = defaultdict(int)  # TTL -> frames of claimants at it
+        for claimed in by_mac.values():
+            for f in claimed:
+                if f.kind == TTL.name:
+                    spent[f.value] += f.count
+        out = []
+        for f in facts:
+            if f in taken:
+                continue
+            if f.kind == TTL.name and f.value in spent:
+                left = f.count - spent[f.value]
+                if left <= 0:
+                    continue
+                f = f._replace(count=left)
+            out.append(f)
+        return out
+
+    @cached_property
+    def claims_held(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Entity key -> the (address, MAC) claims whose facts its device holds (`claims`)."""
+        out: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for ip, by_mac in sorted(self.claims.items()):
+            for mac in sorted(by_mac):
+                out[self.entity_of[mac_key(mac)]].append((ip, mac))
+        return {key: tuple(pairs) for key, pairs in out.items()}
+
+    def claim_members(self, device: Entity) -> tuple[str, ...]:
+        """The claim holders (entities.claim_holder) of a claimant's device: members of it in
+        the store, where Scan moves the claims' facts."""
+        return tuple(claim_holder(ip, mac) for ip, mac in self.claims_held.get(device.key, ()))
+
+    def only_tunnelled(self, ip: str) -> bool:
+        """Every packet the address sent or received was inside a tunnel (`tunnelled` facts
+        count each inner packet on both its addresses)."""
+        inside = sum(f.count for f in self.facts_of_kind(ip, TUNNELLED.name))
+        if not inside:
+            return False
+        traffic = self.traffic_of(ip)
+        return inside >= traffic.packets_sent + traffic.packets_received
 
     @cached_property
     def ips_by_mac(self) -> dict[str, list[tuple[str, int]]]:
@@ -387,15 +507,18 @@ class CaptureContext:
             if extra:
                 decided[mac] = decided[mac] + tuple(extra)
         self._aliases(senders, decided)
-        self._claimants(decided)
+        self._claimants(decided, senders, segment)
         self._gateways_by_destination(senders, decided)
         return decided
 
-    def _claimants(self, decided: dict[str, tuple[Ownership, ...]]) -> None:
-        """Spoofing keeps two devices: an address that ARP/ND or a DHCP lease bound to several
-        MACs, and that the rules let own more than one of them, owns only the one the evidence
-        names: a DHCP lease first, then the binding made before the dispute (the earliest).
-        The claimant's MAC is left to its own device (entities: a MAC no address owns)."""
+    def _claimants(self, decided: dict[str, tuple[Ownership, ...]], senders: dict[str, list[list[Sender]]],
+                   segment: set) -> None:
+        """Spoofing keeps two devices: an address the rules let own more than one MAC that it
+        was ARP/ND bound to or sent from owns only the one the evidence names: a DHCP lease
+        first, then the MAC that claimed it first (a binding or a frame before the dispute: the
+        address's own traffic). The claimant's MAC goes to another address sending from it (the
+        spoofer's own, by the rules) or is left to its own device (entities: a MAC no address
+        owns)."""
         held: dict[str, list[str]] = defaultdict(list)  # address -> the MACs it was chosen to own
         for mac, owners in decided.items():
             for o in owners:
@@ -404,23 +527,34 @@ class CaptureContext:
             if len(macs) < 2:
                 continue
             bindings = {f.value.lower(): f for f in self.facts_of_kind(ip, IP_MAC_BINDING.name)}
-            disputed = [m for m in macs if m in bindings]
-            if len(disputed) < 2:
+            sent = {f.value.lower(): f for f in self.facts_of_kind(ip, MAC.name)}
+            if not any(m in bindings for m in macs):
+                continue  # no ARP/ND claim: an address owning two MACs (two interfaces, a randomised one)
+            claimed = {m: min((f for f in (bindings.get(m), sent.get(m)) if f is not None),
+                              key=lambda f: (f.source != "dhcp" if f.kind == IP_MAC_BINDING.name else True,
+                                             f.first_frame))
+                       for m in macs if m in bindings or m in sent}
+            if len(claimed) < 2:
                 continue
-            keep = min(disputed, key=lambda m: (bindings[m].source != "dhcp", bindings[m].first_frame, m))
-            first = bindings[keep]
-            for mac in disputed:
+            keep = min(claimed, key=lambda m: (not (claimed[m].kind == IP_MAC_BINDING.name
+                                                    and claimed[m].source == "dhcp"), claimed[m].first_frame, m))
+            first = claimed[keep]
+            how = ("leased it by DHCP" if first.kind == IP_MAC_BINDING.name and first.source == "dhcp"
+                   else "bound to it first" if first.kind == IP_MAC_BINDING.name else "sent as it first")
+            for mac in claimed:
                 if mac == keep:
                     continue
                 rest = tuple(o for o in decided[mac] if o.ip != ip)
+                if not rest:  # the spoofer's own address, by the rules, among the others sending from it
+                    rest = tuple(found for family in senders.get(mac, ())
+                                 if (found := owner(mac, [s for s in family if s.ip != ip], segment)))
                 if rest:
                     decided[mac] = rest
                 else:
                     del decided[mac]
             decided[keep] = tuple(
-                Ownership(o.ip, f"{o.reason}; of the {len(disputed)} MACs claiming {ip} it is {keep}, "
-                                f"{'leased it by DHCP' if first.source == 'dhcp' else 'bound to it first'} "
-                                f"(frame {first.first_frame}): the others are claimants' devices")
+                Ownership(o.ip, f"{o.reason}; of the {len(claimed)} MACs claiming {ip} it is {keep}, "
+                                f"{how} (frame {first.first_frame}): the others are claimants' devices")
                 if o.ip == ip else o for o in decided[keep])
 
     def _aliases(self, senders: dict[str, list[list[Sender]]], decided: dict[str, tuple[Ownership, ...]]) -> None:
@@ -631,12 +765,19 @@ class HostFacts:
     @property
     def locality(self) -> str:
         """"on-link" (it owns a MAC on the capture's segment, or is a MAC-only device; in a
-        capture without MACs, a site-local address zero hops away), "local-routed" (a
+        capture without MACs, a site-local address zero hops away), "tunnel" (seen only
+        inside a tunnel: the tunnel's own network, whatever its range), "local-routed" (a
         site-local address behind a router) or "remote"."""
-        if self.device is not None and (self.device.macs or self.ip is None):
+        if self.ip is None:  # a MAC-only device
+            return "on-link"
+        if all(self.capture.only_tunnelled(a) for a in self.addresses):
+            return "tunnel"  # its every packet was inside a tunnel (with the inner frames' MACs of an L2 overlay)
+        if self.device is not None and self.device.macs:
             return "on-link"
         if self.ip in self.capture.owners:
             return "on-link"
+        if self.facts(TUNNELLED) and not self.facts(MAC):  # seen inside a tunnel, never on the segment
+            return "tunnel"
         if is_local(self.ip):
             if not self.facts(MAC) and self.hops == 0:
                 return "on-link"

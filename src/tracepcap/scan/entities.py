@@ -20,7 +20,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..keys import MAC_PREFIX, mac_key  # noqa: F401 - MAC_PREFIX re-exported for scan.context
+from ..keys import CLAIM_MARK, MAC_PREFIX, claim_holder, claim_of, mac_key  # noqa: F401 - re-exported for scan
 from .ownership import parsed_address
 
 _MAC = re.compile(r"^(?:mac-)?([0-9a-f]{2})[:\-.]?([0-9a-f]{2})[:\-.]?([0-9a-f]{2})[:\-.]?"

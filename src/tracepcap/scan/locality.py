@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..extract.kinds import MAC
+from ..extract.kinds import MAC, TUNNELLED
 from ..store.models import Locality
 from .context import CaptureContext, HostFacts, is_local
 from .ownership import parsed_address
@@ -32,7 +32,9 @@ def localities(context: CaptureContext) -> Iterator[HostLocality]:
     for device in context.entities:
         host = context.entity(device)
         label = Locality(host.locality)
-        if device.macs or device.ip is None:
+        if label == Locality.TUNNEL:
+            reason = _tunnel_reason(host)
+        elif device.macs or device.ip is None:
             reason = _device_reason(device, owned, by_mac, context)
         else:
             reason = _reason(host, label, owned, context)
@@ -75,7 +77,7 @@ def _reason(host: HostFacts, label: Locality, owned: dict[str, list[tuple[str, s
             return "a loopback address: the capturing machine itself, seen without a MAC address"
         return "a site-local address zero hops away, seen without a MAC address"
     kind = ("a loopback address (the capturing machine itself)" if parsed_address(host.ip).is_loopback
-            else "a site-local address" if is_local(host.ip) else "a public address")
+            else "a site-local address" if host.ip is not None and is_local(host.ip) else "a public address")
     hops = host.hops
     away = ("" if hops is None else " zero hops away" if hops == 0
             else f" {hops} hop{'' if hops == 1 else 's'} away")
@@ -96,3 +98,17 @@ def _whose(macs: list[str], context: CaptureContext) -> str:
         else:
             parts.append(mac)
     return "; ".join(parts)
+
+
+def _tunnel_reason(host: HostFacts) -> str:
+    """Which tunnel it was seen in: its addresses are the tunnel's network, not the capture's."""
+    if host.ip is None:
+        return "seen only inside a tunnel"
+    tunnels = sorted(host.facts(TUNNELLED), key=lambda f: (f.first_frame, f.value))
+    named = "; ".join(f"{f.value} (first in frame {f.first_frame})" for f in tunnels[:3])
+    more = f" and {len(tunnels) - 3} more" if len(tunnels) > 3 else ""
+    kind = "a loopback" if parsed_address(host.ip).is_loopback else \
+        "a site-local" if is_local(host.ip) else "a public-range"
+    return (f"seen only inside the tunnel {named}{more}: an address of the tunnel's own network (a mobile "
+            f"core's user plane, an overlay), not of the capture's segment nor the Internet, though "
+            f"it is {kind} address")

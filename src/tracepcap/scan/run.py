@@ -7,15 +7,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
-from sqlalchemy import bindparam, delete, update
+from sqlalchemy import Table, bindparam, delete, update
 from sqlalchemy.orm import Session
 
+from ..extract.kinds import TTL
 from ..store.bulk import insert_rows
 from ..store.models import Entity as EntityRow
-from ..store.models import EntityMember, Host, VoteRow
+from ..store.models import EntityMember, Host, ObservationRow, VoteRow
 from ..store.models import Finding as FindingRow
 from .context import Answer, CaptureContext
+from .entities import claim_holder, claim_of
 from .findings import discover as discover_findings
 from .knowledge import knowledge
 from .locality import localities
@@ -82,7 +85,9 @@ def _store_entities(session: Session, context: CaptureContext) -> None:
                    **traffic_summary(context.entity(e))}
     insert_rows(session, EntityRow, entity_rows())
     insert_rows(session, EntityMember, ({"capture_id": cid, "member": m, "entity_key": e.key}
-                                        for e in context.entities for m in dict.fromkeys((e.key, *e.members))))
+                                        for e in context.entities
+                                        for m in dict.fromkeys((e.key, *e.members, *context.claim_members(e)))))
+    _store_claims(session, context)
     rows: list[dict] = []
     for e in context.entities:
         for ip in e.addresses:
@@ -93,6 +98,33 @@ def _store_entities(session: Session, context: CaptureContext) -> None:
                 rows.clear()
     if rows:
         session.connection().execute(SET_LOCALITY, rows)
+
+
+OBSERVATION = cast(Table, ObservationRow.__table__)
+MOVE_FACT = (update(OBSERVATION)
+             .where(OBSERVATION.c.capture_id == bindparam("move_capture"), OBSERVATION.c.entity == bindparam("move_from"),
+                    OBSERVATION.c.kind == bindparam("move_kind"), OBSERVATION.c.value == bindparam("move_value"),
+                    OBSERVATION.c.source == bindparam("move_source"))
+             .values(entity=bindparam("move_to")))
+
+
+def _store_claims(session: Session, context: CaptureContext) -> None:
+    """Spoofing keeps two devices: the facts a claimant's MAC left on another device's address
+    (CaptureContext.claims) move to their claim holder, a member of the claimant's device, so
+    that the victim's document never lists the claimant's MAC or vendor. What an earlier scan
+    moved goes back to its address first: this scan decides the claims again."""
+    cid = context.capture_id
+    for holder in context.loaded_claims:
+        found = claim_of(holder)
+        if found is not None:
+            session.execute(update(OBSERVATION).where(OBSERVATION.c.capture_id == cid,
+                                                      OBSERVATION.c.entity == holder).values(entity=found[0]))
+    rows = [{"move_capture": cid, "move_from": ip, "move_to": claim_holder(ip, mac), "move_kind": f.kind,
+             "move_value": f.value, "move_source": f.source}
+            for ip, by_mac in sorted(context.claims.items()) for mac, facts in sorted(by_mac.items()) for f in facts
+            if f.kind != TTL.name]  # an address's TTLs are counts of all its frames: they stay on it
+    if rows:
+        session.connection().execute(MOVE_FACT, rows)
 
 
 def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],

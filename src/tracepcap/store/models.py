@@ -47,6 +47,7 @@ class Locality(StrEnum):
     ON_LINK = "on-link"  #: owns a MAC on the capture's segment
     LOCAL_ROUTED = "local-routed"  #: a site-local address (RFC 1918, ULA, ...) behind a router
     REMOTE = "remote"  #: anything else
+    TUNNEL = "tunnel"  #: seen only inside a tunnel (GTP-U, VXLAN, GRE...): the tunnel's own network
 
 
 class Capture(Base):

@@ -92,3 +92,18 @@ def test_depth_and_broken_inner_packets_are_counted(run, manifest):
 def test_without_tunnels_there_is_no_decapsulation_row(run, captures):
     result = run(captures / "dns_demo.pcap", Tunnels)
     assert [row.extractor for row in result.manifest] == ["reader", "decoder", "tunnels"]
+
+
+def test_inner_addresses_name_the_tunnel_they_were_in_unless_it_carries_copies(run, rows):
+    net = Scenario()
+    query = app.dns_query(9, "intranet.corp.example")
+    net.emit(vxlan_frame(VTEP_A, VTEP_B, 42, inner_udp(VM_1, VM_2, "10.20.0.5", "10.20.0.53", 40000, 53, query)))
+    net.emit(vxlan_frame(VTEP_B, VTEP_A, 42, inner_udp(VM_2, VM_1, "10.20.0.53", "10.20.0.5", 53, 40000, query)))
+    # an ERSPAN mirror carries copies of the capture's own network: its inner hosts are no tunnel's
+    mirrored = inner_udp(VM_1, VM_2, "192.168.5.5", "192.168.5.53", 40001, 53, query)
+    net.emit(f.ethernet(MAC_A, MAC_B, f.ETH_IPV4, t.over_ip(VTEP_A, VTEP_B, 47, t.erspan_ii(3, mirrored))))
+    facts = rows(run(net, Tunnels))
+    inside = {(e, v, count) for e, k, v, _, _, _, count in facts if k == "tunnelled"}
+    # both ends sorted: the two directions name one tunnel; each inner packet counts on both addresses
+    assert inside == {("10.20.0.5", "vxlan between 172.16.0.1 and 172.16.0.2", 2),
+                      ("10.20.0.53", "vxlan between 172.16.0.1 and 172.16.0.2", 2)}

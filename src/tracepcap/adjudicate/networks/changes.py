@@ -30,7 +30,7 @@ from ...extract.kinds import (
     SERVED,
     TUNNEL_ENDPOINT,
 )
-from ...keys import mac_key
+from ...keys import claim_of, mac_key
 from ...store.models import (
     Capture,
     ChangeReview,
@@ -145,6 +145,8 @@ def snapshot(session: Session, capture: Capture, *, answers_only: bool = False,
                  INITIATED.name, APPLICATION_USED.name, OUI_VENDOR.name])).group_by(
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value)):
         entity = key_of(member, member)  # facts are held per address or MAC: gathered onto the device
+        if (claim := claim_of(member)) is not None:
+            member = claim[0]  # a claimant's facts sent as another's address: a binding of that address
         if kind == INITIATED.name:
             if (app := APPLICATIONS.get(value)) is not None:
                 was = snap.applications[entity].get(app)
@@ -295,7 +297,7 @@ def answer_changes(before: Snapshot, after: Snapshot) -> list[dict]:
 def _addresses(snap: Snapshot) -> dict[str, list[str]]:
     out: dict[str, list[str]] = defaultdict(list)
     for member, entity in snap.holder.items():
-        if not member.startswith("mac-"):
+        if not member.startswith("mac-") and claim_of(member) is None:
             out[entity].append(member)
     return out
 

@@ -15,7 +15,7 @@ ROLE_DEVICE_TYPES = {
     "Default Gateway": "Router", "File Server": "File Server", "Mail Server": "Mail Server",
     "Database Server": "Database Server", "Print Server": "Printer", "Web Server": "Web Server",
     "Jump Host": "Server", "NTP Server": "Server", "Historian": "Server",
-    "Engineering Workstation": "Workstation",
+    "Engineering Workstation": "Workstation", "UPF": "Server", "SMF": "Server", "AMF": "Server",
 }
 
 # the things people own: a smart hub is a home-automation gateway or bridge (lock bridges too),

@@ -221,7 +221,8 @@ class HostOut(BaseModel):
     macs: list[str]
     names: list[str] = Field(description="names the host claimed (DHCP, NBNS, mDNS, DNS, TLS, HTTP)")
     locality: str | None = Field(description="on-link (owns a MAC on the capture's segment), local-routed (a "
-                                 "site-local address behind a router) or remote; null for a capture analysed "
+                                 "site-local address behind a router), tunnel (seen only inside a tunnel: GTP-U, "
+                                 "VXLAN, GRE...) or remote; null for a capture analysed "
                                  "before localities were stored")
     locality_reason: str | None = Field(description="why, in a sentence")
     verdicts: dict[str, VerdictSummary]
