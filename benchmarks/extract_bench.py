@@ -563,7 +563,7 @@ def _rss_mib() -> int:
 
 def worker_extract(path: str, max_flows: str | None = None) -> dict:
     from tracepcap.extract.pipeline import extract
-    from tracepcap.extract.settings import Limits
+    from tracepcap.limits import Limits
     limits = Limits() if max_flows is None else Limits(max_flows=int(max_flows))
     trace: list[tuple[int, int]] = []  # (percent of the file read, RSS MiB), every 1/8
 

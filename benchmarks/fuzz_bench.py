@@ -35,7 +35,7 @@ from pathlib import Path
 from tracepcap.errors import UnusableCapture, UsageError
 from tracepcap.extract.frame_index import FrameCursor
 from tracepcap.extract.pipeline import discover, extract
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.extract.slices import pcapng_slice
 from tracepcap.ingest import capture_path
 from tracepcap.present.read.frames import (MAX_SLICE_FRAMES, capture_index, decode, frame_detail, frame_view,

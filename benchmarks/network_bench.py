@@ -52,7 +52,7 @@ from tracepcap.adjudicate.runner import Annotations, decide, rerun_many
 from tracepcap.scan.vote import normalize_label
 from tracepcap.store import open_database
 from tracepcap.store.bulk import insert_rows
-from tracepcap.extract.mac_keys import mac_key
+from tracepcap.keys import mac_key
 from tracepcap.store.models import (Capture, Conversation, Dismissal, Entity, EntityMember, Host, HumanOverride,
                                     ManualEvidence, ObservationRow, VerdictRow)
 from tracepcap.present.web.networks import network_context

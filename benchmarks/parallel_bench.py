@@ -48,7 +48,7 @@ def cpu_split(path: str, workers: int) -> dict:
     whatever else the machine runs."""
     from tracepcap.extract.parallel import run_shard
     from tracepcap.extract.pipeline import extract
-    from tracepcap.extract.settings import Limits
+    from tracepcap.limits import Limits
     extract(Path(path), "bench")
     c0 = time.process_time()
     extract(Path(path), "bench")
@@ -66,7 +66,7 @@ def row(kind: str, path: str, workers: int) -> dict:
     if kind == "cpu":
         return cpu_split(path, workers)
     from tracepcap.extract import parallel
-    from tracepcap.extract.settings import Limits
+    from tracepcap.limits import Limits
 
     limits, rows = Limits(), []
     shards: list = []

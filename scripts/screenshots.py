@@ -50,8 +50,10 @@ import httpx
 import uvicorn
 from playwright.sync_api import sync_playwright
 
-from tracepcap.present.app import create_app
+from tracepcap.adjudicate.registry import get_registry
+from tracepcap.analysis import adjudicate_capture
 from tracepcap.present.api.request_guard import CLIENT_HEADER
+from tracepcap.present.app import create_app
 from tracepcap.settings import Settings
 from tracepcap.store import open_database
 from tracepcap.testing import campus
@@ -169,7 +171,8 @@ def main() -> int:
         settings = Settings(data_dir=Path(tmp), database_url=f"sqlite:///{Path(tmp) / 'ui.sqlite3'}", auth="off")
         url, server, thread = serve(create_app(settings))
         store = open_database(settings.database_url)
-        campus.build(store)
+        campus.store(store)
+        adjudicate_capture(store, get_registry(), campus.CID)
         store.dispose()
         try:
             with httpx.Client(base_url=f"{url}/api", timeout=60, headers={CLIENT_HEADER: "1"}) as api:

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from tracepcap.analysis import analyze
 from tracepcap.extract.extractors.kerberos import Kerberos
 from tracepcap.extract.pipeline import extract
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.ingest import store_file
 from tracepcap.present.cli import ExitCode, main
 from tracepcap.store.models import Capture, Notice, NoticeCount

@@ -37,6 +37,7 @@ from .ingest.lease import beat
 from .scan import CaptureContext, scan_capture
 from .scan.run import ScanReport
 from .settings import Settings
+from .statuses import ManifestStatus
 from .store import Database
 from .store.models import Capture, CaptureStatus, ManifestEntry
 from .store.staging import drop_stage, hold_capture, open_stage, swap
@@ -149,11 +150,11 @@ def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, repo
         failures = _adjudicate(s, registry, capture_id)
         if (network_id := networks.network_of(s, capture_id)) is not None:
             networks.refresh(s, registry, network_id, reanalysed={capture_id})  # carry into it, its changes
-        rows = [("scan", "partial", report.votes, "; ".join(f"{k}: {v}" for k, v in report.failures.items()))]
-        rows += [(f"adjudicate:{q}", "failed", 0, err) for q, err in failures.items()]
+        rows = [("scan", ManifestStatus.PARTIAL, report.votes, "; ".join(f"{k}: {v}" for k, v in report.failures.items()))]
+        rows += [(f"adjudicate:{q}", ManifestStatus.FAILED, 0, err) for q, err in failures.items()]
         s.execute(insert(ManifestEntry), [
             {"capture_id": capture_id, "extractor": name, "version": "1",
-             "status": status if err else "completed", "facts": n, "error": err or None}
+             "status": status if err else ManifestStatus.COMPLETED, "facts": n, "error": err or None}
             for name, status, n, err in rows])
         complete = extracted and not report.failures and not failures
         capture.status = CaptureStatus.DONE if complete else CaptureStatus.PARTIAL

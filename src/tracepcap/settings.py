@@ -8,6 +8,7 @@ List settings (TRACEPCAP_ALLOWED_HOSTS) are comma-separated in the environment.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -17,7 +18,25 @@ from platformdirs import user_data_dir
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from .extract.settings import Limits
+from .dask_trust import DaskCluster
+from .limits import Limits
+
+#: cores a machine needs before a capture's walk is sharded by default. Every shard reads
+#: every record and skips the other shards' frames by their raw key: measured on the 0.25 GiB
+#: benchmark capture, each of 2 shards costs 0.75-0.8 of one whole walk in CPU (docs/BENCHMARKS.md,
+#: "Scan, adjudicate and the default --workers"), so 2 shards on 2 cores gain at most ~1.2x in
+#: wall time on idle cores, spend ~1.5x the CPU, and lose outright on a busy machine.
+SHARD_MIN_CORES = 3
+
+
+def default_workers() -> int:
+    """The machine's cores (those this process may run on) when there are at least
+    SHARD_MIN_CORES of them; else 1: one walk in the analyzing process."""
+    try:
+        cores = len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return cores if cores >= SHARD_MIN_CORES else 1
 
 GIB = 1 << 30
 MAX_CAPTURE_WORKERS = 256  #: processes one capture's walk may be sharded over
@@ -46,7 +65,7 @@ class Settings(BaseSettings):
     #: processes one capture's walk is sharded over (extract/parallel.py); default: the cores
     capture_workers: int | None = Field(default=None, ge=1, le=MAX_CAPTURE_WORKERS)
     #: a Dask scheduler to send each capture's shards to instead: tls://host:8786, or tcp://
-    #: on this machine only (extract/dask_trust.py): results come back as pickles
+    #: on this machine only (dask_trust.py): results come back as pickles
     dask_scheduler: str | None = None
     #: Dask TLS: the CA that signed the cluster's certificates, this client's certificate and key
     dask_tls_ca_file: Path | None = None
@@ -121,7 +140,7 @@ class Settings(BaseSettings):
     def capture_dir(self) -> Path:
         return self.data_dir / "captures"
 
-    def extract_plan(self, path: Path) -> tuple[int, object | None]:
+    def extract_plan(self, path: Path) -> tuple[int, DaskCluster | None]:
         """(processes, Dask scheduler or None) to walk the capture at `path` with: one walk
         in this process below `parallel_min_bytes`."""
         try:
@@ -132,15 +151,14 @@ class Settings(BaseSettings):
             return 1, None
         if self.capture_workers is not None:
             return self.capture_workers, self.dask_cluster
-        from .extract.parallel import default_workers
         return default_workers(), self.dask_cluster
 
     @property
-    def dask_cluster(self):
-        """The Dask scheduler with how to reach it (extract/dask_trust.py), or None."""
+    def dask_cluster(self) -> DaskCluster | None:
+        """The Dask scheduler with how to reach it (dask_trust.py), or None."""
         if not self.dask_scheduler:
             return None
-        from .extract.dask_trust import DaskCluster
+        from .dask_trust import DaskCluster
         return DaskCluster(self.dask_scheduler, self.dask_tls_ca_file, self.dask_tls_cert_file,
                            self.dask_tls_key_file, self.dask_allow_insecure)
 

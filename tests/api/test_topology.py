@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from support.campus import build
 from tracepcap.adjudicate.actor import SYSTEM_ACTOR
 from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import analyze
@@ -17,7 +18,7 @@ from tracepcap.present.read.topology import COLLAPSE_ABOVE, GroupNode, HostNode,
 from tracepcap.present.web.graph import topology_json
 from tracepcap.store.models import Finding
 from tracepcap.testing import crowd, vlans
-from tracepcap.testing.campus import CID, GATEWAY, build
+from tracepcap.testing.campus import CID, GATEWAY
 
 
 def _by_id(graph: Topology) -> dict:

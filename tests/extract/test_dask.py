@@ -15,7 +15,7 @@ from distributed import Client, LocalCluster
 
 from tracepcap.extract.parallel import merge, on_dask, run_extract
 from tracepcap.extract.pipeline import extract
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.testing.writers import PcapWriter
 
 from support.cli import run_cli, sqlite_store

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tracepcap.extract import parallel
-from tracepcap.extract.dask_trust import DaskCluster, SchedulerRefused, is_loopback
+from tracepcap.dask_trust import DaskCluster, SchedulerRefused, is_loopback
 from tracepcap.extract.parallel import run_extract
 from tracepcap.extract.pipeline import extract
 from tracepcap.present.cli import main

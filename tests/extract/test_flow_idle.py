@@ -8,7 +8,7 @@ import pytest
 
 from tracepcap.extract.parallel import Fallback, in_process, merge
 from tracepcap.extract.pipeline import extract
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.testing import frames as f
 from tracepcap.testing.writers import PcapWriter
 

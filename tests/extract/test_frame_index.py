@@ -15,7 +15,7 @@ from tracepcap.errors import CaptureTooLarge
 from tracepcap.extract import frame_index
 from tracepcap.extract.frame_index import FrameCursor, FrameIndex, build, index_path, load_or_build, readable
 from tracepcap.extract.reader import CaptureReader
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.extract.slices import pcapng_slice
 from tracepcap.testing import frames
 from tracepcap.testing.writers import PcapngWriter, PcapWriter

@@ -29,7 +29,7 @@ import pytest
 from tracepcap.errors import CaptureTooLarge, UnusableCapture
 from tracepcap.extract.frame_index import FrameCursor
 from tracepcap.extract.pipeline import discover, extract
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.extract.slices import pcapng_slice
 from tracepcap.ingest import capture_path
 from tracepcap.present.read.frames import capture_index, frames_at

@@ -14,7 +14,7 @@ from support.shards import VM_A, VM_B, VTEP_A, VTEP_B, analyze_json, build_stres
 from tracepcap.extract import parallel
 from tracepcap.extract.parallel import Fallback, in_process, merge, run_extract
 from tracepcap.extract.pipeline import extract
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.extract.shard import GLOBAL, Shard, flow_key, shard_of
 from tracepcap.testing import frames as f
 from tracepcap.testing import tunnels as t
@@ -164,7 +164,7 @@ def test_a_cancelled_sharded_walk_stops_its_processes(stress):
 
 
 def test_the_plan_walks_small_captures_in_one_process(tmp_path):
-    from tracepcap.extract.dask_trust import DaskCluster
+    from tracepcap.dask_trust import DaskCluster
     from tracepcap.settings import Settings
     small, big = tmp_path / "small.pcap", tmp_path / "big.pcap"
     small.write_bytes(bytes(10))
@@ -179,9 +179,10 @@ def test_the_plan_walks_small_captures_in_one_process(tmp_path):
 
 def test_the_default_shards_only_on_machines_with_more_than_two_cores(monkeypatch):
     """On 2 cores two shards cost ~1.5 walks of CPU for little or no wall time (BENCHMARKS.md)."""
+    from tracepcap import settings
     for cores, expected in ((1, 1), (2, 1), (3, 3), (8, 8)):
-        monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid, n=cores: set(range(n)))
-        assert parallel.default_workers() == expected
+        monkeypatch.setattr(settings.os, "sched_getaffinity", lambda pid, n=cores: set(range(n)))
+        assert settings.default_workers() == expected
 
 
 def test_a_failed_pool_or_cluster_costs_one_walk_not_the_capture(stress):

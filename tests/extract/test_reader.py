@@ -12,7 +12,7 @@ import pytest
 from tracepcap.errors import UnusableCapture
 from tracepcap.extract.packet import decode_frame
 from tracepcap.extract.reader import CaptureReader
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.testing import frames
 from tracepcap.testing.writers import PcapngWriter, PcapWriter
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from itertools import count
 
 from tracepcap.adjudicate.networks import baseline, changes
-from tracepcap.extract.mac_keys import mac_key
+from tracepcap.keys import mac_key
 from tracepcap.store.bulk import insert_rows
 from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, ObservationRow
 

@@ -5,7 +5,7 @@ IoT set."""
 from __future__ import annotations
 
 import pytest
-from support.facts import context, fact
+from support.facts import context, fact, votes
 
 from tracepcap.extract.kinds import DNS_QUERY, HOSTNAME_CLAIM, MDNS_SERVICE
 from tracepcap.scan.signals.vendor_model import knowledge_base as vendor_model
@@ -14,8 +14,7 @@ from tracepcap.testing import app
 from tracepcap.testing.scenario import Scenario
 
 
-def votes(ctx, ip="h"):
-    return [(v.label, v.weight) for v in vendor_model.vote(ctx.host(ip))]
+SAYS = ("label", "weight")  #: what these tests compare of a vote
 
 
 def test_make_joins_vendor_and_model_once():
@@ -28,12 +27,13 @@ def test_make_joins_vendor_and_model_once():
 def test_every_entry_of_the_vendor_supports_the_model_one_of_them_names():
     ctx = context({"h": [fact(HOSTNAME_CLAIM, "DSP-W215", 3, source="dhcp"), fact(DNS_QUERY, "r0801.dch.dlink.com", 9),
                          fact(MDNS_SERVICE, "D-Link HNAP Service._dhnap._tcp.local", 12)]})
-    assert votes(ctx) == [("D-Link DSP-W215", 30), ("D-Link DSP-W215", 30), ("D-Link DSP-W215", 25)]
+    assert votes(vendor_model, ctx.host("h"), SAYS) == [("D-Link DSP-W215", 30), ("D-Link DSP-W215", 30),
+                                                        ("D-Link DSP-W215", 25)]
 
 
 def test_a_chip_maker_names_no_vendor_and_a_lone_cloud_names_the_vendor():
-    assert votes(context({"h": [fact(HOSTNAME_CLAIM, "ESP_1A2B3C", 3, source="dhcp")]})) == []
-    assert votes(context({"h": [fact(DNS_QUERY, "www.myedimax.com", 5)]})) == [("Edimax", 25)]
+    assert votes(vendor_model, [fact(HOSTNAME_CLAIM, "ESP_1A2B3C", 3, source="dhcp")], SAYS) == []
+    assert votes(vendor_model, [fact(DNS_QUERY, "www.myedimax.com", 5)], SAYS) == [("Edimax", 25)]
 
 
 def test_a_device_makers_oui_names_the_vendor_weakly():
@@ -125,6 +125,6 @@ def test_a_makers_oui_alone_names_the_vendor_but_puts_no_class_beside_it():
     from tracepcap.scan.signals.host_identity import vendor_named
 
     ctx = context({"10.0.0.9": [fact(MAC, "74:da:38:00:00:01", 2), fact(OUI_VENDOR, "Edimax Technology Co. Ltd.", 2)]})
-    assert votes(ctx, "10.0.0.9") == [("Edimax", 10)]
+    assert votes(vendor_model, ctx.host("10.0.0.9"), SAYS) == [("Edimax", 10)]
     ctx.answers["vendor-model"] = {"10.0.0.9": Answer("vendor-model", "Edimax", 17, (), ("knowledge_base",))}
     assert list(vendor_named.vote(ctx.host("10.0.0.9"))) == []

@@ -12,6 +12,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from support import campus as support_campus
 from tracepcap.testing import campus, crowd, vlans
 
 GRAPH = "document.getElementById('topology').tpGraph"
@@ -21,7 +22,7 @@ DRAWN = f"() => {GRAPH} && !document.getElementById('topology').hasAttribute('ar
 @pytest.fixture
 def big(web):
     api, pages = web
-    campus.build(api.db)
+    support_campus.build(api.db)
     return api, pages
 
 

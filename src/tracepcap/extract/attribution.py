@@ -2,18 +2,18 @@
 address: the management addresses the announcement lists, else the address the sender's
 MAC claimed in ARP in the same capture. Without either, the sightings wait until the end
 of the walk, like DHCP's (`finish`); a sender that never finds an address (a switch that only
-speaks LLDP) lands on its MAC, the entity `mac-aa-bb-..` (extract/mac_keys.py), with a `mac`
+speaks LLDP) lands on its MAC, the entity `mac-aa-bb-..` (keys.py), with a `mac`
 and an `oui-vendor` fact: Scan makes it a MAC-only device, or joins it to the device owning
 that MAC.
 """
 
 from __future__ import annotations
 
+from ..keys import mac_key
 from .decoders import DecodeError, arp
 from .extractors.link_identity import vendor_of
 from .facts import Emitter, FactKind
 from .kinds import MAC, OUI_VENDOR
-from .mac_keys import mac_key
 from .packet import Packet
 
 Claim = tuple[FactKind, str, str]  # kind, value, source

@@ -36,10 +36,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..limits import Limits
 from .facts import Emitter, FactKind
 from .flows import Flow
 from .packet import Packet
-from .settings import Limits
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,7 @@ from pathlib import Path
 from ..errors import CaptureTooLarge
 from ..ingest.gunzip import Gunzip, GzipDamaged, TooCompressed
 from ..ingest.store import DECOMPRESSED_SUFFIX, FRAME_INDEX_SUFFIX, INFLATE_PREFIX
+from ..limits import Limits
 from .reader import (
     EPB,
     MAX_RECORD,
@@ -54,7 +55,6 @@ from .reader import (
     check_block_length,
     section_order,
 )
-from .settings import Limits
 
 EVERY = 1024  #: frames between marks: a frame is at most 1023 records' framing from its mark
 VERSION = 1

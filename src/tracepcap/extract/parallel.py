@@ -40,12 +40,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+from ..dask_trust import DaskCluster, as_cluster
 from ..errors import AnalysisCancelled
-from .dask_trust import DaskCluster, as_cluster
+from ..keys import ip_sort_key
+from ..limits import Limits
 from .facts import Grade, Observation, Witness
 from .kinds import MAC, OUI_VENDOR
-from .pipeline import ExtractResult, Notices, _Tally, extract, ip_sort_key, manifest_rows
-from .settings import Limits
+from .pipeline import ExtractResult, Notices, _Tally, extract, manifest_rows
 from .shard import Shard
 
 log = logging.getLogger(__name__)
@@ -111,24 +112,6 @@ def peak_rss() -> int:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     except (ImportError, OSError):  # pragma: no cover - not on this platform
         return 0
-
-
-#: cores a machine needs before a capture's walk is sharded by default. Every shard reads
-#: every record and skips the other shards' frames by their raw key: measured on the 0.25 GiB
-#: benchmark capture, each of 2 shards costs 0.75-0.8 of one whole walk in CPU (docs/BENCHMARKS.md,
-#: "Scan, adjudicate and the default --workers"), so 2 shards on 2 cores gain at most ~1.2x in
-#: wall time on idle cores, spend ~1.5x the CPU, and lose outright on a busy machine.
-SHARD_MIN_CORES = 3
-
-
-def default_workers() -> int:
-    """The machine's cores (those this process may run on) when there are at least
-    SHARD_MIN_CORES of them; else 1: one walk in the analyzing process."""
-    try:
-        cores = len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
-    return cores if cores >= SHARD_MIN_CORES else 1
 
 
 # --- the entry point ----------------------------------------------------------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 from sqlalchemy import delete, insert
 
 from ..errors import AnalysisCancelled
+from ..limits import Limits
 from ..store import Database
 from ..store.bulk import insert_rows
 from ..store.models import (
@@ -31,7 +32,6 @@ from ..store.models import (
 from .frame_index import FrameIndex, index_path
 from .parallel import run_extract
 from .pipeline import ExtractResult, extract
-from .settings import Limits
 
 BATCH = 5000
 PROGRESS_SECONDS = 0.5

@@ -27,7 +27,11 @@ import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ..keys import ip_sort_key
+from ..limits import Limits
+from ..statuses import WHOLE, ManifestStatus
 from ..visible import visible
 from . import extractors as extractors_pkg
 from .decoders import DecodeError, Malformed, Truncated
@@ -37,9 +41,8 @@ from .facts import Emitter, FactTable, Observation
 from .flows import Flow, FlowTable, IdleClock
 from .packet import DEPTH_EXCEEDED, MAX_DEPTH, PROTO_TCP, PROTO_UDP, Packet, decode_frame, is_group
 from .reader import CaptureReader
-from .settings import Limits
 from .shard import Shard
-from .streams import StreamHeads
+from .streams import StreamHead, StreamHeads
 
 log = logging.getLogger(__name__)
 SEGMENT_FLAGS = SYN | FIN | RST  # TCP segments without data that segment readers still see
@@ -52,7 +55,7 @@ BROADCAST_MAC = b"\xff" * 6
 class ManifestRow:
     extractor: str
     version: str
-    status: str  # completed | partial | failed | skipped
+    status: ManifestStatus
     facts: int
     error: str | None
 
@@ -111,7 +114,7 @@ class ExtractResult:
 
     @property
     def complete(self) -> bool:
-        return all(row.status in ("completed", "skipped") for row in self.manifest)
+        return all(row.status in WHOLE for row in self.manifest)
 
 
 def discover() -> list[type[Extractor]]:
@@ -169,7 +172,7 @@ def _error_word(err: DecodeError) -> str:
 
 
 #: an extractor's bound observe, or its observe_stream or finish adapted to (subject, flow)
-Hook = tuple[Callable[[object, Flow | None], None], _Tally]
+Hook = tuple[Callable[[Any, Flow | None], None], _Tally]
 
 
 def deliver(hooks: Iterable[Hook], frame: int, subject: object, flow: Flow | None) -> None:
@@ -206,6 +209,180 @@ def is_host_address(ip: str) -> bool:
     return not (addr.version == 4 and addr == ipaddress.IPv4Address("255.255.255.255"))
 
 
+class _Routes:
+    """Set-up: the hooks each kind of packet goes to, by what each extractor asked for."""
+    __slots__ = ("every_ip", "sighted_to", "syns_to", "replies_to", "non_ip", "streams_to", "carriers_to",
+                 "every_udp", "every_tcp", "tcp_first_bytes", "by_tcp_port", "by_udp_port", "by_proto")
+
+    def __init__(self, instances: list[Extractor], tallies: dict[str, _Tally]) -> None:
+        self.every_ip: list[Hook] = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_IP]
+        self.sighted_to: list[Hook] = [(_Sighted(ex), tallies[ex.NAME]) for ex in instances if ex.SENDERS]
+        self.syns_to: list[Hook] = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.TCP_SYNS]
+        self.replies_to: list[Hook] = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.UDP_REPLIES]
+        self.non_ip: list[Hook] = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.NON_IP]
+        self.streams_to: list[Hook] = [(_Streams(ex), tallies[ex.NAME]) for ex in instances if ex.TCP_STREAMS]
+        self.carriers_to: list[Hook] = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.CARRIERS]
+        self.every_udp: list[Hook] = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_UDP]
+        self.every_tcp: list[Hook] = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_TCP]
+        # the first bytes at which one of them may begin reading a direction (None: any)
+        first: frozenset[int] | None = frozenset()
+        for ex in instances:
+            if ex.EVERY_TCP:
+                first = None if ex.TCP_FIRST_BYTES is None or first is None else first | ex.TCP_FIRST_BYTES
+        self.tcp_first_bytes = first
+        self.by_tcp_port: dict[int, list[Hook]] = {}
+        self.by_udp_port: dict[int, list[Hook]] = {}
+        self.by_proto: dict[int, list[Hook]] = {}
+        for ex in instances:
+            hook: Hook = (ex.observe, tallies[ex.NAME])
+            for port in ex.UDP_PORTS:
+                self.by_udp_port.setdefault(port, []).append(hook)
+            for proto in ex.IP_PROTOS:
+                self.by_proto.setdefault(proto, []).append(hook)
+            for port in ex.TCP_PORTS:
+                self.by_tcp_port.setdefault(port, []).append(hook)
+
+
+class _Sighted:
+    """An extractor's `sighted(pkt)` as a hook (subject, flow)."""
+    __slots__ = ("extractor",)
+
+    def __init__(self, extractor: Extractor) -> None:
+        self.extractor = extractor
+
+    def __call__(self, pkt: Any, flow: Flow | None) -> None:
+        self.extractor.sighted(pkt)
+
+
+class _Streams:
+    """An extractor's `observe_stream(head)` as a hook (subject, flow)."""
+    __slots__ = ("extractor",)
+
+    def __init__(self, extractor: Extractor) -> None:
+        self.extractor = extractor
+
+    def __call__(self, head: Any, flow: Flow | None) -> None:
+        self.extractor.observe_stream(head)
+
+
+class _Spill:
+    """The flow table's callback: a conversation written out goes to `on_conversation`, counted."""
+    __slots__ = ("on_conversation", "count")
+
+    def __init__(self, on_conversation: Callable[[dict], None]) -> None:
+        self.on_conversation = on_conversation
+        self.count = 0
+
+    def __call__(self, flow: Flow) -> None:
+        self.count += 1
+        self.on_conversation(flow.row())
+
+
+class _StreamsRead:
+    """The stream heads' callback: a direction's first bytes, read, go to the TCP_STREAMS hooks."""
+    __slots__ = ("hooks",)
+
+    def __init__(self, hooks: list[Hook]) -> None:
+        self.hooks = hooks
+
+    def __call__(self, head: StreamHead) -> None:
+        deliver(self.hooks, head.first_frame, head, head.flow)
+
+
+class _Walk:
+    """The state of one walk, shared by its loop (`_walk_records`) and the rarer steps it
+    calls: the flow table and stream heads, the endpoints and senders seen, the counters."""
+    __slots__ = ("routes", "spilled", "flows", "heads", "clock", "endpoints", "senders",
+                 "senders_limit", "tunnelled", "undecodable", "too_deep", "inner_lost",
+                 "frame", "now", "first_time", "last_time")
+
+    def __init__(self, routes: _Routes, limits: Limits, notices: Notices,
+                 on_conversation: Callable[[dict], None]) -> None:
+        self.routes = routes
+        # the table's and the heads' callbacks hold no reference back to the walk (no cycle:
+        # what the walk held is freed as soon as it ends)
+        self.spilled = _Spill(on_conversation)
+        self.flows = FlowTable(limits.max_flows, self.spilled)
+        self.heads = StreamHeads(limits.stream_head_bytes, limits.max_open_stream_heads,
+                                 _StreamsRead(routes.streams_to))
+        self.clock = IdleClock(limits.flow_idle_seconds)
+        self.endpoints: dict[str, bool] = {}  # ip -> ever seen sending (or addressed by unicast MAC)
+        # what each packet says of its sender (extractor.py, SENDERS): (src, src MAC, TTL, VLAN
+        # ids, to a group) -> [repeats, last frame, last time]
+        self.senders: dict[tuple, list] = {}
+        self.senders_limit = limits.max_facts
+        self.tunnelled = 0
+        self.undecodable = _Tally("decoder", notices)
+        self.too_deep = _Tally("decapsulation", notices, kind="decapsulation-too-deep")
+        self.inner_lost = _Tally("decapsulation", notices)
+        self.frame = 0
+        self.now = float("-inf")
+        self.first_time: float | None = None
+        self.last_time: float | None = None
+
+    def checkpoint(self, reader: CaptureReader, total: int, shard: Shard | None,
+                   on_progress: Callable[[int, int], None]) -> None:
+        """Every PROGRESS_EVERY records: progress, and the flows silent too long written out."""
+        on_progress(reader.bytes_read, total)
+        self.clock.now = self.now
+        self.clock.checkpoint()
+        if shard is not None:
+            shard.flow_peaks.append(len(self.flows.flows))
+        self.flows.expire(self.clock.silent, self.heads.close)
+
+    def see(self, pkt: Packet) -> None:
+        endpoints = self.endpoints
+        endpoints[pkt.src] = True
+        if pkt.dst_mac != BROADCAST_MAC:
+            endpoints[pkt.dst] = True
+        else:  # a broadcast frame's IP destination is no evidence of a host
+            endpoints.setdefault(pkt.dst, False)
+
+    def tally_sender(self, pkt: Packet) -> None:
+        """The SENDERS step of the main loop (written out there), for a carrier."""
+        key = (pkt.src, pkt.src_mac, pkt.ttl, pkt.vlans, is_group(pkt))
+        seen = self.senders.get(key)
+        if seen is not None:
+            seen[0] += 1
+            seen[1], seen[2] = pkt.frame, pkt.ts
+            return
+        if len(self.senders) < self.senders_limit:
+            self.senders[key] = [0, pkt.frame, pkt.ts]
+        deliver(self.routes.sighted_to, pkt.frame, pkt, None)
+
+    def offer(self, pkt: Packet, flow: Flow) -> None:
+        """A carrier to the TCP_SYNS and UDP_REPLIES extractors, as the main loop does."""
+        if pkt.fragment:
+            return
+        if pkt.proto == PROTO_TCP and pkt.flags & SYN:
+            deliver(self.routes.syns_to, pkt.frame, pkt, flow)
+        elif pkt.proto == PROTO_UDP and flow.pkts_ba == 1:
+            deliver(self.routes.replies_to, pkt.frame, pkt, flow)
+
+    def carried(self, pkt: Packet) -> None:
+        """Account a tunnelled frame's carriers: their conversations, their endpoints as
+        hosts, and the extractors that read every IP packet or carriers."""
+        routes = self.routes
+        if pkt.inner_error is not None:
+            tally = self.too_deep if pkt.inner_error is DEPTH_EXCEEDED else self.inner_lost
+            tally.record(pkt.frame, pkt.inner_error, pkt)
+        if pkt.tunnel is not None or pkt.carries is not None:
+            self.tunnelled += 1
+        # a carrier whose inner packet was not read, or the inner packet itself (which tunnel
+        # its addresses were in): both are the CARRIERS extractors'
+        if pkt.carries is not None or pkt.tunnel is not None:
+            deliver(routes.carriers_to, pkt.frame, pkt, None)
+        carrier = pkt.outer
+        while carrier is not None:
+            carrier_flow, _ = self.flows.update(carrier)
+            self.see(carrier)
+            deliver(routes.every_ip, pkt.frame, carrier, carrier_flow)
+            self.tally_sender(carrier)
+            self.offer(carrier, carrier_flow)
+            deliver(routes.carriers_to, pkt.frame, carrier, None)
+            carrier = carrier.outer
+
+
 def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             on_conversation: Callable[[dict], None] = lambda row: None,
             on_progress: Callable[[int, int], None] = lambda done, total: None,
@@ -213,246 +390,188 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             recorder=None) -> ExtractResult:
     """Walk the capture at `path`; conversations go to `on_conversation` as they complete.
     With `shard`, only the frames it keeps are walked (extract/shard.py, extract/parallel.py).
-    A `recorder` (`frame_index.FrameIndex`) is handed to the reader to note the framing."""
+    A `recorder` (`frame_index.FrameIndex`) is handed to the reader to note the framing.
+
+    Set-up (the extractors, their routes, the walk's state), the loop over the records
+    (`_walk_records`), and tear-down (`_tear_down`: what is still open is written out, every
+    extractor finishes, the result is assembled)."""
     table = FactTable(limits.max_facts)
     instances = [cls(Emitter(cls.NAME, cls.VERSION, table), limits) for cls in (classes or discover())]
     notices = Notices(limits.max_notices)
     tallies = {ex.NAME: _Tally(ex.NAME, notices) for ex in instances}
-    every_ip = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_IP]
-    sighted_to = [(lambda pkt, _, see=ex.sighted: see(pkt), tallies[ex.NAME]) for ex in instances if ex.SENDERS]
-    syns_to = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.TCP_SYNS]
-    replies_to = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.UDP_REPLIES]
-    non_ip = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.NON_IP]
-    streams_to = [(lambda head, _, read=ex.observe_stream: read(head), tallies[ex.NAME])
-                  for ex in instances if ex.TCP_STREAMS]
-    carriers_to = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.CARRIERS]
-    every_udp = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_UDP]
-    every_tcp = [(ex.observe, tallies[ex.NAME]) for ex in instances if ex.EVERY_TCP]
-    # the first bytes at which one of them may begin reading a direction (None: any)
-    tcp_first_bytes: frozenset[int] | None = frozenset()
-    for ex in instances:
-        if ex.EVERY_TCP:
-            tcp_first_bytes = None if ex.TCP_FIRST_BYTES is None or tcp_first_bytes is None \
-                else tcp_first_bytes | ex.TCP_FIRST_BYTES
-    by_tcp_port: dict[int, list[Hook]] = {}
-    by_udp_port: dict[int, list[Hook]] = {}
-    by_proto: dict[int, list[Hook]] = {}
-    for ex in instances:
-        hook = (ex.observe, tallies[ex.NAME])
-        for port in ex.UDP_PORTS:
-            by_udp_port.setdefault(port, []).append(hook)
-        for proto in ex.IP_PROTOS:
-            by_proto.setdefault(proto, []).append(hook)
-        for port in ex.TCP_PORTS:
-            by_tcp_port.setdefault(port, []).append(hook)
+    walk = _Walk(_Routes(instances, tallies), limits, notices, on_conversation)
+    with CaptureReader(path, limits, recorder) as reader:
+        _walk_records(walk, reader, shard, on_progress)
+        return _tear_down(walk, reader, shard, on_progress, capture_id, instances, tallies, table, notices)
 
-    endpoints: dict[str, bool] = {}  # ip -> ever seen sending (or addressed by unicast MAC)
-    # what each packet says of its sender (extractor.py, SENDERS): (src, src MAC, TTL, VLAN
-    # ids, to a group) -> [repeats, last frame, last time]
-    senders: dict[tuple, list] = {}
-    senders_limit = limits.max_facts
-    conversations = 0
 
-    def spill(flow: Flow) -> None:
-        nonlocal conversations
-        conversations += 1
-        on_conversation(flow.row())
-
-    def see(pkt: Packet) -> None:
-        endpoints[pkt.src] = True
+def _walk_records(walk: _Walk, reader: CaptureReader, shard: Shard | None,
+                  on_progress: Callable[[int, int], None]) -> None:
+    """The per-packet loop. The hot state is held in locals (attribute reads cost per packet)
+    and the counters are written back to `walk` at the end."""
+    routes, flows, heads, endpoints, senders = walk.routes, walk.flows, walk.heads, walk.endpoints, walk.senders
+    every_ip, sighted_to, syns_to, replies_to = routes.every_ip, routes.sighted_to, routes.syns_to, routes.replies_to
+    non_ip, streams_to, every_udp, every_tcp = routes.non_ip, routes.streams_to, routes.every_udp, routes.every_tcp
+    tcp_first_bytes, by_tcp_port, by_udp_port, by_proto = \
+        routes.tcp_first_bytes, routes.by_tcp_port, routes.by_udp_port, routes.by_proto
+    senders_limit, undecodable, carried = walk.senders_limit, walk.undecodable, walk.carried
+    flows_get, flows_touch = flows.flows.get, flows.flows.move_to_end
+    total = reader.total_bytes
+    frame, now, first_time, last_time = walk.frame, walk.now, walk.first_time, walk.last_time
+    for linktype, ts, wire_len, data in reader.records():
+        frame += 1
+        if first_time is None:
+            first_time = ts
+        last_time = ts
+        if ts > now:
+            now = ts
+        if not frame % PROGRESS_EVERY:  # before the shard's choice: every shard stops here
+            walk.now = now
+            walk.checkpoint(reader, total, shard, on_progress)
+        if shard is not None and not shard.keep_raw(linktype, data):
+            continue
+        try:
+            pkt = decode_frame(linktype, data, frame, ts, wire_len)
+        except DecodeError as err:
+            if shard is None or shard.keep_undecodable(frame):
+                undecodable.record(frame, err)
+            continue
+        if shard is not None and not shard.keep(pkt):
+            continue
+        src = pkt.src
+        if pkt.tunnel is not None or pkt.inner_error is not None:
+            carried(pkt)
+            flow, forward = flows.update(pkt) if src is not None else (None, False)
+        elif src is None:
+            pass
+        else:
+            # `FlowTable.update` written out for the untunnelled packet (most of them): the
+            # same key, orientation and counters, one call and a dozen attribute reads fewer
+            dst, sport, dport, proto = pkt.dst, pkt.sport, pkt.dport, pkt.proto
+            if src < dst or src == dst and sport <= dport:
+                key = (proto, src, sport, dst, dport)
+            else:
+                key = (proto, dst, dport, src, sport)
+            flow = flows_get(key)
+            if flow is None:
+                flow, forward = flows.update(pkt)
+            else:
+                flows_touch(key)
+                if flow.a == src and flow.aport == sport:
+                    forward = True
+                    flow.pkts_ab += 1
+                    flow.bytes_ab += pkt.ip_len
+                else:
+                    forward = False
+                    flow.pkts_ba += 1
+                    flow.bytes_ba += pkt.ip_len
+                flow.last_ts, flow.last_frame = ts, frame
+                if proto == PROTO_TCP and pkt.flags & SYN_ACK == SYN and flow.initiator is None:
+                    flow.initiator = "a" if forward else "b"
+        if src is None:
+            deliver(non_ip, frame, pkt, None)
+            continue
+        # `see` and `deliver(every_ip, ...)` written out: they run for every packet, and two
+        # calls fewer per packet are ~3 % of the walk
+        endpoints[src] = True
         if pkt.dst_mac != BROADCAST_MAC:
             endpoints[pkt.dst] = True
-        else:  # a broadcast frame's IP destination is no evidence of a host
+        else:
             endpoints.setdefault(pkt.dst, False)
-
-    def tally_sender(pkt: Packet) -> None:
-        """The SENDERS step of the main loop (written out there), for a carrier."""
-        key = (pkt.src, pkt.src_mac, pkt.ttl, pkt.vlans, is_group(pkt))
-        seen = senders.get(key)
+        for hook, extractor_tally in every_ip:
+            try:
+                hook(pkt, flow)
+            except Exception as err:  # noqa: BLE001 - deliver()'s boundary, written out
+                extractor_tally.record(frame, err, pkt)
+        # `tally_sender(pkt)` written out (with `is_group`'s MAC test inline): a dict update
+        # for nearly every packet, not a call per SENDERS extractor
+        dst_mac = pkt.dst_mac
+        sender = (src, pkt.src_mac, pkt.ttl, pkt.vlans, dst_mac[0] & 1 == 1 if dst_mac is not None else is_group(pkt))
+        seen = senders.get(sender)
         if seen is not None:
             seen[0] += 1
-            seen[1], seen[2] = pkt.frame, pkt.ts
-            return
-        if len(senders) < senders_limit:
-            senders[key] = [0, pkt.frame, pkt.ts]
-        deliver(sighted_to, pkt.frame, pkt, None)
-
-    def offer(pkt: Packet, flow: Flow) -> None:
-        """A carrier to the TCP_SYNS and UDP_REPLIES extractors, as the main loop does."""
-        if pkt.fragment:
-            return
-        if pkt.proto == PROTO_TCP and pkt.flags & SYN:
-            deliver(syns_to, pkt.frame, pkt, flow)
-        elif pkt.proto == PROTO_UDP and flow.pkts_ba == 1:
-            deliver(replies_to, pkt.frame, pkt, flow)
-
-    def carried(pkt: Packet) -> None:
-        """Account a tunnelled frame's carriers: their conversations, their endpoints as
-        hosts, and the extractors that read every IP packet or carriers."""
-        nonlocal tunnelled
-        if pkt.inner_error is not None:
-            (too_deep if pkt.inner_error is DEPTH_EXCEEDED else inner_lost).record(pkt.frame, pkt.inner_error, pkt)
-        if pkt.tunnel is not None or pkt.carries is not None:
-            tunnelled += 1
-        # a carrier whose inner packet was not read, or the inner packet itself (which tunnel
-        # its addresses were in): both are the CARRIERS extractors'
-        if pkt.carries is not None or pkt.tunnel is not None:
-            deliver(carriers_to, pkt.frame, pkt, None)
-        carrier = pkt.outer
-        while carrier is not None:
-            carrier_flow, _ = flows.update(carrier)
-            see(carrier)
-            deliver(every_ip, pkt.frame, carrier, carrier_flow)
-            tally_sender(carrier)
-            offer(carrier, carrier_flow)
-            deliver(carriers_to, pkt.frame, carrier, None)
-            carrier = carrier.outer
-
-    flows = FlowTable(limits.max_flows, spill)
-    heads = StreamHeads(limits.stream_head_bytes, limits.max_open_stream_heads,
-                        lambda head: deliver(streams_to, head.first_frame, head, head.flow))
-    clock = IdleClock(limits.flow_idle_seconds)
-    now = float("-inf")
-    undecodable = _Tally("decoder", notices)
-    too_deep = _Tally("decapsulation", notices, kind="decapsulation-too-deep")
-    inner_lost = _Tally("decapsulation", notices)
-    tunnelled = 0
-    first_time = last_time = None
-    frame = 0
-    flows_get, flows_touch = flows.flows.get, flows.flows.move_to_end
-    with CaptureReader(path, limits, recorder) as reader:
-        total = reader.total_bytes
-        for linktype, ts, wire_len, data in reader.records():
-            frame += 1
-            if first_time is None:
-                first_time = ts
-            last_time = ts
-            if ts > now:
-                now = ts
-            if not frame % PROGRESS_EVERY:  # before the shard's choice: every shard stops here
-                on_progress(reader.bytes_read, total)
-                clock.now = now
-                clock.checkpoint()
-                if shard is not None:
-                    shard.flow_peaks.append(len(flows.flows))
-                flows.expire(clock.silent, heads.close)
-            if shard is not None and not shard.keep_raw(linktype, data):
+            seen[1], seen[2] = frame, ts
+        else:
+            if len(senders) < senders_limit:
+                senders[sender] = [0, frame, ts]
+            deliver(sighted_to, frame, pkt, None)
+        if pkt.proto == PROTO_UDP and not pkt.fragment:
+            if flow.pkts_ba == 1 and replies_to:
+                deliver(replies_to, frame, pkt, flow)
+            _deliver_by_port(by_udp_port, frame, pkt, flow)
+            if every_udp:
+                deliver(every_udp, frame, pkt, flow)
+        elif pkt.proto == PROTO_TCP:
+            if pkt.fragment:
                 continue
-            try:
-                pkt = decode_frame(linktype, data, frame, ts, wire_len)
-            except DecodeError as err:
-                if shard is None or shard.keep_undecodable(frame):
-                    undecodable.record(frame, err)
-                continue
-            if shard is not None and not shard.keep(pkt):
-                continue
-            src = pkt.src
-            if pkt.tunnel is not None or pkt.inner_error is not None:
-                carried(pkt)
-                flow, forward = flows.update(pkt) if src is not None else (None, False)
-            elif src is None:
-                pass
-            else:
-                # `FlowTable.update` written out for the untunnelled packet (most of them):
-                # the same key, orientation and counters, one call and a dozen attribute
-                # reads fewer per packet
-                dst, sport, dport, proto = pkt.dst, pkt.sport, pkt.dport, pkt.proto
-                if src < dst or src == dst and sport <= dport:
-                    key = (proto, src, sport, dst, dport)
-                else:
-                    key = (proto, dst, dport, src, sport)
-                flow = flows_get(key)
-                if flow is None:
-                    flow, forward = flows.update(pkt)
-                else:
-                    flows_touch(key)
-                    if flow.a == src and flow.aport == sport:
-                        forward = True
-                        flow.pkts_ab += 1
-                        flow.bytes_ab += pkt.ip_len
-                    else:
-                        forward = False
-                        flow.pkts_ba += 1
-                        flow.bytes_ba += pkt.ip_len
-                    flow.last_ts, flow.last_frame = ts, frame
-                    if proto == PROTO_TCP and pkt.flags & SYN_ACK == SYN and flow.initiator is None:
-                        flow.initiator = "a" if forward else "b"
-            if src is None:
-                deliver(non_ip, frame, pkt, None)
-                continue
-            # `see` and `deliver(every_ip, ...)` written out: they run for every packet, and
-            # two calls fewer per packet are ~3 % of the walk
-            endpoints[src] = True
-            if pkt.dst_mac != BROADCAST_MAC:
-                endpoints[pkt.dst] = True
-            else:
-                endpoints.setdefault(pkt.dst, False)
-            for hook, extractor_tally in every_ip:
-                try:
-                    hook(pkt, flow)
-                except Exception as err:  # noqa: BLE001 - deliver()'s boundary, written out
-                    extractor_tally.record(frame, err, pkt)
-            # `tally_sender(pkt)` written out (with `is_group`'s MAC test inline): a dict update
-            # for nearly every packet, not a call per SENDERS extractor
-            dst_mac = pkt.dst_mac
-            key = (src, pkt.src_mac, pkt.ttl, pkt.vlans,
-                   dst_mac[0] & 1 == 1 if dst_mac is not None else is_group(pkt))
-            seen = senders.get(key)
-            if seen is not None:
-                seen[0] += 1
-                seen[1], seen[2] = frame, ts
-            else:
-                if len(senders) < senders_limit:
-                    senders[key] = [0, frame, ts]
-                deliver(sighted_to, frame, pkt, None)
-            if pkt.proto == PROTO_UDP and not pkt.fragment:
-                if flow.pkts_ba == 1 and replies_to:
-                    deliver(replies_to, frame, pkt, flow)
-                _deliver_by_port(by_udp_port, frame, pkt, flow)
-                if every_udp:
-                    deliver(every_udp, frame, pkt, flow)
-            elif pkt.proto == PROTO_TCP:
-                if pkt.fragment:
-                    continue
-                bit = 1 if forward else 2
-                payload = pkt.payload
-                if payload or pkt.flags & SEGMENT_FLAGS:
-                    # a segment without data, SYN, FIN or RST changes no stream head (feed
-                    # would return without a change), nor does a direction whose head is done
-                    if streams_to and not flow.head_done & bit:
-                        heads.feed(pkt, flow, forward)
-                    if pkt.flags & SYN and syns_to:
-                        deliver(syns_to, frame, pkt, flow)
-                    if every_tcp and (tcp_first_bytes is None or flow.followed & bit
-                                      or payload and payload[0] in tcp_first_bytes):
-                        deliver(every_tcp, frame, pkt, flow)
-                    if pkt.sport in by_tcp_port or pkt.dport in by_tcp_port:
-                        _deliver_by_port(by_tcp_port, frame, pkt, flow)
-            elif by_proto and not pkt.fragment:
-                deliver(by_proto.get(pkt.proto, ()), frame, pkt, flow)
-        on_progress(reader.bytes_read, total)
-        if shard is not None:
-            shard.flow_peaks.append(len(flows.flows))
-        heads.drain()
-        flows.drain()
-        deliver([(lambda _, __, counted=ex.repeated: counted(senders), tallies[ex.NAME])
-                 for ex in instances if ex.SENDERS], frame, None, None)
-        # one extractor's end never costs the others
-        deliver([(lambda _, __, end=ex.finish: end(), tallies[ex.NAME]) for ex in instances], frame, None, None)
-        fmt, packets, partial = reader.format, reader.packets, reader.partial
+            bit = 1 if forward else 2
+            payload = pkt.payload
+            if payload or pkt.flags & SEGMENT_FLAGS:
+                # a segment without data, SYN, FIN or RST changes no stream head (feed would
+                # return without a change), nor does a direction whose head is done
+                if streams_to and not flow.head_done & bit:
+                    heads.feed(pkt, flow, forward)
+                if pkt.flags & SYN and syns_to:
+                    deliver(syns_to, frame, pkt, flow)
+                if every_tcp and (tcp_first_bytes is None or flow.followed & bit
+                                  or payload and payload[0] in tcp_first_bytes):
+                    deliver(every_tcp, frame, pkt, flow)
+                if pkt.sport in by_tcp_port or pkt.dport in by_tcp_port:
+                    _deliver_by_port(by_tcp_port, frame, pkt, flow)
+        elif by_proto and not pkt.fragment:
+            deliver(by_proto.get(pkt.proto, ()), frame, pkt, flow)
+    walk.frame, walk.now, walk.first_time, walk.last_time = frame, now, first_time, last_time
 
+
+def _tear_down(walk: _Walk, reader: CaptureReader, shard: Shard | None, on_progress: Callable[[int, int], None],
+               capture_id: str, instances: list[Extractor], tallies: dict[str, _Tally], table: FactTable,
+               notices: Notices) -> ExtractResult:
+    """After the last record: the stream heads and conversations still open are written out,
+    the SENDERS extractors read the sender tally, every extractor finishes (one's end never
+    costs the others), and the result is assembled."""
+    on_progress(reader.bytes_read, reader.total_bytes)
     if shard is not None:
-        shard.collect(undecodable, tunnelled, too_deep, inner_lost, instances, tallies)
-    manifest = manifest_rows(packets, partial, undecodable, tunnelled, too_deep, inner_lost,
+        shard.flow_peaks.append(len(walk.flows.flows))
+    walk.heads.drain()
+    walk.flows.drain()
+    deliver([(_Repeated(ex, walk.senders), tallies[ex.NAME]) for ex in instances if ex.SENDERS],
+            walk.frame, None, None)
+    deliver([(_Finish(ex), tallies[ex.NAME]) for ex in instances], walk.frame, None, None)
+    undecodable, too_deep, inner_lost = walk.undecodable, walk.too_deep, walk.inner_lost
+    if shard is not None:
+        shard.collect(undecodable, walk.tunnelled, too_deep, inner_lost, instances, tallies)
+    manifest = manifest_rows(reader.packets, reader.partial, undecodable, walk.tunnelled, too_deep, inner_lost,
                              instances, tallies, table)
-    hosts = sorted((ip for ip, seen in endpoints.items() if seen and is_host_address(ip)), key=ip_sort_key)
-    notes = {"flows": flows.evicted, "stream heads": heads.evicted}
+    hosts = sorted((ip for ip, seen in walk.endpoints.items() if seen and is_host_address(ip)), key=ip_sort_key)
+    notes = {"flows": walk.flows.evicted, "stream heads": walk.heads.evicted}
     counts: dict[str, int] = {}
     for tally in (undecodable, too_deep, inner_lost, *tallies.values()):
         counts.update(tally.by_kind)
-    return ExtractResult(fmt, packets, partial, manifest, table.observations(capture_id), hosts,
-                         conversations, first_time, last_time,
+    return ExtractResult(reader.format, reader.packets, reader.partial, manifest, table.observations(capture_id),
+                         hosts, walk.spilled.count, walk.first_time, walk.last_time,
                          {k: v for k, v in notes.items() if v}, notices.kept, dict(sorted(counts.items())))
+
+
+class _Repeated:
+    """An extractor's `repeated(senders)` as a hook, called once at the end."""
+    __slots__ = ("extractor", "senders")
+
+    def __init__(self, extractor: Extractor, senders: dict[tuple, list]) -> None:
+        self.extractor, self.senders = extractor, senders
+
+    def __call__(self, subject: Any, flow: Flow | None) -> None:
+        self.extractor.repeated(self.senders)
+
+
+class _Finish:
+    """An extractor's `finish()` as a hook, called once at the end."""
+    __slots__ = ("extractor",)
+
+    def __init__(self, extractor: Extractor) -> None:
+        self.extractor = extractor
+
+    def __call__(self, subject: Any, flow: Flow | None) -> None:
+        self.extractor.finish()
 
 
 def manifest_rows(packets: int, partial: str | None, undecodable: _Tally, tunnelled: int,
@@ -462,11 +581,12 @@ def manifest_rows(packets: int, partial: str | None, undecodable: _Tally, tunnel
     per extractor (partial when it hit a bug), `fact-table` when facts were dropped past its
     limit. Notices are counted per kind in the row they were met in, which stays completed."""
     counts = table.count_by_extractor()
-    rows = [ManifestRow("reader", "1", "partial" if partial else "completed", packets, partial)]
+    rows = [ManifestRow("reader", "1", ManifestStatus.PARTIAL if partial else ManifestStatus.COMPLETED, packets,
+                        partial)]
     decode_error = None
     if undecodable.by_kind:
         decode_error = f"{undecodable.noticed} frames not decodable: {undecodable.notice_text()}"
-    rows.append(ManifestRow("decoder", "1", "completed", packets - undecodable.noticed, decode_error))
+    rows.append(ManifestRow("decoder", "1", ManifestStatus.COMPLETED, packets - undecodable.noticed, decode_error))
     if tunnelled or too_deep.by_kind or inner_lost.by_kind:
         parts = []
         if too_deep.by_kind:
@@ -475,7 +595,8 @@ def manifest_rows(packets: int, partial: str | None, undecodable: _Tally, tunnel
         if inner_lost.by_kind:
             parts.append(f"{inner_lost.noticed} tunnelled frames whose inner packet did not decode "
                          f"(their carrier was kept)")
-        rows.append(ManifestRow("decapsulation", "1", "completed", tunnelled, "; ".join(parts) or None))
+        rows.append(ManifestRow("decapsulation", "1", ManifestStatus.COMPLETED, tunnelled,
+                                "; ".join(parts) or None))
     for ex in instances:
         tally = tallies[ex.NAME]
         parts = []
@@ -487,15 +608,10 @@ def manifest_rows(packets: int, partial: str | None, undecodable: _Tally, tunnel
             parts.append(f"{ex.evicted} entries evicted from a bounded table")
         if ex.note:
             parts.append(ex.note)
-        status = "partial" if tally.count else "completed"
+        status = ManifestStatus.PARTIAL if tally.count else ManifestStatus.COMPLETED
         rows.append(ManifestRow(ex.NAME, ex.VERSION, status, counts.get(ex.NAME, 0),
                                 "; ".join(parts) or None))
     if table.dropped:
-        rows.append(ManifestRow("fact-table", "1", "partial", len(counts),
+        rows.append(ManifestRow("fact-table", "1", ManifestStatus.PARTIAL, len(counts),
                                 f"{table.dropped} facts dropped past the limit of {table.limit}"))
     return rows
-
-
-def ip_sort_key(ip: str) -> tuple[int, int]:
-    addr = ipaddress.ip_address(ip)
-    return addr.version, int(addr)

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import UnusableCapture
 from ..ingest.gunzip import Gunzip, GzipDamaged, TooCompressed
 from ..ingest.sniff import PCAP_MAGICS, sniff_file
-from .settings import Limits
+from ..limits import Limits
 
 CHUNK = 1 << 20
 MAX_RECORD = 16 << 20  # no real frame is 16 MiB; a bigger length means corruption

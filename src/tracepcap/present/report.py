@@ -13,10 +13,10 @@ from ..adjudicate.contract import Verdict
 from ..adjudicate.registry import Registry
 from ..extract.facts import FactKind
 from ..extract.kinds import HOSTNAME_CLAIM, OUI_VENDOR, SERVED, TTL
+from ..statuses import WHOLE
 from ..store.models import Capture
 from .read.document import DocumentHead, HostDocument, capture_head, capture_tail, host_documents, host_json
 from .read.hosts import host_count
-from .read.manifest import WHOLE
 from .read.shapes import plain
 
 TOP_REASONS = 3

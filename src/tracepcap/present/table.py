@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from ..adjudicate.registry import Registry
 from ..extract.extractors.link_identity import vendor_of
 from ..extract.kinds import OUI_VENDOR
-from ..extract.mac_keys import MAC_PREFIX
+from ..keys import MAC_PREFIX
 from ..store.models import Capture
 from .read.document import DocumentHead, HostDocument, capture_head, host_documents
 from .read.hosts import host_count

@@ -20,7 +20,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..extract.mac_keys import CLAIM_MARK, MAC_PREFIX, claim_holder, claim_of, mac_key  # noqa: F401 - re-exported for scan
+from ..keys import CLAIM_MARK, MAC_PREFIX, claim_holder, claim_of, mac_key  # noqa: F401 - re-exported for scan
 from .ownership import parsed_address
 
 _MAC = re.compile(r"^(?:mac-)?([0-9a-f]{2})[:\-.]?([0-9a-f]{2})[:\-.]?([0-9a-f]{2})[:\-.]?"

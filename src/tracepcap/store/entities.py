@@ -11,7 +11,7 @@ import re
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..extract.mac_keys import mac_key
+from ..keys import mac_key
 from .models import Entity, EntityMember
 
 _MAC = re.compile(r"^(?:mac-)?([0-9a-f]{2})[:\-.]?([0-9a-f]{2})[:\-.]?([0-9a-f]{2})[:\-.]?"

@@ -80,7 +80,7 @@ class ManifestEntry(Base):
     capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"), index=True)
     extractor: Mapped[str] = mapped_column(String(64))
     version: Mapped[str] = mapped_column(String(16))
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))  # a statuses.ManifestStatus
     facts: Mapped[int] = mapped_column(BigInteger)
     error: Mapped[str | None] = mapped_column(Text)
 
@@ -313,7 +313,7 @@ class AuditEvent(Base):
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     actor: Mapped[str] = mapped_column(String(255))  # the name shown
     actor_subject: Mapped[str] = mapped_column(Text)  # who it was: "{iss}#{sub}", or "system"
-    action: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(64))  # an adjudicate.ledger.audit.AuditAction
     question: Mapped[str | None] = mapped_column(String(64))
     capture_id: Mapped[str | None] = mapped_column(String(16))
     entity_key: Mapped[str | None] = mapped_column(String(64))
@@ -415,7 +415,7 @@ class CarryMark(Base):
     capture_id: Mapped[str] = mapped_column(ForeignKey("capture.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(16))  # override | evidence | dismissal
     origin_id: Mapped[int] = mapped_column(Integer)
-    action: Mapped[str] = mapped_column(String(16))  # reaffirmed | cleared
+    action: Mapped[str] = mapped_column(String(16))  # a networks.carry.MarkAction
     actor: Mapped[str] = mapped_column(String(255))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 

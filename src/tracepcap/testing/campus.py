@@ -12,10 +12,17 @@ from datetime import UTC, datetime
 
 from sqlalchemy import insert
 
-from tracepcap.adjudicate.registry import get_registry
-from tracepcap.analysis import adjudicate_capture
-from tracepcap.extract.mac_keys import mac_key
-from tracepcap.store.models import Capture, Conversation, Entity, EntityMember, Host, ObservationRow, VoteRow
+from tracepcap.keys import mac_key
+from tracepcap.store.models import (
+    Capture,
+    CaptureStatus,
+    Conversation,
+    Entity,
+    EntityMember,
+    Host,
+    ObservationRow,
+    VoteRow,
+)
 
 CID = "d000000000000001"
 GATEWAY = "10.1.0.1"
@@ -45,11 +52,12 @@ def key(i: int, ip: str, place: str) -> str:
     return mac_key(mac(i)) if place == "on-link" else ip
 
 
-def build(db) -> None:
-    """Store the capture (id CID) in `db` and adjudicate it."""
+def store(db) -> None:
+    """Store the capture (id CID) in `db`: its hosts, devices, facts, votes and conversations,
+    not yet adjudicated (the kit runs no stage: tests/support/campus.py adjudicates it)."""
     everyone = hosts()
     with db.session() as s:
-        s.add(Capture(id=CID, sha256="d" * 64, name="campus.pcap", size=1, format="pcap", status="done",
+        s.add(Capture(id=CID, sha256="d" * 64, name="campus.pcap", size=1, format="pcap", status=CaptureStatus.DONE,
                       progress_bytes=1, uploaded_at=datetime.now(UTC), uploaded_by="alice"))
         s.flush()
         s.execute(insert(Host), [{"capture_id": CID, "ip": ip, "position": i, "locality": place,
@@ -85,4 +93,3 @@ def build(db) -> None:
         s.execute(insert(ObservationRow), facts)
         s.execute(insert(VoteRow), votes)
         s.execute(insert(Conversation), talks)
-    adjudicate_capture(db, get_registry(), CID)

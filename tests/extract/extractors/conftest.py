@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tracepcap.extract.pipeline import ExtractResult, extract
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 
 
 @pytest.fixture

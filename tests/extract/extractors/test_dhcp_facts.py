@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tracepcap.extract.mac_keys import mac_key
+from tracepcap.keys import mac_key
 from tracepcap.extract.extractors.dhcp import Dhcp
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.testing import app
 from tracepcap.testing.scenario import Scenario
 

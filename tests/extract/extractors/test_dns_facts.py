@@ -174,7 +174,7 @@ def test_dns_over_tcp(run, rows, manifest):
 
 
 def test_dns_over_tcp_is_read_past_the_stream_head_and_out_of_order(run, rows, manifest):
-    from tracepcap.extract.settings import Limits
+    from tracepcap.limits import Limits
     from tracepcap.testing.dns_update import dns_tcp
     net, client, _, resolver = hosts()
     answer = app.dns_response(1, "a.example", [("a.example", "A", "192.0.2.1", 60)] * 30)
@@ -278,7 +278,7 @@ def test_dns_over_tcp_picked_up_inside_a_message_is_read_from_the_next_one(run, 
 def test_dns_over_tcp_is_read_again_after_lost_bytes(run, rows):
     """Bytes lost from the capture (a hole the waiting room gives up on) take the message
     boundary with them; a later segment that starts a message is read again."""
-    from tracepcap.extract.settings import Limits
+    from tracepcap.limits import Limits
     from tracepcap.testing.dns_update import dns_tcp
     net, client, _, resolver = hosts()
     first = dns_tcp(app.dns_query(1, "first.example"))

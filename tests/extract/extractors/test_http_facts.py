@@ -4,7 +4,7 @@ answered the request."""
 from __future__ import annotations
 
 from tracepcap.extract.extractors.http import Http, host_name
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.testing import app
 from tracepcap.testing import frames as f
 from tracepcap.testing.scenario import Scenario

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tracepcap.extract.extractors.cdp import Cdp
 from tracepcap.extract.extractors.lldp import Lldp
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.testing import discovery as d
 from tracepcap.testing import frames as f
 from tracepcap.testing.scenario import Scenario

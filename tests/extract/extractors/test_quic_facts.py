@@ -7,7 +7,7 @@ import subprocess
 
 from tracepcap.extract.extractors.quic import Quic
 from tracepcap.extract.extractors.tls_fingerprint import ja4
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.extract.decoders import tls as tls_decoder
 from tracepcap.testing import quic as q, tls
 from tracepcap.testing.scenario import Scenario

@@ -101,7 +101,7 @@ def test_a_synthetic_session(run, rows):
 
 
 def test_hellos_of_one_shape_share_their_fingerprints_and_the_cache_is_bounded(run, rows):
-    from tracepcap.extract.settings import Limits
+    from tracepcap.limits import Limits
     net = Scenario()
     client, server = net.host("10.0.0.21", "00:1b:21:4a:7e:21"), net.host("10.0.0.10", "00:26:b9:5c:20:10")
     for port, (name, alpn) in enumerate([("a.example", ["h2"]), ("b.example", ["h2"]), ("c.example", ["http/1.1"])]):

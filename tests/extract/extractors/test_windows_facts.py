@@ -8,7 +8,7 @@ import base64
 from tracepcap.extract.extractors.kerberos import Kerberos
 from tracepcap.extract.extractors.ntlmssp import Ntlmssp
 from tracepcap.extract.extractors.smb import Smb
-from tracepcap.extract.settings import Limits
+from tracepcap.limits import Limits
 from tracepcap.testing import app
 from tracepcap.testing import windows as w
 from tracepcap.testing.scenario import WINDOWS_SYN, Scenario

@@ -15,7 +15,7 @@ from tracepcap.ingest import find_capture, store_file
 from tracepcap.present.read.audit import AuditChoices, AuditFilter, audit_choices, audit_page
 from tracepcap.present.read.captures import entity_findings, findings, findings_of, findings_overview
 from tracepcap.present.read.document import CSV_COLUMNS, capture_export, csv_rows
-from tracepcap.extract.mac_keys import mac_key
+from tracepcap.keys import mac_key
 from tracepcap.present.read.hosts import HostFilter, host_page
 from tracepcap.testing import findings as shapes
 

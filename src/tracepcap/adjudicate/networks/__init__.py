@@ -110,9 +110,9 @@ def reaffirm(session: Session, registry: Registry, key: Key, *, actor: Actor) ->
                                                       CarryMark.kind == "override", CarryMark.origin_id == row.carried_id))
         if mark is None:
             session.add(CarryMark(capture_id=key.capture_id, kind="override", origin_id=row.carried_id,
-                                  action=carry.REAFFIRMED, actor=actor.name, at=utc_now()))
+                                  action=carry.MarkAction.REAFFIRMED, actor=actor.name, at=utc_now()))
         else:
-            mark.action, mark.actor, mark.at = carry.REAFFIRMED, actor.name, utc_now()
+            mark.action, mark.actor, mark.at = carry.MarkAction.REAFFIRMED, actor.name, utc_now()
         session.flush()
     else:
         row.facts_snapshot = identity_facts(session, key.capture_id, key.entity_key)
@@ -133,9 +133,9 @@ def stop_carrying(session: Session, row: HumanOverride | ManualEvidence | Dismis
                                                   CarryMark.origin_id == row.carried_id))
     if mark is None:
         session.add(CarryMark(capture_id=row.capture_id, kind=kind, origin_id=row.carried_id,
-                              action=carry.CLEARED, actor=actor.name, at=utc_now()))
+                              action=carry.MarkAction.CLEARED, actor=actor.name, at=utc_now()))
     else:
-        mark.action, mark.actor, mark.at = carry.CLEARED, actor.name, utc_now()
+        mark.action, mark.actor, mark.at = carry.MarkAction.CLEARED, actor.name, utc_now()
     session.flush()
 
 

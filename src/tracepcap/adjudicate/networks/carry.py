@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -37,7 +38,13 @@ from . import evidence as ev
 MODELS = {"override": HumanOverride, "evidence": ManualEvidence, "dismissal": Dismissal}
 CARRIED_ACTION = {"override": AuditAction.OVERRIDE_CARRIED, "evidence": AuditAction.EVIDENCE_CARRIED,
                   "dismissal": AuditAction.DISMISSAL_CARRIED}
-REAFFIRMED, CLEARED = "reaffirmed", "cleared"
+
+
+class MarkAction(StrEnum):
+    """What an analyst did to a carried override on the later capture (`carry_mark.action`)."""
+
+    REAFFIRMED = "reaffirmed"  #: kept as the capture's own answer
+    CLEARED = "cleared"  #: withdrawn from this capture
 
 
 @dataclass
@@ -178,7 +185,7 @@ def plan(session: Session, captures: list[Capture], evidence_of: int | None = No
         stale: tuple[str, list[dict]] | None = None
         for cid in ids[position[origin.capture_id] + 1:]:
             mark = marks.get((kind, origin.id, cid))
-            if mark == CLEARED:
+            if mark == MarkAction.CLEARED:
                 break
             found = matcher.match(cid, entity, evidence(last_seen, entity))
             if found is None:
@@ -194,7 +201,7 @@ def plan(session: Session, captures: list[Capture], evidence_of: int | None = No
             copy = Copy(kind, origin, cid, target, note)
             if kind == "override":
                 now = evidence(cid, target)
-                if mark == REAFFIRMED:
+                if mark == MarkAction.REAFFIRMED:
                     baseline, base_name, stale = now, by_id[cid].name, None
                 elif stale is None and (changes := ev.differences(origin.question, origin.label, baseline, now)):
                     stale = (cid, changes)

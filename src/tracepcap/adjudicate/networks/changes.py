@@ -30,7 +30,7 @@ from ...extract.kinds import (
     SERVED,
     TUNNEL_ENDPOINT,
 )
-from ...extract.mac_keys import claim_of, mac_key
+from ...keys import claim_of, mac_key
 from ...store.models import (
     Capture,
     ChangeReview,

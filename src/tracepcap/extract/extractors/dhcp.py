@@ -13,7 +13,7 @@ A client that asks from its own address (a renewal) is that address. One that as
 a table of at most `limits.max_pending` transactions, and land at finish() on the address
 the server acknowledged (yiaddr of the DHCPACK), else the one it requested (option 50),
 else its ciaddr. A transaction that ends with none of them (a DISCOVER nobody answered)
-lands on the client's MAC instead (the entity `mac-aa-bb-..`, extract/mac_keys.py), with a
+lands on the client's MAC instead (the entity `mac-aa-bb-..`, keys.py), with a
 `mac` and an `oui-vendor` fact of that MAC: Scan makes it a MAC-only device, or joins it to
 the device that owns the MAC. That MAC is chaddr's; a client whose chaddr names no Ethernet
 MAC (hardware type 0, a zero length, all zeros) is named by the Ethernet MAC of its client
@@ -22,6 +22,7 @@ identifier (option 61 type 1), as Zeek's dhcp.log names it. Witness frames are t
 
 from __future__ import annotations
 
+from ...keys import mac_key
 from ..decoders import dhcp
 from ..extractor import Extractor
 from ..facts import FactKind
@@ -36,7 +37,6 @@ from ..kinds import (
     OUI_VENDOR,
     SERVED,
 )
-from ..mac_keys import mac_key
 from .link_identity import vendor_of
 
 NAME, VERSION = "dhcp", "5"

@@ -9,7 +9,7 @@
   IPv4 packets a site-local client sent to a site-local address on its own /24 subnet. Such a
   packet is delivered on the link, so the destination MAC is the address's own (or a proxy's).
   A gateway that never sends an IP packet of its own (it only forwards) is found this way.
-- `mac` and `oui-vendor` on a MAC's own key (`mac-aa-bb-..`, extract/mac_keys.py) for every
+- `mac` and `oui-vendor` on a MAC's own key (`mac-aa-bb-..`, keys.py) for every
   MAC that sent frames but never an IP packet (STP, LLDP, EAPOL, ARP only): every MAC that
   sends a frame is a device of the inventory, even with no IP address (Scan makes it a
   MAC-only device, or joins it to the device of the address an ARP binding gives it).
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import socket
 
+from ...keys import mac_key
 from ..decoders import dhcp
 from ..extractor import Extractor
 from ..kinds import DST_MAC, GATEWAY_OPTION, MAC, MAC_TTL, OUI_VENDOR
-from ..mac_keys import mac_key
 from ..packet import is_group
 from .link_identity import vendor_of
 

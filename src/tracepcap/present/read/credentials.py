@@ -28,7 +28,7 @@ from ...extract.extractors.credentials import CLEARTEXT, datagram_logins, login_
 from ...extract.frame_index import FrameCursor, FrameIndex
 from ...extract.kinds import CREDENTIAL
 from ...extract.packet import PROTO_TCP, PROTO_UDP, Packet
-from ...extract.settings import Limits
+from ...limits import Limits
 from ...store.models import Capture, Entity, EntityMember, ObservationRow
 from .frames import capture_index, check_frame, decode
 

@@ -27,8 +27,8 @@ from ...extract.describe import Layer
 from ...extract.flows import PROTO_NAMES
 from ...extract.frame_index import Frame, FrameCursor, FrameIndex, load_or_build, readable
 from ...extract.packet import Packet
-from ...extract.settings import Limits
 from ...ingest import capture_path
+from ...limits import Limits
 from ...store.models import Capture, Conversation
 from ...visible import visible
 

@@ -8,10 +8,8 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ...statuses import WHOLE
 from ...store.models import ManifestEntry
-
-#: statuses that lost nothing; any other is shown as a problem
-WHOLE = ("completed", "skipped")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,12 +13,16 @@ from sqlalchemy.orm import Session
 
 from ...adjudicate import annotations
 from ...adjudicate.contract import Key
+from ...adjudicate.ledger.audit import AuditAction
 from ...adjudicate.registry import Registry
 from ...adjudicate.runner import moved
 from ...store.models import AuditEvent, ManualEvidence
 
 #: the actions on a question's human answer that a question deferring to it follows
-ANSWER_ACTIONS = ("override.set", "override.cleared", "override.stale")
+ANSWER_ACTIONS = frozenset({AuditAction.OVERRIDE_SET, AuditAction.OVERRIDE_CLEARED, AuditAction.OVERRIDE_STALE})
+
+#: the actions that carried an annotation from an earlier capture of the network
+CARRIED = frozenset({AuditAction.OVERRIDE_CARRIED, AuditAction.EVIDENCE_CARRIED, AuditAction.DISMISSAL_CARRIED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,41 +81,41 @@ def _evidence(verb: str, d: dict) -> str:
 def describe(event: AuditEvent) -> str:
     """What an audit event changed, in a line."""
     before, after, action = event.before or {}, event.after or {}, event.action
-    if action == "override.set":
+    if action == AuditAction.OVERRIDE_SET:
         reason = f" — {after.get('rationale')}" if after.get("rationale") else ""
         if event.before:
             return f"changed the answer from {_quoted(before)} to {_quoted(after)}{reason}"
         return f"set the answer to {_quoted(after)}{reason}"
-    if action == "override.cleared":
+    if action == AuditAction.OVERRIDE_CLEARED:
         return f"reverted {_quoted(before)} to the machine's answer"
-    if action == "evidence.added":
+    if action == AuditAction.EVIDENCE_ADDED:
         return _evidence("added", after)
-    if action == "evidence.edited":
+    if action == AuditAction.EVIDENCE_EDITED:
         changes = [f"{field} {before.get(field)!s} → {after.get(field)!s}" for field in ("label", "weight", "reason")
                    if before.get(field) != after.get(field)]
         return f"edited evidence #{after.get('id')}: " + ("; ".join(changes) or "no change")
-    if action == "evidence.deleted":
+    if action == AuditAction.EVIDENCE_DELETED:
         return _evidence("deleted", before)
-    if action == "dismissal.added":
+    if action == AuditAction.DISMISSAL_ADDED:
         return f"dismissed {_quoted(after)}: {after.get('reason', '')}"
-    if action == "dismissal.removed":
+    if action == AuditAction.DISMISSAL_REMOVED:
         return f"restored {_quoted(before)} to the race"
-    if action == "override.stale":
+    if action == AuditAction.OVERRIDE_STALE:
         return f"the facts beneath {_quoted(after)} moved: {moved(after)}"
-    if action in ("override.carried", "evidence.carried", "dismissal.carried"):
+    if action in CARRIED:
         return (f"carried {_quoted(after)} from capture {after.get('from_capture')}, given by "
                 f"{after.get('author')} at {after.get('at')}")
-    if action == "carry.withdrawn":
+    if action == AuditAction.CARRY_WITHDRAWN:
         return f"no longer carries {_quoted(before)} from capture {before.get('from_capture')}"
-    if action == "override.reaffirmed":
+    if action == AuditAction.OVERRIDE_REAFFIRMED:
         return f"re-affirmed {_quoted(after)}" + (" (it was stale)" if before.get("stale_since") else "")
-    if action == "change.reviewed":
+    if action == AuditAction.CHANGE_REVIEWED:
         return f"marked reviewed: {after.get('summary')}"
-    if action == "credential.revealed":
+    if action == AuditAction.CREDENTIAL_REVEALED:
         who = f" of {after.get('user')}" if after.get("user") else ""
         return (f"revealed the {after.get('protocol')} secret{who} to {after.get('server')}:{after.get('port')} "
                 f"(credential #{after.get('credential')}, frame {after.get('frame')})")
-    if action == "access.denied":
+    if action == AuditAction.ACCESS_DENIED:
         return f"refused {after.get('method', '')} (needs the {after.get('required_role', '?')} role)"
     return action
 
@@ -136,12 +140,12 @@ def trail(session: Session, registry: Registry, key: Key) -> list[TrailEvent]:
 
 
 def _effect(event: AuditEvent, defers, title: str) -> str:
-    if event.action == "override.cleared":
+    if event.action == AuditAction.OVERRIDE_CLEARED:
         mine = defers.label_for((event.before or {}).get("label", ""))
         return f"this answer no longer follows {title}" if mine else f"{title} decided nothing here"
     mine = defers.label_for((event.after or {}).get("label", ""))
     if mine is None:
         return f"{title}'s answer names no answer here, so it decides nothing"
-    if event.action == "override.stale":
+    if event.action == AuditAction.OVERRIDE_STALE:
         return f"this answer ({mine}) follows it and is stale with it"
     return f"this answer follows it: {mine}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...extract.kinds import DNS_ANSWER_CONFLICT, DNS_ANSWER_MAC
-from ...extract.mac_keys import mac_key
+from ...keys import mac_key
 from ..context import CaptureContext
 from . import Finding
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...extract.kinds import IP_MAC_BINDING, MAC
-from ...extract.mac_keys import mac_key
+from ...keys import mac_key
 from ..context import CaptureContext
 from . import Finding
 

@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from support.facts import context, fact
+from support.facts import EVERYTHING, fact, votes
 
 from tracepcap.extract.kinds import BROWSER_SERVER_TYPE
 from tracepcap.scan.signals import discover
 from tracepcap.scan.signals.host_identity import browser_role
-
-
-def votes(facts):
-    host = context({"10.0.0.2": facts}).host("10.0.0.2")
-    return [(v.label, v.weight, v.reason, v.grade, v.frames) for v in browser_role.vote(host)]
 
 
 def test_browser_role_is_discovered():
@@ -27,10 +22,10 @@ def test_browser_role_is_discovered():
     ("workstation,server,windows-95+", "Workstation", "a workstation"),
 ])
 def test_the_bits_that_name_a_device_type(bits, label, what):
-    assert votes([fact(BROWSER_SERVER_TYPE, bits, 612, source="browser")]) == [
+    assert votes(browser_role, [fact(BROWSER_SERVER_TYPE, bits, 612, source="browser")], EVERYTHING) == [
         (label, 25, f"its Browser announcement, frame 612, sets the type bits {bits}: {what} (+25)",
          "REPORTED", (612,))]
 
 
 def test_the_server_service_bit_alone_names_nothing():
-    assert votes([fact(BROWSER_SERVER_TYPE, "server,print-server", source="browser")]) == []
+    assert votes(browser_role, [fact(BROWSER_SERVER_TYPE, "server,print-server", source="browser")], EVERYTHING) == []

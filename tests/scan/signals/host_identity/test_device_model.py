@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from support.facts import context, fact
+from support.facts import EVERYTHING, fact, votes
 
 from tracepcap.extract.kinds import DEVICE_MODEL
 from tracepcap.scan.signals import discover
 from tracepcap.scan.signals.host_identity import device_model
 from tracepcap.scan.signals.os_family import device_model as os_device_model
-
-
-def votes(signal, facts):
-    host = context({"10.0.0.2": facts}).host("10.0.0.2")
-    return [(v.label, v.weight, v.reason, v.grade, v.frames) for v in signal.vote(host)]
 
 
 def test_both_are_discovered():
@@ -36,16 +31,16 @@ def test_both_are_discovered():
 def test_each_model_line(model, line, device, family):
     facts = [fact(DEVICE_MODEL, model, 11, source="mdns-txt")]
     reason = f"announces model {model} over mDNS TXT, frame 11: {line} (+30)"
-    assert votes(device_model, facts) == [(device, 30, reason, "REPORTED", (11,))]
-    assert votes(os_device_model, facts) == ([(family, 30, reason, "REPORTED", (11,))] if family else [])
+    assert votes(device_model, facts, EVERYTHING) == [(device, 30, reason, "REPORTED", (11,))]
+    assert votes(os_device_model, facts, EVERYTHING) == ([(family, 30, reason, "REPORTED", (11,))] if family else [])
 
 
 def test_a_upnp_model_names_its_source():
-    assert votes(device_model, [fact(DEVICE_MODEL, "Sonos Play:1", 40, source="upnp")]) == [
+    assert votes(device_model, [fact(DEVICE_MODEL, "Sonos Play:1", 40, source="upnp")], EVERYTHING) == [
         ("Media Device", 30, "announces model Sonos Play:1 over its UPnP description, frame 40: a Sonos "
          "speaker (+30)", "REPORTED", (40,))]
 
 
 @pytest.mark.parametrize("model", ["J42dAP", "Model X", "iMac", "RT-AX88U"])
 def test_unknown_models_do_not_vote(model):
-    assert votes(device_model, [fact(DEVICE_MODEL, model, source="mdns-txt")]) == []
+    assert votes(device_model, [fact(DEVICE_MODEL, model, source="mdns-txt")], EVERYTHING) == []

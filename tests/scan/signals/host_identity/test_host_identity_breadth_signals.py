@@ -4,16 +4,11 @@ made by hand: each one's exact votes and reasons."""
 from __future__ import annotations
 
 import pytest
-from support.facts import context, fact
+from support.facts import EVERYTHING, fact, votes
 
 from tracepcap.extract.kinds import LLDP_CAPABILITIES, LLDP_PLATFORM, SNMP_SYSDESCR
 from tracepcap.scan.signals import discover
 from tracepcap.scan.signals.host_identity import link_discovery, snmp_sysdescr
-
-
-def votes(signal, facts):
-    host = context({"10.0.0.2": facts}).host("10.0.0.2")
-    return [(v.label, v.weight, v.reason, v.grade, v.frames) for v in signal.vote(host)]
 
 
 def test_both_signals_are_discovered():
@@ -26,12 +21,12 @@ def test_both_signals_are_discovered():
     ("bridge", "Switch"), ("router", "Router"), ("repeater,router", "Router"),
 ])
 def test_capabilities(capabilities, label):
-    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, capabilities, 7, source="lldp")]) == [
+    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, capabilities, 7, source="lldp")], EVERYTHING) == [
         (label, 70, f"announces capabilities {capabilities} over LLDP, frame 7 (+70)", "REPORTED", (7,))]
 
 
 def test_a_routing_bridge_is_a_switch_that_also_routes():
-    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, "bridge,router,igmp", 12, source="cdp")]) == [
+    assert votes(link_discovery, [fact(LLDP_CAPABILITIES, "bridge,router,igmp", 12, source="cdp")], EVERYTHING) == [
         ("Switch", 70, "announces capabilities bridge,router,igmp over CDP, frame 12 (+70)", "REPORTED", (12,)),
         ("Router", 35, "also routes (router capability over CDP), frame 12 (+35)", "REPORTED", (12,))]
 
@@ -39,19 +34,19 @@ def test_a_routing_bridge_is_a_switch_that_also_routes():
 def test_an_aironet_is_an_access_point_whatever_it_bridges():
     facts = [fact(LLDP_CAPABILITIES, "bridge,router", 3, source="cdp"),
              fact(LLDP_PLATFORM, "cisco AIR-CAP3702I-E-K9", 3, source="cdp")]
-    assert votes(link_discovery, facts) == [
+    assert votes(link_discovery, facts, EVERYTHING) == [
         ("Access Point", 70, "announces capabilities bridge,router over CDP and its platform is cisco "
          "AIR-CAP3702I-E-K9, frame 3 (+70)", "REPORTED", (3,))]
 
 
 def test_lldp_and_cdp_saying_the_same_vote_once():
     facts = [fact(LLDP_CAPABILITIES, "bridge", 9, source="cdp"), fact(LLDP_CAPABILITIES, "bridge", 4, source="lldp")]
-    assert [v[:2] for v in votes(link_discovery, facts)] == [("Switch", 70)]
+    assert [v[:2] for v in votes(link_discovery, facts, EVERYTHING)] == [("Switch", 70)]
 
 
 def test_station_and_other_capabilities_say_nothing():
     assert votes(link_discovery, [fact(LLDP_CAPABILITIES, "station", 1, source="lldp"),
-                                  fact(LLDP_CAPABILITIES, "other", 2, source="lldp")]) == []
+                                  fact(LLDP_CAPABILITIES, "other", 2, source="lldp")], EVERYTHING) == []
 
 
 @pytest.mark.parametrize("descr, label", [
@@ -64,14 +59,15 @@ def test_station_and_other_capabilities_say_nothing():
 ])
 def test_sysdescr(descr, label):
     shown = descr if len(descr) <= 80 else descr[:77] + "..."
-    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, descr, 5, source="snmp")]) == [
+    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, descr, 5, source="snmp")], EVERYTHING) == [
         (label, 45, f"its SNMP sysDescr reads \"{shown}\", frame 5 (+45)", "REPORTED", (5,))]
 
 
 def test_sysdescr_that_names_no_device_type():
-    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, "Linux nas 5.10.0 #1 SMP x86_64", 5, source="snmp")]) == []
+    nas = fact(SNMP_SYSDESCR, "Linux nas 5.10.0 #1 SMP x86_64", 5, source="snmp")
+    assert votes(snmp_sysdescr, [nas], EVERYTHING) == []
     long = "Hardware: Intel64 Family 6 Model 85 Stepping 7 AT/AT COMPATIBLE - Software: Windows Version 6.3"
-    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, long, 5, source="snmp")]) == []
+    assert votes(snmp_sysdescr, [fact(SNMP_SYSDESCR, long, 5, source="snmp")], EVERYTHING) == []
 
 
 def test_whole_capture_switch_phone_and_printer(analyze_json, tmp_path):

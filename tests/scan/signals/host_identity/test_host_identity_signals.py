@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from support.facts import context, fact
+from support.facts import context, fact, votes
 
 from tracepcap.extract.kinds import (DHCP_VENDOR_CLASS, INITIATED, MAC, MDNS_SERVICE, OUI_VENDOR, SERVED, SSDP_NT, TTL,
                                      USER_AGENT)
@@ -13,12 +13,6 @@ from tracepcap.scan.signals.host_identity import (announcements, client_software
                                                   user_agent_device,
                                                   services_answered, traffic_pattern, ttl_class)
 from tracepcap.scan.signals.os_family import oui_vendor as os_oui_vendor
-
-
-
-
-def votes(signal, ctx, ip):
-    return [(v.label, v.weight, v.reason, v.frames) for v in signal.vote(ctx.host(ip))]
 
 
 @pytest.mark.parametrize("vendor, label, weight, note", [
@@ -34,7 +28,7 @@ def votes(signal, ctx, ip):
 ])
 def test_oui_vendor_votes_by_how_many_device_types_the_vendor_makes(vendor, label, weight, note):
     ctx = context({"10.0.0.1": [fact(MAC, "00:11:22:33:44:55", 4), fact(OUI_VENDOR, vendor, 4)]})
-    assert votes(oui_vendor, ctx, "10.0.0.1") == [(label, weight, f"MAC OUI is {vendor}{note} (+{weight})", (4,))]
+    assert votes(oui_vendor, ctx.host("10.0.0.1")) == [(label, weight, f"MAC OUI is {vendor}{note} (+{weight})", (4,))]
 
 
 @pytest.mark.parametrize("vendor", ["Cisco Systems, Inc", "Apple, Inc.", "HP Inc.", "Hewlett Packard",
@@ -42,18 +36,18 @@ def test_oui_vendor_votes_by_how_many_device_types_the_vendor_makes(vendor, labe
                                     "Tp-Link Technologies Co.,Ltd.", "VMware, Inc."])
 def test_vendors_of_every_device_type_do_not_vote(vendor):
     ctx = context({"10.0.0.1": [fact(MAC, "00:11:22:33:44:55", 4), fact(OUI_VENDOR, vendor, 4)]})
-    assert votes(oui_vendor, ctx, "10.0.0.1") == []
+    assert votes(oui_vendor, ctx.host("10.0.0.1")) == []
 
 
 def test_a_raspberry_pi_runs_linux():
     ctx = context({"10.0.0.1": [fact(MAC, "b8:27:eb:01:02:03", 4), fact(OUI_VENDOR, "Raspberry Pi Foundation", 4)]})
-    assert votes(os_oui_vendor, ctx, "10.0.0.1") == [
+    assert votes(os_oui_vendor, ctx.host("10.0.0.1")) == [
         ("Linux", 10, "MAC OUI is Raspberry Pi Foundation: a Raspberry Pi, a single-board Linux computer (+10)",
          (4,))]
     assert votes(os_oui_vendor, context({"10.0.0.1": [fact(MAC, "00:11:22:33:44:55", 4),
-                                                      fact(OUI_VENDOR, "Dell Inc.", 4)]}), "10.0.0.1") == []
-    assert votes(os_oui_vendor, context({"10.0.0.1": [fact(MAC, "00:11:22:33:44:55", 4),
-                                                      fact(OUI_VENDOR, "Axis Communications AB", 4)]}), "10.0.0.1") == [
+                                                      fact(OUI_VENDOR, "Dell Inc.", 4)]}).host("10.0.0.1")) == []
+    camera = context({"10.0.0.1": [fact(MAC, "00:11:22:33:44:55", 4), fact(OUI_VENDOR, "Axis Communications AB", 4)]})
+    assert votes(os_oui_vendor, camera.host("10.0.0.1")) == [
         ("Embedded", 10, "MAC OUI is Axis Communications AB: a maker of IP cameras, which run embedded firmware "
          "(+10)", (4,))]
 
@@ -65,39 +59,39 @@ def test_oui_vendor_of_a_routers_mac_is_not_the_hosts():
                    "203.0.113.5": [fact(MAC, mac, 9, 80), fact(TTL, "52", 9, 80),
                                    fact(OUI_VENDOR, "Cisco Systems, Inc")]})
     assert ctx.mac_owners == {mac: ("10.0.0.1",)}  # zero hops away, though it sent fewer frames
-    assert votes(oui_vendor, ctx, "203.0.113.5") == []
+    assert votes(oui_vendor, ctx.host("203.0.113.5")) == []
 
 
 def test_ttl_class_uses_the_ttl_most_packets_carried():
     ctx = context({"10.0.0.1": [fact(TTL, "255", 3, 40), fact(TTL, "64", 9, 2)],
                    "10.0.0.2": [fact(TTL, "127", 5, 10)], "10.0.0.3": [fact(TTL, "61", 5, 10)]})
-    assert votes(ttl_class, ctx, "10.0.0.1") == [
+    assert votes(ttl_class, ctx.host("10.0.0.1")) == [
         ("Network device", 20, "sends with TTL 255 (initial 255, typical of network equipment: routers, "
          "switches, access points) (+20)", (3,))]
-    assert votes(ttl_class, ctx, "10.0.0.2") == [
+    assert votes(ttl_class, ctx.host("10.0.0.2")) == [
         ("Workstation", 10, "sends with TTL 127 (initial 128, typical of Windows) (+10)", (5,))]
-    assert votes(ttl_class, ctx, "10.0.0.3") == []
+    assert votes(ttl_class, ctx.host("10.0.0.3")) == []
 
 
 def test_a_remote_server_starting_at_255_is_no_router():
     ctx = context({"198.51.100.7": [fact(MAC, "10:13:31:f1:39:76", 3, 40), fact(TTL, "243", 3, 40)],
                    "192.168.1.1": [fact(MAC, "10:13:31:f1:39:76", 1, 9), fact(TTL, "64", 1, 9)]})
     assert ctx.host("198.51.100.7").locality == "remote"
-    assert votes(ttl_class, ctx, "198.51.100.7") == []
+    assert votes(ttl_class, ctx.host("198.51.100.7")) == []
     assert votes(services_answered, context({"198.51.100.7": [fact(SERVED, "udp/67", 8, 4),
-                                                              fact(TTL, "250", 8, 4)]}), "198.51.100.7") == []
+                                                              fact(TTL, "250", 8, 4)]}).host("198.51.100.7")) == []
 
 
 def test_services_answered_scale_with_clients_and_skip_mdns():
     traffic = {"10.0.0.2": Traffic(clients={"udp/53": {f"10.0.0.{i}" for i in range(20, 32)}})}
     ctx = context({"10.0.0.2": [fact(SERVED, "udp/53", 62, 40), fact(SERVED, "udp/5353", 70, 9)]}, traffic)
-    assert votes(services_answered, ctx, "10.0.0.2") == [
+    assert votes(services_answered, ctx.host("10.0.0.2")) == [
         ("DNS Server", 80, "answered DNS on udp/53 for 12 clients, first in frame 62 (+80)", (62,))]
 
 
 def test_services_answered_without_conversations_counts_answers():
     ctx = context({"10.0.0.3": [fact(SERVED, "udp/67", 8, 14)]})
-    assert votes(services_answered, ctx, "10.0.0.3") == [
+    assert votes(services_answered, ctx.host("10.0.0.3")) == [
         ("DHCP Server", 50, "answered DHCP on udp/67 14 times, first in frame 8 (+50)", (8,))]
 
 
@@ -111,11 +105,11 @@ def test_traffic_patterns():
     ctx = context({"ws": [fact(INITIATED, "tcp/443", 12)], "srv": [fact(SERVED, "tcp/7000", 30)],
                    "iot": [fact(INITIATED, "tcp/8883", 40)], "dnsonly": [fact(INITIATED, "udp/53", 4)]},
                   {"ws": many, "srv": server, "iot": quiet, "dnsonly": quiet})
-    assert votes(traffic_pattern, ctx, "ws") == [("Workstation", 20, "opened conversations to 5 peers "
+    assert votes(traffic_pattern, ctx.host("ws")) == [("Workstation", 20, "opened conversations to 5 peers "
                                                   "(3 outside private ranges) and answered none (+20)", (12,))]
-    assert votes(traffic_pattern, ctx, "srv") == []
-    assert votes(traffic_pattern, ctx, "iot") == []
-    assert votes(traffic_pattern, ctx, "dnsonly") == []
+    assert votes(traffic_pattern, ctx.host("srv")) == []
+    assert votes(traffic_pattern, ctx.host("iot")) == []
+    assert votes(traffic_pattern, ctx.host("dnsonly")) == []
 
 
 def test_router_fronts_addresses_off_its_subnet():
@@ -124,17 +118,17 @@ def test_router_fronts_addresses_off_its_subnet():
     for i, ip in enumerate(["203.0.113.10", "198.51.100.7", "198.51.100.20"]):
         facts[ip] = [fact(MAC, mac, 10 + i, 5), fact(TTL, "52", 10 + i, 5)]
     ctx = context(facts)
-    assert votes(router, ctx, "10.0.0.1") == [
+    assert votes(router, ctx.host("10.0.0.1")) == [
         ("Router", 40, "its MAC 00:00:0c:9f:f0:01 also carries 3 addresses outside 10.0.0.0/24 or hops "
          "away (198.51.100.7, 198.51.100.20, 203.0.113.10) (+40)", (2,))]
-    assert votes(router, ctx, "203.0.113.10") == []
+    assert votes(router, ctx.host("203.0.113.10")) == []
 
 
 def test_router_same_subnet_sharing_is_a_faint_hint():
     mac = "52:54:00:aa:00:01"
     ctx = context({"192.168.1.1": [fact(MAC, mac, 2, 23), fact(TTL, "64", 2, 23)],
                    "192.168.1.53": [fact(MAC, mac, 36, 6), fact(TTL, "64", 36, 6)]})
-    assert votes(router, ctx, "192.168.1.1") == [
+    assert votes(router, ctx.host("192.168.1.1")) == [
         ("Router", 10, "its MAC 52:54:00:aa:00:01 also carries 192.168.1.53 on its own subnet (+10)", (2,))]
 
 
@@ -142,9 +136,9 @@ def test_announcements_from_mdns_and_ssdp():
     ctx = context({"p": [fact(MDNS_SERVICE, "Office Printer._ipp._tcp.local", 80),
                          fact(MDNS_SERVICE, "_ipp._tcp.local", 81)],
                    "g": [fact(SSDP_NT, "urn:schemas-upnp-org:device:InternetGatewayDevice:1", 5)]})
-    assert votes(announcements, ctx, "p") == [
+    assert votes(announcements, ctx.host("p")) == [
         ("Printer", 35, "announces _ipp._tcp over mDNS, frame 80 (+35)", (80,))]
-    assert votes(announcements, ctx, "g") == [
+    assert votes(announcements, ctx.host("g")) == [
         ("Router", 35, "announces UPnP urn:schemas-upnp-org:device:InternetGatewayDevice:1 over SSDP, "
          "frame 5 (+35)", (5,))]
 
@@ -153,12 +147,12 @@ def test_airplay_and_raop_name_no_device_type():
     """Macs, iPhones and iPads announce AirPlay and RAOP as well as speakers and TVs."""
     ctx = context({"mac": [fact(MDNS_SERVICE, "Lucas iMac._airplay._tcp.local", 11),
                            fact(MDNS_SERVICE, "28373700:Lucas iMac._raop._tcp.local", 11)]})
-    assert votes(announcements, ctx, "mac") == []
+    assert votes(announcements, ctx.host("mac")) == []
 
 
 def test_client_software():
     ctx = context({"m": [fact(DHCP_VENDOR_CLASS, "android-dhcp-13", 2)]})
-    assert votes(client_software, ctx, "m") == [
+    assert votes(client_software, ctx.host("m")) == [
         ("Mobile", 20, "its DHCP vendor class is android-dhcp-13, frame 2 (+20)", (2,))]
 
 
@@ -176,7 +170,7 @@ def test_client_software():
 ])
 def test_user_agent_device_classes_by_device_detector(ua, label, words):
     ctx = context({"m": [fact(USER_AGENT, ua, 33)]})
-    [(got, weight, reason, frames)] = votes(user_agent_device, ctx, "m")
+    [(got, weight, reason, frames)] = votes(user_agent_device, ctx.host("m"))
     assert (got, weight, frames) == (label, 20, (33,))
     assert reason.startswith(f"Device Detector reads its User-Agent as {words}: ")
     assert reason.endswith(", first in frame 33 (+20)")
@@ -184,7 +178,7 @@ def test_user_agent_device_classes_by_device_detector(ua, label, words):
 
 def test_libraries_and_bots_name_no_device_class():
     ctx = context({"m": [fact(USER_AGENT, "curl/8.5.0", 3), fact(USER_AGENT, "python-requests/2.31", 4)]})
-    assert votes(user_agent_device, ctx, "m") == []
+    assert votes(user_agent_device, ctx.host("m")) == []
 
 
 def test_a_router_answering_dhcp_for_its_segment_is_a_gateway_router():
@@ -202,7 +196,7 @@ def test_a_router_answering_dhcp_for_its_segment_is_a_gateway_router():
 
 def test_a_dial_search_target_is_a_cast_device():
     ctx = context({"tv": [fact(SSDP_NT, "urn:dial-multiscreen-org:service:dial:1", 6)]})
-    assert votes(announcements, ctx, "tv") == []  # the device knowledge base's, as a Media Device
-    found = votes(knowledge_base, ctx, "tv")
+    assert votes(announcements, ctx.host("tv")) == []  # the device knowledge base's, as a Media Device
+    found = votes(knowledge_base, ctx.host("tv"))
     assert [(label, weight, frames) for label, weight, _, frames in found] == [("Media Device", 30, (6,))]
     assert "DIAL" in found[0][2] and "dial-multiscreen.org" in found[0][2]

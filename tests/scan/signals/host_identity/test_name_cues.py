@@ -4,16 +4,11 @@ scheme's exact vote and reason, and the names that must not vote."""
 from __future__ import annotations
 
 import pytest
-from support.facts import context, fact
+from support.facts import EVERYTHING, fact, votes
 
 from tracepcap.extract.kinds import HOSTNAME_CLAIM
 from tracepcap.scan.signals import discover
 from tracepcap.scan.signals.host_identity import name_cues
-
-
-def votes(facts):
-    host = context({"10.0.0.2": facts}).host("10.0.0.2")
-    return [(v.label, v.weight, v.reason, v.grade, v.frames) for v in name_cues.vote(host)]
 
 
 def test_name_cues_is_discovered():
@@ -37,24 +32,24 @@ def test_name_cues_is_discovered():
     ("axis-00408c123456", "dhcp", "DHCP", "IP Camera", "an Axis camera's default name"),
 ])
 def test_each_scheme(name, source, said, label, scheme):
-    assert votes([fact(HOSTNAME_CLAIM, name, 29, source=source)]) == [
+    assert votes(name_cues, [fact(HOSTNAME_CLAIM, name, 29, source=source)], EVERYTHING) == [
         (label, 20, f"it calls itself {name} over {said}, frame 29: {scheme} (+20)", "REPORTED", (29,))]
 
 
 @pytest.mark.parametrize("name", ["hypadrome", "DESKTOP-PC", "fileserver01", "Gabrieles-Android-TV.lan",
                                   "printer", "HPLaserJet"])
 def test_names_without_a_known_scheme_do_not_vote(name):
-    assert votes([fact(HOSTNAME_CLAIM, name, source="dhcp")]) == []
+    assert votes(name_cues, [fact(HOSTNAME_CLAIM, name, source="dhcp")], EVERYTHING) == []
 
 
 def test_what_others_say_the_host_is_called_is_no_cue():
     """A DNS answer or an HTTP Host header names a service, not the device's make."""
-    assert votes([fact(HOSTNAME_CLAIM, "ipad.example.com", source="dns-ptr"),
-                  fact(HOSTNAME_CLAIM, "iphone.example.com", source="http-host")]) == []
+    assert votes(name_cues, [fact(HOSTNAME_CLAIM, "ipad.example.com", source="dns-ptr"),
+                  fact(HOSTNAME_CLAIM, "iphone.example.com", source="http-host")], EVERYTHING) == []
 
 
 def test_one_vote_per_device_type_from_the_earliest_name():
-    assert votes([fact(HOSTNAME_CLAIM, "Gabrieles-iPad.local", 29, source="mdns"),
-                  fact(HOSTNAME_CLAIM, "Gabrieles-iPad", 5, source="dhcp")]) == [
+    assert votes(name_cues, [fact(HOSTNAME_CLAIM, "Gabrieles-iPad.local", 29, source="mdns"),
+                  fact(HOSTNAME_CLAIM, "Gabrieles-iPad", 5, source="dhcp")], EVERYTHING) == [
         ("Mobile", 20, "it calls itself Gabrieles-iPad over DHCP, frame 5: an iPad's naming (+20)",
          "REPORTED", (5,))]

@@ -4,7 +4,7 @@ runner weighs what they say together."""
 from __future__ import annotations
 
 import pytest
-from support.facts import context, fact
+from support.facts import context, fact, votes
 
 from tracepcap.adjudicate.contract import Key
 from tracepcap.adjudicate.questions.os_family import ADJUDICATOR
@@ -26,133 +26,127 @@ LINUX_SHARED = "is the Linux kernel's, which Linux, Android and ChromeOS share (
 APPLE_SHARED = "is the Apple (XNU) stack's, which macOS and iOS share (p0f: {}) (+40)"
 
 
-
 def said(kind, value, frame=1, source=None):
     assert kind.grade == Grade.REPORTED, kind
     return fact(kind, value, frame, source=source)
 
 
-
-def votes(signal, *facts):
-    return [(v.label, v.weight, v.reason, v.frames) for v in signal.vote(context({"h": list(facts)}).host("h"))]
-
-
 def test_ttl_128_is_windows_and_255_a_network_os():
-    assert votes(ttl, fact(TTL, "127", 5, 10), fact(TTL, "64", 2, 1)) == [
+    assert votes(ttl, [fact(TTL, "127", 5, 10), fact(TTL, "64", 2, 1)]) == [
         ("Windows", 10, "sends with TTL 127, first in frame 5 (initial 128, the Windows default) (+10)", (5,))]
-    assert votes(ttl, fact(TTL, "254", 3, 40)) == [
+    assert votes(ttl, [fact(TTL, "254", 3, 40)]) == [
         ("Network OS", 10, "sends with TTL 254, first in frame 3 (initial 255, the default of network "
          "operating systems such as Cisco IOS) (+10)", (3,))]
 
 
 def test_ttl_64_names_no_family_and_says_so():
-    assert votes(ttl, fact(TTL, "61", 9, 30)) == [
+    assert votes(ttl, [fact(TTL, "61", 9, 30)]) == [
         ("Unknown", 0, "sends with TTL 61, first in frame 9 (initial 64, shared by Linux, Android, ChromeOS, "
          "macOS, iOS, the BSDs and most embedded stacks: it names none of them) (+0)", (9,))]
-    assert votes(ttl, fact(TTL, "30", 9, 30)) == []  # initial 32: too rare to read
-    assert votes(ttl) == []
+    assert votes(ttl, [fact(TTL, "30", 9, 30)]) == []  # initial 32: too rare to read
+    assert votes(ttl, []) == []
 
 
 def test_syn_signature_of_a_single_family_stack():
-    assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, WIN_SYN, 75, 3)) == [
+    assert votes(syn_signature, [fact(TCP_SYN_SIGNATURE, WIN_SYN, 75, 3)]) == [
         ("Windows", 40, f"its TCP SYN signature {WIN_SYN}, first in frame 75, is the Windows stack's "
          "(p0f: Windows NT kernel) (+40)", (75,))]
     xp = "16384:1460:*:mss,nop,nop,sok"
-    assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, xp, 1)) == [
+    assert votes(syn_signature, [fact(TCP_SYN_SIGNATURE, xp, 1)]) == [
         ("Windows", 40, f"its TCP SYN signature {xp}, first in frame 1, is the Windows stack's "
          "(p0f: Windows XP) (+40)", (1,))]
-    assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, "65535:1460:6:mss,nop,ws,sok,ts", 8)) == [
+    assert votes(syn_signature, [fact(TCP_SYN_SIGNATURE, "65535:1460:6:mss,nop,ws,sok,ts", 8)]) == [
         ("BSD", 40, "its TCP SYN signature 65535:1460:6:mss,nop,ws,sok,ts, first in frame 8, is FreeBSD's "
          "(p0f: FreeBSD 9.x or newer) (+40)",
          (8,))]
 
 
 def test_syn_signature_of_a_shared_stack_votes_for_each_family_once():
-    assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, LINUX_SYN, 99, 4),
-                 fact(TCP_SYN_SIGNATURE, "29200:1460:7:mss,sok,ts,nop,ws", 120)) == [
+    assert votes(syn_signature, [fact(TCP_SYN_SIGNATURE, LINUX_SYN, 99, 4),
+                                 fact(TCP_SYN_SIGNATURE, "29200:1460:7:mss,sok,ts,nop,ws", 120)]) == [
         (label, 40, f"its TCP SYN signature {LINUX_SYN}, first in frame 99, {LINUX_SHARED}", (99,))
         for label in ("Linux", "Android", "ChromeOS")]
-    assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, APPLE_SYN, 111)) == [
+    assert votes(syn_signature, [fact(TCP_SYN_SIGNATURE, APPLE_SYN, 111)]) == [
         (label, 40, f"its TCP SYN signature {APPLE_SYN}, first in frame 111, {APPLE_SHARED.format('Mac OS X')}", (111,))
         for label in ("macOS", "iOS")]
 
 
 def test_syn_signature_ignores_crafted_and_unknown_syns():
-    assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, "8192:*:*:", 9)) == []  # scapy's bare SYN
+    assert votes(syn_signature, [fact(TCP_SYN_SIGNATURE, "8192:*:*:", 9)]) == []  # scapy's bare SYN
     # Solaris 10 writes Windows' layout with a window of 34 MSS: not one of Windows' windows
-    assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, "49640:1460:0:mss,nop,ws,nop,nop,sok", 9)) == []
-    assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, "32768:1460:*:mss,nop,nop,sok", 9)) == []
+    assert votes(syn_signature, [fact(TCP_SYN_SIGNATURE, "49640:1460:0:mss,nop,ws,nop,nop,sok", 9)]) == []
+    assert votes(syn_signature, [fact(TCP_SYN_SIGNATURE, "32768:1460:*:mss,nop,nop,sok", 9)]) == []
 
 
 def test_dhcp_parameter_lists():
     windows = "1,3,6,15,31,33,43,44,46,47,119,121,249,252"
-    assert votes(dhcp_parameters, said(DHCP_PARAMETER_LIST, windows, 14)) == [
+    assert votes(dhcp_parameters, [said(DHCP_PARAMETER_LIST, windows, 14)]) == [
         ("Windows", 20, f"its DHCP parameter request list {windows}, first in frame 14, is Windows 8 to 11 (+20)",
          (14,))]
     ios = "1,121,3,6,15,108,114,119,252"
-    assert votes(dhcp_parameters, said(DHCP_PARAMETER_LIST, ios, 50)) == [
+    assert votes(dhcp_parameters, [said(DHCP_PARAMETER_LIST, ios, 50)]) == [
         ("iOS", 20, f"its DHCP parameter request list {ios}, first in frame 50, is iOS 16 and later (+20)", (50,))]
     apple = "1,121,3,6,15,119,252,95,44,46,101"
-    assert votes(dhcp_parameters, said(DHCP_PARAMETER_LIST, apple, 3)) == [
+    assert votes(dhcp_parameters, [said(DHCP_PARAMETER_LIST, apple, 3)]) == [
         (label, 20, f"its DHCP parameter request list {apple}, first in frame 3, is Apple's, which macOS and "
          "iOS share (+20)", (3,)) for label in ("macOS", "iOS")]
-    assert votes(dhcp_parameters, said(DHCP_PARAMETER_LIST, "1,3", 1)) == []
+    assert votes(dhcp_parameters, [said(DHCP_PARAMETER_LIST, "1,3", 1)]) == []
 
 
 def test_dhcp_vendor_classes():
-    assert votes(dhcp_vendor_class, said(DHCP_VENDOR_CLASS, "MSFT 5.0", 14)) == [
+    assert votes(dhcp_vendor_class, [said(DHCP_VENDOR_CLASS, "MSFT 5.0", 14)]) == [
         ("Windows", 20, "its DHCP vendor class MSFT 5.0, first in frame 14, is Windows' DHCP client (+20)", (14,))]
-    assert votes(dhcp_vendor_class, said(DHCP_VENDOR_CLASS, "android-dhcp-13", 44)) == [
+    assert votes(dhcp_vendor_class, [said(DHCP_VENDOR_CLASS, "android-dhcp-13", 44)]) == [
         ("Android", 20, "its DHCP vendor class android-dhcp-13, first in frame 44, is Android's DHCP client (+20)",
          (44,))]
     dhcpcd = "dhcpcd-9.4.1:Linux-6.1.0-13-amd64:x86_64:GenuineIntel"
-    assert votes(dhcp_vendor_class, said(DHCP_VENDOR_CLASS, dhcpcd, 7)) == [
+    assert votes(dhcp_vendor_class, [said(DHCP_VENDOR_CLASS, dhcpcd, 7)]) == [
         ("Linux", 20, f"its DHCP vendor class {dhcpcd}, first in frame 7, is dhcpcd running on Linux (+20)", (7,))]
-    assert votes(dhcp_vendor_class, said(DHCP_VENDOR_CLASS, "dhcpcd-9.4.1:NetBSD-10.0:amd64", 7))[0][:2] == (
+    assert votes(dhcp_vendor_class, [said(DHCP_VENDOR_CLASS, "dhcpcd-9.4.1:NetBSD-10.0:amd64", 7)])[0][:2] == (
         "BSD", 20)
-    assert votes(dhcp_vendor_class, said(DHCP_VENDOR_CLASS, "udhcp 1.36.1", 2))[0][:2] == ("Embedded", 20)
-    assert votes(dhcp_vendor_class, said(DHCP_VENDOR_CLASS, "TL-SG116E", 1)) == []  # a model, not an OS
+    assert votes(dhcp_vendor_class, [said(DHCP_VENDOR_CLASS, "udhcp 1.36.1", 2)])[0][:2] == ("Embedded", 20)
+    assert votes(dhcp_vendor_class, [said(DHCP_VENDOR_CLASS, "TL-SG116E", 1)]) == []  # a model, not an OS
 
 
 def test_user_agent_through_ua_parser():
     ubuntu = "Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:119.0) Gecko/20100101 Firefox/119.0"
-    assert votes(user_agent, said(USER_AGENT, ubuntu, 102)) == [
+    assert votes(user_agent, [said(USER_AGENT, ubuntu, 102)]) == [
         ("Linux", 20, f"its User-Agent says Ubuntu: {ubuntu}, first in frame 102 (+20)", (102,))]
     # one vote per family, from the earliest frame; a long User-Agent is cut with "..."
-    assert votes(user_agent, said(USER_AGENT, "Windows-Update-Agent/10.0.10011.16384", 90),
-                 said(USER_AGENT, WIN_UA, 78), said(USER_AGENT, "curl/8.4.0", 5)) == [
+    assert votes(user_agent, [said(USER_AGENT, "Windows-Update-Agent/10.0.10011.16384", 90),
+                              said(USER_AGENT, WIN_UA, 78), said(USER_AGENT, "curl/8.4.0", 5)]) == [
         ("Windows", 20, "its User-Agent says Windows: Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, "
          "like..., first in frame 78 (+20)", (78,))]
     mac = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15"
-    assert votes(user_agent, said(USER_AGENT, mac, 4))[0][:3] == (
+    assert votes(user_agent, [said(USER_AGENT, mac, 4)])[0][:3] == (
         "macOS", 20, f"its User-Agent says Mac OS X: {mac}, first in frame 4 (+20)")
 
 
 def test_ssh_banners():
-    assert votes(ssh_banner, said(SSH_BANNER, "SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13", 382)) == [
+    assert votes(ssh_banner, [said(SSH_BANNER, "SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13", 382)]) == [
         ("Linux", 25, "its SSH banner SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13, first in frame 382, names Ubuntu "
          "(+25)", (382,))]
-    assert votes(ssh_banner, said(SSH_BANNER, "SSH-2.0-OpenSSH_for_Windows_8.1", 6)) == [
+    assert votes(ssh_banner, [said(SSH_BANNER, "SSH-2.0-OpenSSH_for_Windows_8.1", 6)]) == [
         ("Windows", 25, "its SSH banner SSH-2.0-OpenSSH_for_Windows_8.1, first in frame 6, names OpenSSH for "
          "Windows (+25)", (6,))]
-    assert votes(ssh_banner, said(SSH_BANNER, "SSH-2.0-Cisco-1.25", 6))[0][:2] == ("Network OS", 25)
-    assert votes(ssh_banner, said(SSH_BANNER, "SSH-2.0-dropbear_2022.83", 6))[0][:2] == ("Embedded", 25)
-    assert votes(ssh_banner, said(SSH_BANNER, "SSH-2.0-OpenSSH_9.4", 380)) == []  # every Unix-like
+    assert votes(ssh_banner, [said(SSH_BANNER, "SSH-2.0-Cisco-1.25", 6)])[0][:2] == ("Network OS", 25)
+    assert votes(ssh_banner, [said(SSH_BANNER, "SSH-2.0-dropbear_2022.83", 6)])[0][:2] == ("Embedded", 25)
+    assert votes(ssh_banner, [said(SSH_BANNER, "SSH-2.0-OpenSSH_9.4", 380)]) == []  # every Unix-like
 
 
 def test_http_server_headers():
-    assert votes(http_server, said(HTTP_SERVER, "nginx/1.24.0 (Ubuntu)", 80)) == [
+    assert votes(http_server, [said(HTTP_SERVER, "nginx/1.24.0 (Ubuntu)", 80)]) == [
         ("Linux", 20, "its HTTP Server header nginx/1.24.0 (Ubuntu), first in frame 80, names Ubuntu (+20)", (80,))]
-    assert votes(http_server, said(HTTP_SERVER, "Microsoft-IIS/10.0", 12)) == [
+    assert votes(http_server, [said(HTTP_SERVER, "Microsoft-IIS/10.0", 12)]) == [
         ("Windows", 20, "its HTTP Server header Microsoft-IIS/10.0, first in frame 12, names Microsoft IIS (+20)",
          (12,))]
-    assert votes(http_server, said(HTTP_SERVER, "Apache/2.4.58 (Win64) OpenSSL/3.1.3", 12))[0][:2] == (
+    assert votes(http_server, [said(HTTP_SERVER, "Apache/2.4.58 (Win64) OpenSSL/3.1.3", 12)])[0][:2] == (
         "Windows", 20)
-    assert votes(http_server, said(HTTP_SERVER, "Apache/2.4.41", 20)) == []  # names no OS
+    assert votes(http_server, [said(HTTP_SERVER, "Apache/2.4.41", 20)]) == []  # names no OS
 
 
 def test_user_agent_that_its_syns_contradict_is_said_at_weight_zero():
-    assert votes(syn_vs_user_agent, fact(TCP_SYN_SIGNATURE, LINUX_SYN, 75), said(USER_AGENT, WIN_UA, 78)) == [
+    assert votes(syn_vs_user_agent, [fact(TCP_SYN_SIGNATURE, LINUX_SYN, 75), said(USER_AGENT, WIN_UA, 78)]) == [
         ("Windows", 0, f"its User-Agent says Windows (first in frame 78) but its TCP SYN signature {LINUX_SYN} "
          "(first in frame 75) is the Linux kernel's: a proxy or a spoofed User-Agent (+0)", (78, 75))]
 
@@ -160,28 +154,28 @@ def test_user_agent_that_its_syns_contradict_is_said_at_weight_zero():
 def test_user_agent_within_the_measured_stack_is_no_contradiction():
     android = "Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36"
     iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15"
-    assert votes(syn_vs_user_agent, fact(TCP_SYN_SIGNATURE, LINUX_SYN, 3), said(USER_AGENT, android, 5)) == []
-    assert votes(syn_vs_user_agent, fact(TCP_SYN_SIGNATURE, APPLE_SYN, 3), said(USER_AGENT, iphone, 5)) == []
-    assert votes(syn_vs_user_agent, said(USER_AGENT, WIN_UA, 5)) == []  # no SYN, nothing to contradict
-    assert votes(syn_vs_user_agent, fact(TCP_SYN_SIGNATURE, "8192:*:*:", 3), said(USER_AGENT, WIN_UA, 5)) == []
+    assert votes(syn_vs_user_agent, [fact(TCP_SYN_SIGNATURE, LINUX_SYN, 3), said(USER_AGENT, android, 5)]) == []
+    assert votes(syn_vs_user_agent, [fact(TCP_SYN_SIGNATURE, APPLE_SYN, 3), said(USER_AGENT, iphone, 5)]) == []
+    assert votes(syn_vs_user_agent, [said(USER_AGENT, WIN_UA, 5)]) == []  # no SYN, nothing to contradict
+    assert votes(syn_vs_user_agent, [fact(TCP_SYN_SIGNATURE, "8192:*:*:", 3), said(USER_AGENT, WIN_UA, 5)]) == []
 
 
 def test_os_version_over_smb_and_ntlm():
-    assert votes(os_version, said(OS_VERSION, "Windows 7 Professional 7601 Service Pack 1", 40, "smb")) == [
+    assert votes(os_version, [said(OS_VERSION, "Windows 7 Professional 7601 Service Pack 1", 40, "smb")]) == [
         ("Windows", 30, "it names its OS over smb: Windows 7 Professional 7601 Service Pack 1, first in frame 40 "
          "(+30)", (40,))]
-    assert votes(os_version, said(OS_VERSION, "Unix", 40, "smb")) == []  # Samba: which Unix?
+    assert votes(os_version, [said(OS_VERSION, "Unix", 40, "smb")]) == []  # Samba: which Unix?
 
 
 def test_system_descriptions_from_snmp():
     ios = "Cisco IOS Software, C2960 Software (C2960-LANBASEK9-M), Version 15.0(2)SE11"
-    assert votes(system_description, said(SNMP_SYSDESCR, ios, 17, source="snmp")) == [
+    assert votes(system_description, [said(SNMP_SYSDESCR, ios, 17, source="snmp")]) == [
         ("Network OS", 30, f"its SNMP sysDescr is {ios}, first in frame 17 (+30)", (17,))]
     linux = "Linux db1 5.15.0-88-generic #98-Ubuntu SMP Mon Oct 2 15:18:56 UTC 2023 x86_64"
-    assert votes(system_description, said(SNMP_SYSDESCR, linux, 9, source="snmp"))[0][:2] == ("Linux", 30)
+    assert votes(system_description, [said(SNMP_SYSDESCR, linux, 9, source="snmp")])[0][:2] == ("Linux", 30)
     # an Arista switch says Linux further along: the network OS is named first and wins
-    assert votes(system_description, said(SNMP_SYSDESCR, "Arista Networks EOS version 4.28 running on an "
-                                          "Arista DCS-7050, Linux 4.19", 9, source="snmp"))[0][0] == "Network OS"
+    assert votes(system_description, [said(SNMP_SYSDESCR, "Arista Networks EOS version 4.28 running on an "
+                                          "Arista DCS-7050, Linux 4.19", 9, source="snmp")])[0][0] == "Network OS"
     # LLDP and CDP descriptions: tests/scan/test_os_family_captures.py, on the frames themselves
 
 
@@ -231,17 +225,17 @@ def test_only_a_ttl_of_64_is_unknown_with_its_reason():
 
 def test_syn_ack_signatures_match_p0f_responses():
     synack = "14600:1460:7:mss,sok,ts,nop,ws"  # Linux answering: window 10 MSS, in p0f's response table
-    assert [(label, reason) for label, _, reason, _ in votes(
-        syn_signature, fact(TCP_SYNACK_SIGNATURE, "8192:1460:8:mss,nop,ws,nop,nop,sok", 4))] == [
+    windows = fact(TCP_SYNACK_SIGNATURE, "8192:1460:8:mss,nop,ws,nop,nop,sok", 4)
+    assert [(label, reason) for label, _, reason, _ in votes(syn_signature, [windows])] == [
         ("Windows", "its TCP SYN+ACK signature 8192:1460:8:mss,nop,ws,nop,nop,sok, first in frame 4, is the "
          "Windows stack's (p0f: Windows 7 or 8) (+40)")]
-    assert [label for label, *_ in votes(syn_signature, fact(TCP_SYNACK_SIGNATURE, synack, 4))] == [
+    assert [label for label, *_ in votes(syn_signature, [fact(TCP_SYNACK_SIGNATURE, synack, 4)])] == [
         "Linux", "Android", "ChromeOS"]
 
 
 def test_syn_signature_needs_the_initial_ttl_p0f_gives(monkeypatch):
     # Windows' layout at initial TTL 64 is no Windows signature of p0f's
-    assert votes(syn_signature, fact(TTL, "64", 2, 5), fact(TCP_SYN_SIGNATURE, WIN_SYN, 3)) == []
+    assert votes(syn_signature, [fact(TTL, "64", 2, 5), fact(TCP_SYN_SIGNATURE, WIN_SYN, 3)]) == []
 
 
 def test_without_the_p0f_file_syn_signatures_do_not_vote(monkeypatch, tmp_path, caplog):
@@ -249,8 +243,8 @@ def test_without_the_p0f_file_syn_signatures_do_not_vote(monkeypatch, tmp_path, 
     monkeypatch.setenv(p0f.ENV_PATH, str(tmp_path / "absent.fp"))
     p0f._load.cache_clear()
     try:
-        assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, WIN_SYN, 75)) == []
-        assert votes(syn_signature, fact(TCP_SYN_SIGNATURE, LINUX_SYN, 75)) == []
+        assert votes(syn_signature, [fact(TCP_SYN_SIGNATURE, WIN_SYN, 75)]) == []
+        assert votes(syn_signature, [fact(TCP_SYN_SIGNATURE, LINUX_SYN, 75)]) == []
         assert sum("p0f signatures not available" in r.message for r in caplog.records) == 1
     finally:
         p0f._load.cache_clear()

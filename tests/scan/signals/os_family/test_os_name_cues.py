@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from support.facts import context, fact
+from support.facts import EVERYTHING, fact, votes
 
 from tracepcap.extract.kinds import HOSTNAME_CLAIM
 from tracepcap.scan.signals import discover
 from tracepcap.scan.signals.os_family import name_cues
-
-
-def votes(facts):
-    host = context({"10.0.0.2": facts}).host("10.0.0.2")
-    return [(v.label, v.weight, v.reason, v.grade, v.frames) for v in name_cues.vote(host)]
 
 
 def test_name_cues_is_discovered():
@@ -27,11 +22,11 @@ def test_name_cues_is_discovered():
     ("TL-SG116E", "Network OS", "a TP-Link managed switch model (TL-SG, TL-SX)"),
 ])
 def test_the_family_each_scheme_implies(name, family, scheme):
-    assert votes([fact(HOSTNAME_CLAIM, name, 11, source="mdns")]) == [
+    assert votes(name_cues, [fact(HOSTNAME_CLAIM, name, 11, source="mdns")], EVERYTHING) == [
         (family, 20, f"it calls itself {name} over mDNS, frame 11: {scheme} (+20)", "REPORTED", (11,))]
 
 
 def test_a_printer_name_names_embedded_firmware():
-    assert votes([fact(HOSTNAME_CLAIM, "NPI8A2B3C", source="dhcp")]) == [
+    assert votes(name_cues, [fact(HOSTNAME_CLAIM, "NPI8A2B3C", source="dhcp")], EVERYTHING) == [
         ("Embedded", 20, "it calls itself NPI8A2B3C over DHCP, frame 1: an HP JetDirect printer's default name "
          "(+20)", "REPORTED", (1,))]

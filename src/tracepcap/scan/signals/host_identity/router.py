@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ....extract.pipeline import ip_sort_key
+from ....keys import ip_sort_key
 from ...context import HostFacts, is_local
 from ...ownership import parsed_address, subnet_of
 from ...vote import Vote

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..errors import UsageError
+from .errors import UsageError
 
 PLAIN = frozenset({"tcp", "ws"})
 ENCRYPTED = frozenset({"tls", "wss"})
