@@ -84,7 +84,8 @@ def _return_free_memory(capture_bytes: int) -> None:
 
 def analyze(db: Database, settings: Settings, capture_id: str, registry: Registry | None = None, *,
             cancelled: Callable[[], bool] = lambda: False, raise_failure: bool = False,
-            progress: Callable[[str, int, int], None] | None = None) -> CaptureStatus | str:
+            progress: Callable[[str, int, int], None] | None = None, stage_token: str | None = None,
+            log_place: str = "the server log") -> CaptureStatus | str:
     """Analyze the capture (extract, scan, adjudicate); return its final status, or DELETED.
 
     `cancelled` is asked at every progress tick of the walk; True stops it. With
@@ -92,7 +93,9 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
     as it is, anything else as InternalError, so the exit code says which. `progress(stage,
     done, total)`, if given, hears the walk's ticks ("read", bytes of the file) on the same hook
     that records the capture's progress for the web UI, then each later stage's start and end
-    ("scan", "adjudicate": 0 or 1 of 1).
+    ("scan", "adjudicate": 0 or 1 of 1). `stage_token` names the staging capture in advance
+    (store/staging.py `open_stage`: a dispatcher that loses this analysis drops it), and
+    `log_place` is where an internal error's details go, as the failure's sentence says.
     """
     tick = progress or (lambda stage, done, total: None)
     registry = registry or get_registry()
@@ -101,7 +104,7 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         if capture is None:
             log.info("capture %s was deleted before its analysis began", capture_id)
             return DELETED
-        sha, stage = capture.sha256, open_stage(s, capture)
+        sha, stage = capture.sha256, open_stage(s, capture, stage_token)
     try:
         path = capture_path(settings.capture_dir, sha)
         workers, scheduler = settings.extract_plan(path)
@@ -128,8 +131,8 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         else:
             log.exception("analysis of capture %s failed", capture_id)
             failure = InternalError(f"internal error ({type(err).__name__}) while analyzing; "
-                                    "the server log has the details")
-        status = _record_failure(db, capture_id, stage, str(failure))
+                                    f"{log_place} has the details")
+        status = record_failure(db, capture_id, stage, str(failure))
         if status == DELETED:
             log.info("capture %s was deleted while it was analyzed", capture_id)
         elif raise_failure and not isinstance(err, AnalysisCancelled):
@@ -186,7 +189,7 @@ def _adjudicate(session: Session, registry: Registry, capture_id: str) -> dict[s
     return adjudicate_held(session, registry, capture_id)
 
 
-def _record_failure(db: Database, capture_id: str, stage: str, error: str, *,
+def record_failure(db: Database, capture_id: str, stage: str, error: str, *,
                     pauses: tuple[float, ...] | None = None) -> CaptureStatus | str:
     """`_fail`, tried again after each of `pauses` (default RECORD_RETRY_SECONDS) while the
     store refuses it; FailureNotRecorded when it never took. The capture then stays

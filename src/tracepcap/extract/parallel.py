@@ -34,11 +34,13 @@ import multiprocessing
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from ..dask_trust import DaskCluster, as_cluster
 from ..errors import AnalysisCancelled
@@ -185,13 +187,12 @@ def on_dask(scheduler: str | DaskCluster, path: str, capture_id: str, limits: Li
             on_progress: Callable[[int, int], None]) -> list[ShardOutput]:
     """The shards as tasks on the Dask cluster at `scheduler`, one per worker thread it has
     (`count` is not used: the cluster's size decides); progress counts finished shards. The
-    results are unpickled: only a trusted cluster, over TLS or on this machine (dask_trust.py)."""
-    from distributed import Client
-
-    cluster = as_cluster(scheduler)
-    security = cluster.security()  # checks first: SchedulerRefused
-    total = os.path.getsize(path)
-    with Client(cluster.address, security=security, set_as_default=False, timeout="30s") as client:
+    results are unpickled: only a trusted cluster, over TLS or on this machine (dask_trust.py).
+    Called inside a Dask task (a whole analysis `serve` sent to the cluster: dask_analysis.py)
+    it uses that worker's own client, which leaves the worker's thread pool while the shards
+    run on it."""
+    with _dask_client(as_cluster(scheduler)) as client:
+        total = os.path.getsize(path)
         slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
         count = max(slots, 1)
         futures = [client.submit(run_shard, path, capture_id, limits, i, count, pure=False,
@@ -207,6 +208,23 @@ def on_dask(scheduler: str | DaskCluster, path: str, capture_id: str, limits: Li
         except BaseException:
             client.cancel(futures)
             raise
+
+
+@contextmanager
+def _dask_client(cluster: DaskCluster) -> Iterator[Any]:
+    """A client of `cluster` (checked first: SchedulerRefused); inside a Dask task, the
+    worker's own (its scheduler is the one the task came from), seceding while it waits."""
+    from distributed import Client, get_worker, worker_client
+
+    try:
+        get_worker()
+    except ValueError:  # not in a Dask task
+        security = cluster.security()
+        with Client(cluster.address, security=security, set_as_default=False, timeout="30s") as client:
+            yield client
+        return
+    with worker_client(timeout="30s") as client:
+        yield client
 
 
 # --- the merge -------------------------------------------------------------------------------

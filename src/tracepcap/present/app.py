@@ -4,8 +4,9 @@ The API's routers per resource under /api (`api/`), the web UI at / (`web/`), th
 and the shared dependencies (`deps.py`): `api/` and `web/` are sibling leaves that never
 import each other; only this module knows both. OpenAPI schema at /api/openapi.json, docs at
 /api/docs. On start-up temporary files of uploads an earlier run never finished are removed, the
-background analysis worker starts and every capture an earlier run left
-`queued` or `analyzing` is queued again; on shutdown the worker stops after the capture it
+background analysis worker starts (with TRACEPCAP_DASK_SCHEDULER its analyses run on the
+Dask cluster: dask_analysis.py) and every capture an earlier run left `queued` or `analyzing`
+is queued again; on shutdown the worker stops after the capture it
 is on.
 """
 
@@ -21,6 +22,7 @@ from fastapi import Depends, FastAPI
 from .. import __version__
 from ..adjudicate.registry import Registry, get_registry
 from ..analysis import analyze
+from ..dask_analysis import DaskAnalyses
 from ..ingest import sweep_stale_uploads
 from ..ingest.lease import any_stalled, requeue_stalled
 from ..settings import Settings, get_settings
@@ -68,9 +70,13 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
     registry = registry or get_registry()
     owns_db = db is None
     db = db or open_database(settings.database_url)
-    worker = AnalysisWorker(lambda capture_id, cancelled: analyze(db, settings, capture_id, registry,
+    # with a Dask scheduler each capture's whole analysis runs on the cluster, and the worker
+    # has a waiting thread per worker thread of the cluster (dask_analysis.py)
+    remote = DaskAnalyses(settings, db, registry) if settings.dask_cluster is not None else None
+    worker = AnalysisWorker(remote.analyze if remote is not None else
+                            lambda capture_id, cancelled: analyze(db, settings, capture_id, registry,
                                                                   cancelled=cancelled),
-                            threads=settings.analysis_workers,
+                            threads=remote.slots if remote is not None else settings.analysis_workers,
                             sweep=lambda busy, capture_id: _requeue(db, settings, busy, capture_id),
                             sweep_seconds=min(60.0, settings.analysis_lease_seconds / 2))
 
@@ -89,6 +95,8 @@ def create_app(settings: Settings | None = None, db: Database | None = None,
         try:
             yield
         finally:
+            if remote is not None:
+                remote.close()  # first: its threads stop waiting for the tasks, which finish on their own
             worker.stop()
             if owns_db:
                 db.dispose()

@@ -16,6 +16,11 @@ database down when the failure was to be written) stays `analyzing` with an agei
 With a `sweep` (ingest/lease.py `requeue_stalled`, given the captures this worker is busy
 with) the worker looks for such stalled captures every `sweep_seconds` and queues them again;
 `requeue_stalled(capture_id)` does so at once for one capture (the upload of the same bytes).
+
+With a Dask scheduler (dask_analysis.py) each analysis runs on the cluster and a thread here
+only waits for it, so the number of threads follows the cluster's: `threads` is then asked
+(the scheduler's worker threads) at start and again every `resize_seconds`, and threads are
+added when the cluster grew (never taken away: one more waiting thread costs nothing).
 """
 
 from __future__ import annotations
@@ -25,22 +30,27 @@ import queue
 import threading
 from collections.abc import Callable
 
+RESIZE_SECONDS = 10.0
+
 log = logging.getLogger(__name__)
 
 
 class AnalysisWorker:
     def __init__(self, analyze: Callable[[str, Callable[[], bool]], object], *,
-                 name: str = "tracepcap-analysis", threads: int = 1,
+                 name: str = "tracepcap-analysis", threads: int | Callable[[], int] = 1,
                  sweep: Callable[[set[str], str | None], list[str]] | None = None,
-                 sweep_seconds: float = 60.0) -> None:
+                 sweep_seconds: float = 60.0, resize_seconds: float = RESIZE_SECONDS) -> None:
         """`analyze(capture_id, cancelled)` runs one analysis, asking `cancelled()` as it goes;
-        `threads` analyses run at once. `sweep(busy, capture_id)` returns the stalled captures
+        `threads` analyses run at once (a callable: asked at start and every `resize_seconds`,
+        the threads only ever added). `sweep(busy, capture_id)` returns the stalled captures
         (all, or only `capture_id`) it set back to queued, leaving out those in `busy`."""
-        if threads < 1:
+        if isinstance(threads, int) and threads < 1:
             raise ValueError(f"an analysis worker needs at least one thread (got {threads})")
         self._analyze = analyze
         self._name = name
         self._threads_wanted = threads
+        self._resize_seconds = resize_seconds
+        self._runners: list[threading.Thread] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._waiting: set[str] = set()
         self._current: set[str] = set()
@@ -50,14 +60,45 @@ class AnalysisWorker:
         self._threads: list[threading.Thread] = []
         self._sweep, self._sweep_seconds = sweep, sweep_seconds
 
+    @property
+    def threads(self) -> int:
+        """How many analyses run at once now."""
+        return len(self._runners)
+
+    def _wanted(self) -> int:
+        wanted = self._threads_wanted
+        return max(1, wanted() if callable(wanted) else wanted)
+
+    def _grow(self, wanted: int) -> None:
+        with self._lock:
+            if self._stopping.is_set():
+                return
+            added = [threading.Thread(target=self._run, name=f"{self._name}-{n}", daemon=True)
+                     for n in range(len(self._runners), wanted)]
+            self._runners.extend(added)
+        for thread in added:
+            thread.start()
+        if added and len(self._runners) > len(added):
+            log.info("%d analyses at once now (the cluster grew)", len(self._runners))
+
     def start(self) -> None:
         self._stopping.clear()
-        self._threads = [threading.Thread(target=self._run, name=f"{self._name}-{n}", daemon=True)
-                         for n in range(self._threads_wanted)]
+        self._runners = []
+        self._threads = []
         if self._sweep is not None:
             self._threads.append(threading.Thread(target=self._sweeping, name=f"{self._name}-lease", daemon=True))
+        if callable(self._threads_wanted):
+            self._threads.append(threading.Thread(target=self._resizing, name=f"{self._name}-size", daemon=True))
+        self._grow(self._wanted())
         for thread in self._threads:
             thread.start()
+
+    def _resizing(self) -> None:
+        while not self._stopping.wait(self._resize_seconds):
+            try:
+                self._grow(self._wanted())
+            except Exception:  # noqa: BLE001 - named boundary: one look at the cluster's size
+                log.exception("asking how many analyses may run at once failed")
 
     def requeue_stalled(self, capture_id: str | None = None) -> list[str]:
         """Queue again the stalled captures (or only `capture_id`) the sweep set back to queued."""
@@ -95,10 +136,12 @@ class AnalysisWorker:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop after the captures being analyzed, if any (waiting at most `timeout`)."""
-        self._stopping.set()
-        for _ in range(self._threads_wanted):
+        with self._lock:
+            self._stopping.set()
+            runners = list(self._runners)
+        for _ in runners:
             self._queue.put(None)
-        for thread in self._threads:
+        for thread in runners + self._threads:
             thread.join(timeout)
             if thread.is_alive():
                 log.warning("%s still busy after %.0f s; leaving it to finish", thread.name, timeout)

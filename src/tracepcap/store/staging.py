@@ -45,11 +45,26 @@ def _marker(capture_id: str) -> str:
     return f"staging-for-{capture_id}-"  # + a token, in the unique sha256 column
 
 
-def open_stage(session: Session, capture: Capture) -> str:
+def stage_token() -> str:
+    """A fresh token naming one analysis's staging capture (`open_stage`)."""
+    return secrets.token_hex(8)
+
+
+def stage_id_of(token: str) -> str:
+    return "~" + token[1:]  # "~" is never in a real (hex) capture id
+
+
+def open_stage(session: Session, capture: Capture, token: str | None = None) -> str:
     """A new, empty staging capture for `capture`; its id. Each analysis has its own, so two
-    analyses of one capture (the CLI beside the server) never write into each other's."""
-    token = secrets.token_hex(8)
-    stage_id = "~" + token[1:]  # "~" is never in a real (hex) capture id
+    analyses of one capture (the CLI beside the server) never write into each other's. A
+    `token` given by the caller (`stage_token`) names it in advance: whoever dispatched the
+    analysis elsewhere (a Dask worker) can drop it when that analysis dies; a staging capture
+    an earlier try left under the same token is dropped first."""
+    if token is None:
+        token = stage_token()
+    else:
+        drop_stage(session, stage_id_of(token))
+    stage_id = stage_id_of(token)
     session.add(Capture(id=stage_id, sha256=_marker(capture.id) + token, name=capture.name, size=capture.size,
                         format=capture.format, status=STAGING, progress_bytes=0,
                         uploaded_at=capture.uploaded_at, uploaded_by=capture.uploaded_by))
