@@ -98,3 +98,120 @@ def _task_keys(client) -> set[str]:
     def keys(dask_scheduler):
         return [str(entry[0]) for entry in dask_scheduler.transition_log]
     return set(client.run_on_scheduler(keys))
+
+
+def _hold_the_workers(client, name: str):
+    """A task on each worker thread of the cluster, each waiting for the Event `name`; returns
+    their futures once all are running: an analysis sent now waits in the scheduler's queue."""
+    def hold(event_name: str, index: int) -> int:
+        Event(event_name).wait(120)
+        return index
+    futures = [client.submit(hold, name, i, pure=False) for i in range(2)]
+    deadline = time.monotonic() + 30
+    while sum(len(keys) for keys in client.processing().values()) < 2:
+        assert time.monotonic() < deadline, "the holding tasks did not start"
+        time.sleep(0.05)
+    return futures
+
+
+def test_a_failure_on_a_worker_marks_the_capture_failed_with_its_reason(serve, cluster, dask_client, captures):
+    """The capture's file is gone from the store when its task runs on a worker: the worker's
+    analysis records the failure, naming its kind and where its details are."""
+    api = serve(dask_scheduler=cluster.scheduler_address)
+    release = f"release-{time.time_ns()}"
+    held = _hold_the_workers(dask_client, release)
+    try:
+        with api.client() as c:
+            response = api.upload(c, captures / "http_demo.pcap")
+            assert response.status_code == 202, response.text
+            cid = response.json()["id"]
+            time.sleep(0.5)
+            assert c.get(f"/captures/{cid}").json()["status"] == "queued"  # waiting for a worker thread
+            capture_path(api.settings.capture_dir, response.json()["sha256"]).unlink()
+            Event(release, client=dask_client).set()
+            failed = api.wait(c, cid, timeout=60)
+    finally:
+        Event(release, client=dask_client).set()
+        dask_client.gather(held)
+    assert failed["status"] == "failed"
+    assert "FileNotFoundError" in failed["error"] and "the Dask worker's log" in failed["error"], failed
+
+
+@pytest.fixture
+def fragile_cluster():
+    """A cluster whose scheduler gives a task up the first time its worker dies."""
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                         scheduler_port=0, silence_logs=40) as local, \
+            Client(local.scheduler_address, set_as_default=False) as client:
+        yield local, client
+
+
+@pytest.fixture(scope="module")
+def long_capture(tmp_path_factory):
+    """The shard-stress capture's frames 400 times over: its analysis takes seconds."""
+    from tracepcap.extract.reader import CaptureReader
+    from tracepcap.extract.settings import Limits
+    stress = build_stress_capture(tmp_path_factory.mktemp("stress") / "stress.pcap")
+    with CaptureReader(stress, Limits()) as reader:
+        frames = [bytes(data) for _, _, _, data in reader.records()]
+    path = tmp_path_factory.mktemp("long") / "long.pcap"
+    with open(path, "wb") as out:
+        writer = PcapWriter(out)
+        for i in range(400):
+            for j, frame in enumerate(frames):
+                writer.write(1_700_000_000 + i + j * 1e-4, frame)
+    return path
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_task_whose_worker_dies_is_recorded_failed_by_the_server(serve, fragile_cluster, long_capture):
+    cluster, client = fragile_cluster
+    api = serve(dask_scheduler=cluster.scheduler_address)
+    with api.client() as c:
+        response = api.upload(c, long_capture)
+        assert response.status_code == 202, response.text
+        cid = response.json()["id"]
+        deadline = time.monotonic() + 60
+        while c.get(f"/captures/{cid}").json()["status"] != "analyzing":  # the worker's walk began
+            assert time.monotonic() < deadline, "the analysis did not start"
+            time.sleep(0.05)
+        busy = [worker for worker, keys in client.processing().items()
+                if any(str(key).startswith(f"tracepcap-analysis-{cid}-") for key in keys)]
+        assert len(busy) == 1
+        os.kill(client.run(os.getpid, workers=busy)[busy[0]], signal.SIGKILL)
+        failed = api.wait(c, cid, timeout=60)
+    assert failed["status"] == "failed"
+    assert "the Dask workers running it died" in failed["error"], failed
+    with api.db.session() as s:  # the staging capture the dead task opened is gone
+        from tracepcap.store.models import Capture, CaptureStatus
+        assert s.query(Capture).filter(Capture.status == CaptureStatus.STAGING).count() == 0
+
+
+def test_deleting_a_capture_stops_its_task_on_the_cluster(serve, cluster, dask_client, long_capture):
+    api = serve(dask_scheduler=cluster.scheduler_address)
+    with api.client() as c:
+        response = api.upload(c, long_capture)
+        cid = response.json()["id"]
+        deadline = time.monotonic() + 60
+        while c.get(f"/captures/{cid}").json()["status"] != "analyzing":
+            assert time.monotonic() < deadline, "the analysis did not start"
+            time.sleep(0.05)
+        assert any(key.startswith(f"tracepcap-analysis-{cid}-") for key in _running(dask_client))
+        assert c.delete(f"/captures/{cid}").status_code == 204
+        deadline = time.monotonic() + 30
+        while any(str(key).startswith(f"tracepcap-analysis-{cid}-") for key in _running(dask_client)):
+            assert time.monotonic() < deadline, "the task went on after its capture was deleted"
+            time.sleep(0.1)
+        assert c.get(f"/captures/{cid}").status_code == 404
+        # the cluster is free for the next upload
+        assert api.wait(c, api.upload(c, long_capture).json()["id"], timeout=120)["status"] == "done"
+
+
+def _running(client) -> list[str]:
+    """The keys the workers' threads are running now (a task the scheduler let go of runs on
+    in its thread until it returns)."""
+    def keys(dask_worker):
+        with dask_worker.active_threads_lock:
+            return [str(key) for key in dask_worker.active_threads.values()]
+    return [key for keys in client.run(keys).values() for key in keys]
