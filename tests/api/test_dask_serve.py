@@ -93,6 +93,23 @@ def test_captures_uploaded_at_once_are_analyzed_on_the_cluster_with_the_in_proce
                                       for key in _task_keys(dask_client))} == set(ids)
 
 
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_capture_sharded_from_inside_its_task_gives_the_same_verdicts(serve, cluster, dask_client, captures,
+                                                                      tmp_path):
+    """Every capture past TRACEPCAP_PARALLEL_MIN_BYTES (here: all) is sharded on the same cluster
+    by its own task, which leaves its worker thread to its shards: 3 at once on 2 threads do
+    not wait for each other for ever, and give one walk's verdicts."""
+    api = serve(dask_scheduler=cluster.scheduler_address, parallel_min_bytes=0)
+    paths = [captures / name for name in SMALL[:3]]
+    ids = _upload_all(api, paths)
+    with api.client() as c:
+        assert [api.wait(c, cid, timeout=180)["status"] for cid in ids] == ["done"] * 3
+        sharded = {path.name: _hosts(c, cid) for path, cid in zip(paths, ids, strict=True)}
+    assert sharded == _in_process(tmp_path, paths)
+    shards = [key for key in _task_keys(dask_client) if key.startswith("tracepcap-shard-")]
+    assert {cid for cid in ids if any(key.startswith(f"tracepcap-shard-{cid}-") for key in shards)} == set(ids)
+
 def _task_keys(client) -> set[str]:
     """The keys of every task the scheduler has moved along."""
     def keys(dask_scheduler):
