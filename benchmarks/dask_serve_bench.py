@@ -2,7 +2,7 @@
 """`serve` on a Dask cluster: 8 captures uploaded at once, on 1 worker and on 2 (issue 29).
 
     PYTHONPATH=src .venv/bin/python benchmarks/dask_serve_bench.py [--workers 1,2] [--captures 8]
-        [--hosts 1000] [--out DIR] [--database-url URL] [--timeout 1800]
+        [--hosts 1000] [--out DIR] [--postgres URL] [--timeout 1800]
 
 For each worker count N, one after another, every process started here and stopped at its end:
   1. `dask scheduler` on a free loopback port (the `dask` command of this Python's venv);
@@ -10,7 +10,7 @@ For each worker count N, one after another, every process started here and stopp
      has N workers, each warmed (tracepcap's analysis imported, its question registry built:
      a cluster that serves for hours has paid that once);
   3. `tracepcap serve` on a free loopback port with TRACEPCAP_DASK_SCHEDULER set, a fresh data
-     directory (SQLite in it, or --database-url: a PostgreSQL database, emptied first) and room
+     directory (SQLite in it, or with --postgres a new database on that server, dropped after) and room
      for every upload at once (TRACEPCAP_MAX_CONCURRENT_UPLOADS);
 then the clock starts, every capture is uploaded at once over HTTP (one connection each), the
 captures are polled until each is analyzed, and the clock stops. Printed per N: wall seconds,
@@ -98,12 +98,25 @@ def warm(dask_worker=None) -> str:
     return "warm"
 
 
-def empty_postgres(url: str) -> None:
+def fresh_postgres(server_url: str, workers: int) -> str:
+    """A new, empty database on the PostgreSQL server of `server_url` (dropped first if an
+    earlier run left it); its URL."""
     from sqlalchemy import create_engine, text
-    engine = create_engine(url)
-    with engine.begin() as conn:
-        conn.execute(text("DROP SCHEMA public CASCADE"))
-        conn.execute(text("CREATE SCHEMA public"))
+    from sqlalchemy.engine import make_url
+    name = f"tracepcap_dask_serve_bench_{workers}"
+    engine = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+def drop_postgres(server_url: str, workers: int) -> None:
+    from sqlalchemy import create_engine, text
+    engine = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "tracepcap_dask_serve_bench_{workers}" WITH (FORCE)'))
     engine.dispose()
 
 
@@ -138,8 +151,7 @@ def run(workers: int, paths: list[Path], work: Path, database_url: str | None, t
         settings = {"TRACEPCAP_DATA_DIR": str(data), "TRACEPCAP_DASK_SCHEDULER": scheduler_address,
                     "TRACEPCAP_MAX_CONCURRENT_UPLOADS": str(len(paths))}
         if database_url:
-            empty_postgres(database_url)
-            settings["TRACEPCAP_DATABASE_URL"] = database_url
+            settings["TRACEPCAP_DATABASE_URL"] = fresh_postgres(database_url, workers)
         processes.append(start([str(BIN / "tracepcap"), "serve", "--port", str(http_port)], logs / "serve.log",
                                env_with(**settings)))
         base = f"http://127.0.0.1:{http_port}/api"
@@ -188,6 +200,8 @@ def run(workers: int, paths: list[Path], work: Path, database_url: str | None, t
     finally:
         for process in reversed(processes):
             stop(process)
+        if database_url:
+            drop_postgres(database_url, workers)
 
 
 def _analyses_done(dask_worker=None) -> int:
@@ -210,7 +224,9 @@ def main() -> int:
     ap.add_argument("--captures", type=int, default=8)
     ap.add_argument("--hosts", type=int, default=1000, help="devices in each generated capture")
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "tracepcap-dask-serve-bench")
-    ap.add_argument("--database-url", help="a PostgreSQL URL to use (emptied before each run) instead of SQLite")
+    ap.add_argument("--postgres", metavar="URL", dest="database_url",
+                    help="a PostgreSQL server (any database on it, e.g. postgresql+psycopg://postgres@127.0.0.1/postgres) "
+                         "to create a fresh database on for each run, instead of SQLite")
     ap.add_argument("--timeout", type=float, default=1800)
     args = ap.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
