@@ -131,6 +131,17 @@ def _hold_the_workers(client, name: str):
     return futures
 
 
+def test_the_server_analyzes_as_many_captures_at_once_as_the_cluster_has_worker_threads(settings, db, cluster):
+    configured = Settings(**{**settings.model_dump(), "dask_scheduler": cluster.scheduler_address,
+                             "analysis_workers": 1})
+    app = create_app(configured, db=db)
+    with serving(app):
+        assert app.state.worker.threads == 2
+    local = create_app(Settings(**{**settings.model_dump(), "analysis_workers": 1}), db=db)
+    with serving(local):
+        assert local.state.worker.threads == 1
+
+
 def test_a_failure_on_a_worker_marks_the_capture_failed_with_its_reason(serve, cluster, dask_client, captures):
     """The capture's file is gone from the store when its task runs on a worker: the worker's
     analysis records the failure, naming its kind and where its details are."""

@@ -84,3 +84,34 @@ def test_a_long_analysis_does_not_hold_back_the_next_capture():
 def test_a_worker_needs_a_thread():
     with pytest.raises(ValueError, match="at least one thread"):
         AnalysisWorker(Recorder(), threads=0)
+
+
+def test_a_thread_count_asked_of_a_cluster_grows_with_it_and_never_shrinks():
+    """With a Dask scheduler the thread count is the cluster's worker threads, asked at start
+    and again as it goes: workers that join add waiting threads; ones that leave take none."""
+    sizes = iter([1, 3, 2])
+    last = [3]
+
+    def cluster_threads() -> int:
+        last[0] = next(sizes, last[0])
+        return last[0]
+
+    analysis = Recorder()
+    worker = AnalysisWorker(analysis, threads=cluster_threads, resize_seconds=0.02)
+    worker.start()
+    try:
+        assert worker.threads >= 1
+        deadline = threading.Event()
+        for _ in range(250):
+            if worker.threads == 3:
+                break
+            deadline.wait(0.02)
+        assert worker.threads == 3
+        deadline.wait(0.1)  # the cluster said 2 meanwhile
+        assert worker.threads == 3
+        for cid in ("a", "b", "last"):
+            worker.submit(cid)
+        assert analysis.done.wait(5)
+    finally:
+        worker.stop()
+    assert sorted(analysis.started) == ["a", "b", "last"]
