@@ -92,17 +92,19 @@ def _cancel_check(name: str) -> Callable[[], bool]:
     from distributed import Event
 
     event = Event(name)
-    state = {"at": 0.0, "set": False}
+    asked_at = [0.0]
+    told: list[bool] = []
 
     def cancelled() -> bool:
         now = time.monotonic()
-        if not state["set"] and now - state["at"] >= CANCEL_CHECK_SECONDS:
-            state["at"] = now
+        if not told and now - asked_at[0] >= CANCEL_CHECK_SECONDS:
+            asked_at[0] = now
             try:
-                state["set"] = bool(event.is_set())
+                if event.is_set():
+                    told.append(True)
             except Exception:  # noqa: BLE001 - named boundary: the scheduler gone; the capture's row still tells
                 log.warning("could not ask the scheduler whether %s was cancelled", name)
-        return state["set"]
+        return bool(told)
 
     return cancelled
 

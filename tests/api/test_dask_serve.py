@@ -18,13 +18,13 @@ import pytest
 from api_helpers import Api, serving
 from distributed import Client, Event, LocalCluster
 
+from support.shards import build_stress_capture
 from tracepcap.ingest import capture_path
 from tracepcap.present.app import create_app
 from tracepcap.settings import Settings
 from tracepcap.store import open_database
+from tracepcap.store.models import Capture, CaptureStatus
 from tracepcap.testing.writers import PcapWriter
-
-from support.shards import build_stress_capture
 
 SMALL = ["dns_demo.pcap", "http_demo.pcap", "ftp.pcap", "demo_all_rules.pcap", "signal.pcap", "discord.pcap"]
 
@@ -212,7 +212,6 @@ def test_a_task_whose_worker_dies_is_recorded_failed_by_the_server(serve, fragil
     assert failed["status"] == "failed"
     assert "the Dask workers running it died" in failed["error"], failed
     with api.db.session() as s:  # the staging capture the dead task opened is gone
-        from tracepcap.store.models import Capture, CaptureStatus
         assert s.query(Capture).filter(Capture.status == CaptureStatus.STAGING).count() == 0
 
 
