@@ -210,6 +210,7 @@ def run(workers: int, paths: list[Path], work: Path, database_url: str | None, t
                 if time.perf_counter() - t0 > timeout:
                     raise RuntimeError(f"not analyzed within {timeout:.0f} s: {len(finished)} of {len(ids)}")
             wall = time.perf_counter() - t0
+            server_cpu = _process_cpu(processes[-1].pid) - server_before  # before the hosts are read
             digest = hashlib.sha256()
             for cid in ids:
                 hosts = c.get(f"/captures/{cid}/hosts", params={"limit": 1000}).json()
@@ -217,7 +218,6 @@ def run(workers: int, paths: list[Path], work: Path, database_url: str | None, t
         with Client(scheduler_address, timeout="5s", set_as_default=False) as client:
             spread = client.run(_analyses_done)
             cpu_after = client.run(_cpu_seconds)
-        server_cpu = _process_cpu(processes[-1].pid) - server_before
         worker_cpu = sorted((cpu_after[w] - cpu_before.get(w, 0.0) for w in cpu_after), reverse=True)
         return {"cpu_workers": worker_cpu, "cpu_server": server_cpu,
                 "workers": workers, "wall": wall, "uploaded": uploaded,
