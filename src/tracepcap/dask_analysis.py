@@ -17,7 +17,9 @@ What the server still knows of an analysis it sent away:
 * the outcome: the task records it (done, partial, failed) as `analyze` always does. When
   the task itself fails (its workers kept dying, the worker could not open the database or
   unpickle the job), the server records the capture failed with the reason and drops the
-  staging capture the task opened (named in advance: `store.staging.stage_token`);
+  staging capture the task opened (named in advance: `store.staging.stage_token`). A task
+  the cluster lost (the scheduler restarted and forgot it, the connection broke) is sent
+  again, up to LOST_TRIES times, and the capture failed saying so past them;
 * cancellation (the capture deleted): a task still waiting is cancelled; a running one is
   told through a Dask `Event` it asks at its progress ticks, and finds its capture gone at
   the next one anyway.
@@ -55,6 +57,9 @@ CANCEL_CHECK_SECONDS = 1.0
 JOB_SETTINGS = ("data_dir", "database_url", "max_decompressed_bytes", "max_records", "max_decompression_ratio",
                 "capture_workers", "parallel_min_bytes", "dask_scheduler")
 WORKER_LOG = "the Dask worker's log"
+#: a task the cluster lost is sent again this many times in all
+LOST_TRIES = 3
+LOST = object()  # what `_run` says of a task the cluster lost
 
 
 @dataclass(frozen=True)
@@ -180,16 +185,31 @@ class DaskAnalyses:
             client.close()
 
     def analyze(self, capture_id: str, cancelled: Callable[[], bool]) -> object:
-        """Run the capture's analysis on the cluster and wait for it; its status (or None when
-        the server gave up waiting: cancelled, or the task's fate unknown)."""
-        if self._closed:
-            return None
-        try:
-            client = self.client()
-        except Exception as err:  # noqa: BLE001 - named boundary: an unreachable scheduler
-            log.warning("the Dask scheduler %s cannot be reached (%s: %s); analyzing capture %s in this process",
-                        self.cluster.address, type(err).__name__, err, capture_id)
-            return analyze(self.db, self.settings, capture_id, self.registry, cancelled=cancelled)
+        """Run the capture's analysis on the cluster and wait for it; its status (None when
+        the server stopped waiting: the capture was cancelled, or the server is stopping). A
+        task the cluster lost (the scheduler restarted, the connection to it broke) is sent
+        again, LOST_TRIES times in all; past them the capture is failed, saying so."""
+        for attempt in range(1, LOST_TRIES + 1):
+            if self._closed:
+                return None
+            try:
+                client = self.client()
+            except Exception as err:  # noqa: BLE001 - named boundary: an unreachable scheduler
+                log.warning("the Dask scheduler %s cannot be reached (%s: %s); analyzing capture %s in this "
+                            "process", self.cluster.address, type(err).__name__, err, capture_id)
+                return analyze(self.db, self.settings, capture_id, self.registry, cancelled=cancelled)
+            outcome = self._run(client, capture_id, cancelled)
+            if outcome is not LOST:
+                return outcome
+            log.warning("the Dask cluster lost the task analyzing capture %s (try %d of %d)",
+                        capture_id, attempt, LOST_TRIES)
+        return record_failure(self.db, capture_id, "", f"its analysis was lost by the Dask cluster {LOST_TRIES} "
+                              "times (the scheduler restarted, or could not be reached); upload it again later")
+
+    def _run(self, client: Any, capture_id: str, cancelled: Callable[[], bool]) -> object:
+        """One task: its outcome, None, or LOST."""
+        from distributed.comm import CommClosedError
+
         job = Job(capture_id, stage_token(), self._job_settings, self._registry_to_send())
         future = client.submit(run_job, job, key=f"tracepcap-analysis-{capture_id}-{job.stage_token}",
                                pure=False)
@@ -199,14 +219,27 @@ class DaskAnalyses:
                     self._cancel(client, future, job)
                     return None
                 time.sleep(POLL_SECONDS)
-            if future.status == "cancelled" and client.status in ("closing", "closed"):
-                return None  # the server is stopping: the capture is queued again at its next start
+            if future.status == "cancelled":
+                if self._closed or client.status in ("closing", "closed"):
+                    return None  # the server is stopping: the capture is queued again at its next start
+                return self._lost(job)  # cancelled by the scheduler, not by this server
             return future.result()
+        except (CommClosedError, OSError) as err:
+            log.warning("capture %s: %s: %s", capture_id, type(err).__name__, err)
+            return self._lost(job)
         except Exception as err:  # noqa: BLE001 - named boundary: one task on the cluster
             log.error("the Dask task analyzing capture %s failed (%s: %s)", capture_id, type(err).__name__, err)
             return record_failure(self.db, capture_id, stage_id_of(job.stage_token), _cause(err))
         finally:
             future.release()
+
+    @staticmethod
+    def _lost(job: Job) -> object:
+        """The task is gone from the scheduler. A worker may still be running it, unknown to the
+        scheduler: it is left to finish (its swap is as good as the next try's); if it died, what
+        it staged goes when the server next starts (store/staging.py `drop_stages`)."""
+        log.info("capture %s: task %s lost", job.capture_id, job.stage_token)
+        return LOST
 
     def _registry_to_send(self) -> Registry | None:
         from .adjudicate.registry import get_registry

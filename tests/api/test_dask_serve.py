@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import dask
 import pytest
 from api_helpers import Api, serving
-from distributed import Client, Event, LocalCluster
+from distributed import Client, Event, Future, LocalCluster
 
 from support.shards import build_stress_capture
 from tracepcap.ingest import capture_path
@@ -242,3 +242,35 @@ def _running(client) -> list[str]:
         with dask_worker.active_threads_lock:
             return [str(key) for key in dask_worker.active_threads.values()]
     return [key for keys in client.run(keys).values() for key in keys]
+
+
+def test_a_task_the_cluster_lost_is_sent_again(serve, cluster, dask_client, captures):
+    """The scheduler drops the capture's task (as a restarted one forgets it): the server sends
+    it again, and the capture is analyzed."""
+    api = serve(dask_scheduler=cluster.scheduler_address)
+    release = f"release-{time.time_ns()}"
+    held = _hold_the_workers(dask_client, release)
+    try:
+        with api.client() as c:
+            response = api.upload(c, captures / "ftp.pcap")
+            assert response.status_code == 202, response.text
+            cid = response.json()["id"]
+            deadline = time.monotonic() + 30
+            while not (first := [key for key in _scheduler_keys(dask_client)
+                                 if key.startswith(f"tracepcap-analysis-{cid}-")]):
+                assert time.monotonic() < deadline, "the analysis was not sent"
+                time.sleep(0.05)
+            dask_client.cancel([Future(first[0], client=dask_client)], force=True)  # for every client
+            Event(release, client=dask_client).set()
+            assert api.wait(c, cid, timeout=120)["status"] == "done"
+    finally:
+        Event(release, client=dask_client).set()
+        dask_client.gather(held)
+    tried = {key for key in _task_keys(dask_client) if key.startswith(f"tracepcap-analysis-{cid}-")}
+    assert first[0] in tried and len(tried) == 2
+
+
+def _scheduler_keys(client) -> list[str]:
+    def keys(dask_scheduler):
+        return [str(key) for key in dask_scheduler.tasks]
+    return client.run_on_scheduler(keys)
