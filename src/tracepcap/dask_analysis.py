@@ -39,10 +39,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .adjudicate.registry import Registry
 from .analysis import analyze, record_failure
+from .errors import UsageError
 from .settings import Settings
 from .store import Database, open_database
 from .store.staging import stage_id_of, stage_token
@@ -125,6 +127,24 @@ def run_job(job: Job) -> str:
 
 # --- in the server ---------------------------------------------------------------------------
 
+def job_settings(settings: Settings) -> dict[str, Any]:
+    """What a worker needs of the server's settings, with the capture store and a SQLite
+    file as absolute paths (a worker runs in a directory of its own). UsageError for an
+    in-memory database, which no other process can open."""
+    from sqlalchemy.engine import make_url
+
+    values = {name: getattr(settings, name) for name in JOB_SETTINGS}
+    values["data_dir"] = Path(settings.data_dir).resolve()
+    url = make_url(str(settings.database_url))
+    if url.get_backend_name() == "sqlite":
+        if url.database in (None, "", ":memory:"):
+            raise UsageError("an in-memory SQLite database cannot be shared with Dask workers: "
+                             "give TRACEPCAP_DATABASE_URL a file, or PostgreSQL")
+        values["database_url"] = url.set(database=str(Path(url.database).resolve())).render_as_string(
+            hide_password=False)
+    return values
+
+
 def _cause(err: BaseException) -> str:
     """The sentence a capture gets when its task failed (not its analysis: that records its own)."""
     if type(err).__name__ == "KilledWorker":
@@ -146,7 +166,7 @@ class DaskAnalyses:
             raise ValueError("DaskAnalyses needs a Dask scheduler (TRACEPCAP_DASK_SCHEDULER)")
         cluster.check()  # SchedulerRefused before anything is sent
         self.settings, self.db, self.registry, self.cluster = settings, db, registry, cluster
-        self._job_settings = {name: getattr(settings, name) for name in JOB_SETTINGS}
+        self._job_settings = job_settings(settings)
         self._client: Any = None
         self._lock = threading.Lock()
         self._closed = False

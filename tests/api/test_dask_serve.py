@@ -275,3 +275,18 @@ def _scheduler_keys(client) -> list[str]:
     def keys(dask_scheduler):
         return [str(key) for key in dask_scheduler.tasks]
     return client.run_on_scheduler(keys)
+
+
+def test_a_job_names_the_store_by_absolute_paths_and_refuses_a_database_in_memory(tmp_path, monkeypatch):
+    from tracepcap.dask_analysis import job_settings
+    from tracepcap.errors import UsageError
+
+    monkeypatch.chdir(tmp_path)
+    job = job_settings(Settings(data_dir="data", database_url="sqlite:///data/t.sqlite3",
+                                dask_scheduler="tcp://127.0.0.1:8786"))
+    assert job["data_dir"] == tmp_path / "data"
+    assert job["database_url"] == f"sqlite:///{tmp_path / 'data' / 't.sqlite3'}"
+    postgres = "postgresql+psycopg://u:secret@db.example:5432/tracepcap"
+    assert job_settings(Settings(data_dir=tmp_path, database_url=postgres))["database_url"] == postgres
+    with pytest.raises(UsageError, match="in-memory"):
+        job_settings(Settings(data_dir=tmp_path, database_url="sqlite://"))
