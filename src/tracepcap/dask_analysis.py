@@ -28,7 +28,7 @@ A capture larger than TRACEPCAP_PARALLEL_MIN_BYTES is sharded by the task on the
 cluster (extract/parallel.py `on_dask`, with the worker's own client, which leaves the
 worker's thread pool while its shards run). When the scheduler cannot be reached, the
 analysis runs in the server process as it would without one, said in the log: uploads keep
-being analyzed. The trust rule is extract/dask_trust.py's (tls://, or tcp:// on this machine
+being analyzed. The trust rule is dask_trust.py's (tls://, or tcp:// on this machine
 only), checked before anything is sent: the results come back as pickles.
 """
 

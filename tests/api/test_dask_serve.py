@@ -179,7 +179,7 @@ def fragile_cluster():
 def long_capture(tmp_path_factory):
     """The shard-stress capture's frames 400 times over: its analysis takes seconds."""
     from tracepcap.extract.reader import CaptureReader
-    from tracepcap.extract.settings import Limits
+    from tracepcap.limits import Limits
     stress = build_stress_capture(tmp_path_factory.mktemp("stress") / "stress.pcap")
     with CaptureReader(stress, Limits()) as reader:
         frames = [bytes(data) for _, _, _, data in reader.records()]
