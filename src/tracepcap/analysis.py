@@ -1,7 +1,8 @@
 """The conductor: run the stages in order for one stored capture.
 
 Ingest stored the bytes; here Extract walks them and later stages turn facts into verdicts.
-Extract and Scan write under a staging capture (`store/staging.py`); one transaction then swaps
+Extract and Scan write under a staging capture (`store/staging.py`), Scan in a short writing
+transaction after computing its rows from facts it read (`_scan`); one transaction then swaps
 the new rows in, re-adjudicates every question with the human answers as they are at that
 moment, and sets the capture's final status: done, partial (the file could not be read to its
 end, or a stage hit a bug: the manifest says which) or failed (with the error). Traffic that
@@ -34,8 +35,8 @@ from .errors import AnalysisCancelled, InternalError, NotFound, TracePcapError
 from .extract import extract_capture
 from .ingest import capture_path
 from .ingest.lease import beat
-from .scan import CaptureContext, scan_capture
-from .scan.run import ScanReport
+from .scan import CaptureContext
+from .scan.run import ScanReport, compute_scan, write_scan
 from .settings import Settings
 from .statuses import ManifestStatus
 from .store import Database
@@ -116,10 +117,8 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         _return_free_memory(path.stat().st_size)
         with db.session(write=True) as s:
             beat(s, capture_id)  # Scan and the swap run without progress ticks
-        with db.session(write=True) as s:
-            tick("scan", 0, 1)
-            report = scan_capture(s, stage, registry.signals(), CaptureContext.load(s, stage),
-                                  answer=machine_answer(registry))
+        tick("scan", 0, 1)
+        report = _scan(db, registry, stage)
         tick("scan", 1, 1)
         tick("adjudicate", 0, 1)
         status = _swap_in(db, registry, capture_id, stage, report, extracted, lost)
@@ -138,6 +137,23 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         elif raise_failure and not isinstance(err, AnalysisCancelled):
             raise failure from err
         return status
+
+
+def _scan(db: Database, registry: Registry, stage: str) -> ScanReport:
+    """Scan the staged facts: read them in a reading transaction, compute every row Scan
+    writes outside any transaction (spooled: scan/run.py), then write them in one short
+    writing one. On SQLite, one writer per file, other analyses (a Dask cluster's workers, the
+    server's threads) write meanwhile. Nothing else writes under a staging capture, so what was
+    read is still what is there; a failure before the write leaves nothing, one during it
+    rolls back, and the stage is dropped either way (`record_failure`)."""
+    with db.session() as s:
+        context = CaptureContext.load(s, stage)
+    with compute_scan(context, registry.signals(), answer=machine_answer(registry)) as rows:
+        del context  # its facts are in the rows now: not held through the write
+        with db.session(write=True) as s:
+            if s.get(Capture, stage) is None:  # the capture was deleted meanwhile, its stage with it
+                raise AnalysisCancelled(f"the staging capture {stage} was dropped while it was scanned")
+            return write_scan(s, rows)
 
 
 def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, report: ScanReport,

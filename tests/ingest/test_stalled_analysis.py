@@ -32,7 +32,7 @@ def _status(db, cid) -> Capture:
 def broken_scan(monkeypatch):
     def explode(*_a, **_k):
         raise RuntimeError("scan blew up")
-    monkeypatch.setattr(analysis, "scan_capture", explode)
+    monkeypatch.setattr(analysis, "compute_scan", explode)
     monkeypatch.setattr(analysis, "RECORD_RETRY_SECONDS", (0.0, 0.0, 0.0))
 
 

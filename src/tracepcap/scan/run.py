@@ -1,6 +1,10 @@
 """Scan's entry point: run every question's signals on every host of a capture and store the
 votes. Reads facts only, never the capture. One signal failing on one host is logged and
-reported; the others still vote."""
+reported; the others still vote.
+
+Computing and writing are two steps (`compute_scan`, `write_scan`): the conductor computes
+from facts it read in a reading transaction and takes its writing turn only to write the rows,
+so that on SQLite (one writer per file) other analyses write meanwhile."""
 
 from __future__ import annotations
 
@@ -17,12 +21,14 @@ from ..store.bulk import insert_rows
 from ..store.models import Entity as EntityRow
 from ..store.models import EntityMember, Host, ObservationRow, VoteRow
 from ..store.models import Finding as FindingRow
+from ..store.spool import Spool
 from .context import Answer, CaptureContext
 from .entities import claim_holder, claim_of
 from .findings import discover as discover_findings
 from .knowledge import knowledge
 from .locality import localities
 from .signals import Signal, inputs_of, reads_of, signal_name
+from .traffic import COLUMNS as TRAFFIC_COLUMNS
 from .traffic import summary as traffic_summary
 from .vote import Vote, normalize_label
 
@@ -39,65 +45,123 @@ class ScanReport:
 #: (question, entity, its votes) -> that question's machine answer (adjudicate.runner.machine_answer)
 Answerer = Callable[[str, str, list[Vote]], Answer]
 
+VOTE_KEYS = ("capture_id", "question", "entity_key", "signal", "label", "weight", "reason", "grade", "frames")
+ENTITY_KEYS = ("capture_id", "key", "position", "ip", "addresses", "macs", "locality", "locality_reason",
+               "randomised", *TRAFFIC_COLUMNS)
+MEMBER_KEYS = ("capture_id", "member", "entity_key")
+LOCALITY_KEYS = ("host_capture", "host_ip", "host_locality", "host_locality_reason")
+MOVE_KEYS = ("move_capture", "move_from", "move_to", "move_kind", "move_value", "move_source")
+
+
+@dataclass(slots=True)
+class ScanRows:
+    """Everything one scan writes, made from the facts it read (`compute_scan`) and kept until
+    its writing transaction (`write_scan`): the large parts in spools (store/spool.py), a
+    batch of tuples at a time, never all in memory as Python objects on a many-host capture."""
+
+    capture_id: str
+    questions: tuple[str, ...]  # whose votes it replaces
+    report: ScanReport
+    votes: Spool
+    findings: list[dict]
+    entities: Spool
+    members: Spool
+    localities: Spool  # each host row's locality: its entity's
+    returns: list[tuple[str, str]]  # (claim holder, its address): what an earlier scan moved goes back
+    moves: Spool  # the facts a claimant's MAC left on another device's address, to its claim holder
+
+    def close(self) -> None:
+        for spool in (self.votes, self.entities, self.members, self.localities, self.moves):
+            spool.close()
+
+    def __enter__(self) -> ScanRows:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
 
 def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[Signal, ...]],
                  context: CaptureContext | None = None, answer: Answerer | None = None) -> ScanReport:
     """Replace the capture's votes for the given questions, taken in the mapping's order
     (Registry.signals() puts a question's inputs first). With `answer`, each question some
     signal declares as an input is answered per host from its votes as they are made, into
-    `context.answers`, for the signals of the questions after it."""
-    knowledge()  # an operator's unusable knowledge file stops here, once, naming the file
+    `context.answers`, for the signals of the questions after it. In one unit of work: the
+    conductor (analysis.py) reads and computes outside its writing one (`compute_scan`), then
+    writes (`write_scan`)."""
+    knowledge()
     context = context or CaptureContext.load(session, capture_id)
+    with compute_scan(context, signals, answer) as rows:
+        return write_scan(session, rows)
+
+
+def compute_scan(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
+                 answer: Answerer | None = None) -> ScanRows:
+    """Every row Scan writes for `context`'s capture, computed from its facts alone (no
+    session: the caller's reading one may have ended); the caller closes them (`with`)."""
+    knowledge()  # an operator's unusable knowledge file stops here, once, naming the file
+    cid = context.capture_id
     report = ScanReport()
-    for question in signals:
-        session.execute(delete(VoteRow).where(VoteRow.capture_id == capture_id,
-                                              VoteRow.question == question))
-    # votes go to the store in batches as they are made: a many-host capture's votes are
-    # never all in memory at once
-    report.votes = insert_rows(session, VoteRow, _votes(context, signals, report, answer))
-    report.findings = _find(session, context, report)
-    _store_entities(session, context)
+    rows = ScanRows(cid, tuple(signals), report, Spool(VOTE_KEYS), [], Spool(ENTITY_KEYS), Spool(MEMBER_KEYS),
+                    Spool(LOCALITY_KEYS), [], Spool(MOVE_KEYS))
+    try:
+        # in batches as they are made: a many-host capture's votes are never all in memory at once
+        rows.votes.extend(_votes(context, signals, report, answer))
+        rows.findings = _find(context, report)
+        _entities(context, rows)
+        _claims(context, rows)
+    except BaseException:
+        rows.close()
+        raise
+    return rows
+
+
+def write_scan(session: Session, rows: ScanRows) -> ScanReport:
+    """Write what `compute_scan` made, in the caller's (writing) transaction: the capture's
+    votes for its questions, findings, entities, their members, each host row's locality and
+    the claims' facts are replaced. Its report, with the counts written."""
+    cid, report = rows.capture_id, rows.report
+    for question in rows.questions:
+        session.execute(delete(VoteRow).where(VoteRow.capture_id == cid, VoteRow.question == question))
+    report.votes = rows.votes.insert_into(session, VoteRow)
+    session.execute(delete(FindingRow).where(FindingRow.capture_id == cid))
+    report.findings = insert_rows(session, FindingRow, rows.findings)
+    session.execute(delete(EntityRow).where(EntityRow.capture_id == cid))
+    session.execute(delete(EntityMember).where(EntityMember.capture_id == cid))
+    rows.entities.insert_into(session, EntityRow)
+    rows.members.insert_into(session, EntityMember)
+    for holder, address in rows.returns:
+        session.execute(update(OBSERVATION).where(OBSERVATION.c.capture_id == cid,
+                                                  OBSERVATION.c.entity == holder).values(entity=address))
+    for batch in rows.moves.batches():
+        session.connection().execute(MOVE_FACT, [dict(zip(MOVE_KEYS, row, strict=True)) for row in batch])
+    for batch in rows.localities.batches():
+        session.connection().execute(SET_LOCALITY, [dict(zip(LOCALITY_KEYS, row, strict=True)) for row in batch])
     return report
 
 
-LOCALITY_BATCH = 5000  # host rows updated per executemany: a many-host capture's reasons never all in memory
-# through the connection, not the ORM's bulk update (which costs several times more per row)
+# host rows updated per executemany (a spool's batch: a many-host capture's reasons never all in
+# memory), through the connection, not the ORM's bulk update (which costs several times more per row)
 SET_LOCALITY = (update(Host.__table__)
                 .where(Host.__table__.c.capture_id == bindparam("host_capture"),
                        Host.__table__.c.ip == bindparam("host_ip"))
                 .values(locality=bindparam("host_locality"), locality_reason=bindparam("host_locality_reason")))
 
 
-def _store_entities(session: Session, context: CaptureContext) -> None:
+def _entities(context: CaptureContext, rows: ScanRows) -> None:
     """The capture's entities (scan/entities.py) with their localities and reasons, what names
     each (entity_member), and each host row's locality: its entity's."""
     cid = context.capture_id
-    session.execute(delete(EntityRow).where(EntityRow.capture_id == cid))
-    session.execute(delete(EntityMember).where(EntityMember.capture_id == cid))
     found = {f.ip: f for f in localities(context)}
-
-    def entity_rows() -> Iterator[dict]:
-        for e in context.entities:
-            where = found[e.key]
-            yield {"capture_id": cid, "key": e.key, "position": e.position, "ip": e.ip,
-                   "addresses": list(e.addresses), "macs": list(e.macs), "locality": where.label,
-                   "locality_reason": where.reason, "randomised": e.randomised,
-                   **traffic_summary(context.entity(e))}
-    insert_rows(session, EntityRow, entity_rows())
-    insert_rows(session, EntityMember, ({"capture_id": cid, "member": m, "entity_key": e.key}
-                                        for e in context.entities
-                                        for m in dict.fromkeys((e.key, *e.members, *context.claim_members(e)))))
-    _store_claims(session, context)
-    rows: list[dict] = []
     for e in context.entities:
-        for ip in e.addresses:
-            rows.append({"host_capture": cid, "host_ip": ip, "host_locality": found[e.key].label,
-                         "host_locality_reason": found[e.key].reason})
-            if len(rows) >= LOCALITY_BATCH:
-                session.connection().execute(SET_LOCALITY, rows)
-                rows.clear()
-    if rows:
-        session.connection().execute(SET_LOCALITY, rows)
+        where = found[e.key]
+        traffic = traffic_summary(context.entity(e))
+        rows.entities.add((cid, e.key, e.position, e.ip, list(e.addresses), list(e.macs), where.label, where.reason,
+                           e.randomised, *(traffic[column] for column in TRAFFIC_COLUMNS)))
+    rows.members.extend((cid, m, e.key) for e in context.entities
+                        for m in dict.fromkeys((e.key, *e.members, *context.claim_members(e))))
+    rows.localities.extend((cid, ip, found[e.key].label, found[e.key].reason)
+                           for e in context.entities for ip in e.addresses)
 
 
 OBSERVATION = cast(Table, ObservationRow.__table__)
@@ -108,7 +172,7 @@ MOVE_FACT = (update(OBSERVATION)
              .values(entity=bindparam("move_to")))
 
 
-def _store_claims(session: Session, context: CaptureContext) -> None:
+def _claims(context: CaptureContext, rows: ScanRows) -> None:
     """Spoofing keeps two devices: the facts a claimant's MAC left on another device's address
     (CaptureContext.claims) move to their claim holder, a member of the claimant's device, so
     that the victim's document never lists the claimant's MAC or vendor. What an earlier scan
@@ -117,18 +181,15 @@ def _store_claims(session: Session, context: CaptureContext) -> None:
     for holder in context.loaded_claims:
         found = claim_of(holder)
         if found is not None:
-            session.execute(update(OBSERVATION).where(OBSERVATION.c.capture_id == cid,
-                                                      OBSERVATION.c.entity == holder).values(entity=found[0]))
-    rows = [{"move_capture": cid, "move_from": ip, "move_to": claim_holder(ip, mac), "move_kind": f.kind,
-             "move_value": f.value, "move_source": f.source}
-            for ip, by_mac in sorted(context.claims.items()) for mac, facts in sorted(by_mac.items()) for f in facts
-            if f.kind != TTL.name]  # an address's TTLs are counts of all its frames: they stay on it
-    if rows:
-        session.connection().execute(MOVE_FACT, rows)
+            rows.returns.append((holder, found[0]))
+    rows.moves.extend((cid, ip, claim_holder(ip, mac), f.kind, f.value, f.source)
+                      for ip, by_mac in sorted(context.claims.items()) for mac, facts in sorted(by_mac.items())
+                      for f in facts
+                      if f.kind != TTL.name)  # an address's TTLs are counts of all its frames: they stay on it
 
 
 def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
-           report: ScanReport, answer: Answerer | None = None) -> Iterator[dict]:
+           report: ScanReport, answer: Answerer | None = None) -> Iterator[tuple]:
     wanted = {q for question_signals in signals.values() for s in question_signals for q in inputs_of(s)}
     for question, question_signals in signals.items():
         named = [(signal, signal_name(signal), reads_of(signal)) for signal in question_signals]
@@ -156,8 +217,7 @@ def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
                 answers[device.key] = answer(question, device.key, made)
 
 
-def _find(session: Session, context: CaptureContext, report: ScanReport) -> int:
-    session.execute(delete(FindingRow).where(FindingRow.capture_id == context.capture_id))
+def _find(context: CaptureContext, report: ScanReport) -> list[dict]:
     rows = []
     for finder in discover_findings():
         try:
@@ -171,12 +231,11 @@ def _find(session: Session, context: CaptureContext, report: ScanReport) -> int:
                   "entities": list(dict.fromkeys(context.entity_of.get(e, e) for e in f.entities)),
                   "summary": f.summary, "frames": list(f.frames)}
                  for f in found]
-    return insert_rows(session, FindingRow, rows)
+    return rows
 
 
-def _row(capture_id: str, question: str, entity: str, signal: str, vote: Vote) -> dict:
+def _row(capture_id: str, question: str, entity: str, signal: str, vote: Vote) -> tuple:
     if not normalize_label(vote.label):
         raise ValueError(f"signal {signal} voted without a label on {entity}")
-    return {"capture_id": capture_id, "question": question, "entity_key": entity, "signal": signal,
-            "label": vote.label, "weight": int(vote.weight), "reason": vote.reason,
-            "grade": vote.grade, "frames": list(vote.frames)}
+    return (capture_id, question, entity, signal, vote.label, int(vote.weight), vote.reason, vote.grade,
+            list(vote.frames))

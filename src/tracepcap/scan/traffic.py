@@ -22,6 +22,11 @@ def port_order(port: str) -> tuple[str, int, str]:
     return (proto, int(number), "") if number.isascii() and number.isdigit() else (proto, 1 << 17, number)
 
 
+#: the columns `summary` gives, in its order
+COLUMNS = ("packets_sent", "packets_received", "bytes_sent", "bytes_received", "first_seen", "last_seen", "peers",
+           "ports_served", "ports_used")
+
+
 def summary(host: HostFacts) -> dict:
     """The `entity` row's traffic columns for one device or host."""
     t = host.traffic

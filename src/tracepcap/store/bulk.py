@@ -8,13 +8,17 @@ of `batch` rows at a time, in the caller's one transaction. Never one statement 
 Both write the keys the rows have, each value as its column's type writes it (JSON as
 `json.dumps` text, times as the dialect keeps them). Neither fills in a Python-side
 `default=`: rows give every such column (`executemany` refuses rows without it).
+
+Rows are dicts, or, with `keys`, tuples of those columns in that order (what a spool holds:
+store/spool.py), which spares a dict per row.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import chain, islice
+from operator import itemgetter
 
 from sqlalchemy import JSON, insert
 from sqlalchemy.orm import Session
@@ -22,9 +26,11 @@ from sqlalchemy.orm import Session
 BATCH = 5000
 
 
-def insert_rows(session: Session, model, rows: Iterable[dict], batch: int = BATCH) -> int:
-    """Insert `rows` (every dict with the same keys) into `model`'s table, consuming an
-    iterator lazily so a caller never holds them all; return how many."""
+def insert_rows(session: Session, model, rows: Iterable[dict] | Iterable[Sequence], batch: int = BATCH,
+                keys: Sequence[str] | None = None) -> int:
+    """Insert `rows` (every dict with the same keys; with `keys`, tuples of those columns in
+    that order) into `model`'s table, consuming an iterator lazily so a caller never holds them
+    all; return how many."""
     rows = iter(rows)
     first = next(rows, None)
     if first is None:
@@ -32,12 +38,13 @@ def insert_rows(session: Session, model, rows: Iterable[dict], batch: int = BATC
     rows = chain((first,), rows)
     session.flush()  # rows the session holds go first (a capture these rows name), as session.execute does
     connection = session.connection()
+    columns = list(keys) if keys is not None else list(first)
     if connection.dialect.name == "postgresql" and connection.dialect.driver == "psycopg":
-        return _copy(connection, model.__table__, list(first), rows)
-    return _executemany(connection, model.__table__, list(first), rows, batch)
+        return _copy(connection, model.__table__, columns, rows, keys is not None)
+    return _executemany(connection, model.__table__, columns, rows, batch, keys is not None)
 
 
-def _executemany(connection, table, keys: list[str], rows, batch: int) -> int:
+def _executemany(connection, table, keys: list[str], rows, batch: int, as_tuples: bool = False) -> int:
     """The INSERT compiled once for these keys, its parameters made here as the column types
     make them: SQLAlchemy's per-row parameter building was most of the cost of a bulk write."""
     dialect = connection.dialect
@@ -45,9 +52,11 @@ def _executemany(connection, table, keys: list[str], rows, batch: int) -> int:
     names = compiled.positiontup if compiled.positional else keys
     convert = [(i, to) for i, name in enumerate(names)
                if (to := table.c[name].type.dialect_impl(dialect).bind_processor(dialect)) is not None]
+    picked = [keys.index(name) for name in names] if as_tuples else names
+    pick = itemgetter(*picked) if len(picked) > 1 else (lambda row: (row[picked[0]],))
 
     def parameters(row):
-        values = [row[name] for name in names]
+        values = list(pick(row))
         for i, to in convert:
             values[i] = to(values[i])
         return tuple(values) if compiled.positional else dict(zip(names, values, strict=False))
@@ -58,7 +67,7 @@ def _executemany(connection, table, keys: list[str], rows, batch: int) -> int:
     return done
 
 
-def _copy(connection, table, keys: list[str], rows) -> int:
+def _copy(connection, table, keys: list[str], rows, as_tuples: bool = False) -> int:
     """COPY the rows in; JSON columns as SQLAlchemy's JSON type writes them (json.dumps,
     None as JSON null)."""
     as_json = [isinstance(table.c[key].type, JSON) for key in keys]
@@ -68,7 +77,8 @@ def _copy(connection, table, keys: list[str], rows) -> int:
     done = 0
     with connection.connection.driver_connection.cursor() as cursor, cursor.copy(sql) as copy:
         for row in rows:
-            copy.write_row([json.dumps(row[key]) if encode else row[key]
-                            for key, encode in zip(keys, as_json, strict=False)])
+            values = row if as_tuples else [row[key] for key in keys]
+            copy.write_row([json.dumps(value) if encode else value
+                            for value, encode in zip(values, as_json, strict=False)])
             done += 1
     return done
