@@ -128,8 +128,8 @@ def test_rows_spooled_to_disk_are_the_rows_written(db, settings, stored, monkeyp
     spools: list[spool_module.Spool] = []
     made = spool_module.Spool
 
-    def small_spool(keys, batch=3, memory=None):
-        spools.append(made(keys, batch=batch, memory=256))  # a few batches, past memory at once
+    def small_spool(keys, batch=3, memory=None, hold=None):
+        spools.append(made(keys, batch=batch, memory=256, hold=4))  # pickled, past memory at once
         return spools[-1]
 
     monkeypatch.setattr(scan_run, "Spool", small_spool)
@@ -151,12 +151,13 @@ def test_the_entity_rows_carry_every_traffic_column(db, settings, stored):
     assert all(set(COLUMNS) <= set(e) for e in entities)
 
 
-def test_a_spool_gives_back_its_rows_in_order_from_memory_or_disk():
-    for memory in (1 << 20, 64):
-        with spool_module.Spool(("a", "b"), batch=3, memory=memory) as spool:
+def test_a_spool_gives_back_its_rows_in_order_held_pickled_or_on_disk():
+    for hold, memory, pickled, on_disk in ((100, 64, False, False), (5, 1 << 20, True, False), (5, 64, True, True)):
+        with spool_module.Spool(("a", "b"), batch=3, memory=memory, hold=hold) as spool:
             spool.extend((i, f"row {i}" * (i % 5)) for i in range(10))
-            assert len(spool) == 10 and spool.on_disk == (memory == 64)
+            assert len(spool) == 10 and (spool.pickled, spool.on_disk) == (pickled, on_disk)
             assert list(spool.rows()) == [(i, f"row {i}" * (i % 5)) for i in range(10)]
             assert list(spool.dicts())[3] == {"a": 3, "b": "row 3" * 3}
             spool.add((10, "late"))
-            assert [len(b) for b in spool.batches()] == [3, 3, 3, 1, 1]
+            assert [len(b) for b in spool.batches()] == ([3, 3, 3, 1, 1] if pickled else [3, 3, 3, 2])
+            assert list(spool.rows())[-2:] == [(9, "row 9" * 4), (10, "late")]
