@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 from .adjudicate import networks
 from .adjudicate.annotations import carry_to_entities, mark_stale
 from .adjudicate.registry import Registry, get_registry
-from .adjudicate.runner import adjudicate_held, machine_answer
+from .adjudicate.runner import Decided, adjudicate_held, machine_answer
 from .errors import AnalysisCancelled, InternalError, NotFound, TracePcapError
 from .extract import extract_capture
 from .ingest import capture_path
@@ -118,10 +118,11 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         with db.session(write=True) as s:
             beat(s, capture_id)  # Scan and the swap run without progress ticks
         tick("scan", 0, 1)
-        report = _scan(db, registry, stage)
-        tick("scan", 1, 1)
-        tick("adjudicate", 0, 1)
-        status = _swap_in(db, registry, capture_id, stage, report, extracted, lost)
+        with Decided(capture_id) as decided:
+            report = _scan(db, registry, stage, decided)
+            tick("scan", 1, 1)
+            tick("adjudicate", 0, 1)
+            status = _swap_in(db, registry, capture_id, stage, report, extracted, lost, decided)
         tick("adjudicate", 1, 1)
         return status
     except Exception as err:  # noqa: BLE001 - the named boundary of one analysis job
@@ -139,16 +140,17 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         return status
 
 
-def _scan(db: Database, registry: Registry, stage: str) -> ScanReport:
+def _scan(db: Database, registry: Registry, stage: str, decided: Decided | None = None) -> ScanReport:
     """Scan the staged facts: read them in a reading transaction, compute every row Scan
     writes outside any transaction (spooled: scan/run.py), then write them in one short
     writing one. On SQLite, one writer per file, other analyses (a Dask cluster's workers, the
     server's threads) write meanwhile. Nothing else writes under a staging capture, so what was
     read is still what is there; a failure before the write leaves nothing, one during it
-    rolls back, and the stage is dropped either way (`record_failure`)."""
+    rolls back, and the stage is dropped either way (`record_failure`). The verdicts Scan
+    decides for the questions other signals read are kept in `decided` for the swap."""
     with db.session() as s:
         context = CaptureContext.load(s, stage)
-    with compute_scan(context, registry.signals(), answer=machine_answer(registry)) as rows:
+    with compute_scan(context, registry.signals(), answer=machine_answer(registry, decided)) as rows:
         del context  # its facts are in the rows now: not held through the write
         with db.session(write=True) as s:
             if s.get(Capture, stage) is None:  # the capture was deleted meanwhile, its stage with it
@@ -157,16 +159,17 @@ def _scan(db: Database, registry: Registry, stage: str) -> ScanReport:
 
 
 def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, report: ScanReport,
-             extracted: bool, lost: str | None) -> CaptureStatus | str:
+             extracted: bool, lost: str | None, decided: Decided | None = None) -> CaptureStatus | str:
     """One transaction: the staged rows replace the capture's, every question is re-adjudicated
-    (on a partial capture too), each failure becomes a manifest row, the final status is set."""
+    (on a partial capture too; an entity without annotations takes what Scan decided for it,
+    `decided`), each failure becomes a manifest row, the final status is set."""
     with db.session(write=True) as s:
         capture = hold_capture(s, capture_id)
         if capture is None:
             drop_stage(s, stage)
             return DELETED
         swap(s, capture, stage)
-        failures = _adjudicate(s, registry, capture_id)
+        failures = _adjudicate(s, registry, capture_id, decided)
         if (network_id := networks.network_of(s, capture_id)) is not None:
             networks.refresh(s, registry, network_id, reanalysed={capture_id})  # carry into it, its changes
         rows = [("scan", ManifestStatus.PARTIAL, report.votes, "; ".join(f"{k}: {v}" for k, v in report.failures.items()))]
@@ -196,13 +199,14 @@ def adjudicate_capture(db: Database, registry: Registry, capture_id: str) -> dic
         return _adjudicate(session, registry, capture_id)
 
 
-def _adjudicate(session: Session, registry: Registry, capture_id: str) -> dict[str, str]:
+def _adjudicate(session: Session, registry: Registry, capture_id: str,
+                decided: Decided | None = None) -> dict[str, str]:
     """In a transaction holding the capture: human answers whose facts moved are marked stale,
     then every question is answered with the annotations as they are now. Annotations keyed
     by an address or MAC of a device move to the device's key first."""
     carry_to_entities(session, capture_id)
     mark_stale(session, capture_id)
-    return adjudicate_held(session, registry, capture_id)
+    return adjudicate_held(session, registry, capture_id, decided)
 
 
 def record_failure(db: Database, capture_id: str, stage: str, error: str, *,

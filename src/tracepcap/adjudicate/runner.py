@@ -25,6 +25,7 @@ from ..scan.vote import ScoreBoard, Tally, Vote
 from ..store.bulk import insert_rows
 from ..store.entities import resolve as resolve_entity
 from ..store.models import Dismissal, Entity, HumanOverride, ManualEvidence, VerdictRow, VoteRow
+from ..store.spool import Spool
 from .contract import Adjudicator, Basis, Candidate, Dismissed, Key, Override, Tier, Verdict, VoteView
 from .registry import Registry
 
@@ -248,12 +249,20 @@ def _annotations(session: Session, adj: Adjudicator, capture_id: str, entity: st
     return grouped
 
 
-def _votes(session: Session, capture_id: str, question: str, entity: str | None = None):
+#: entities whose votes are read by a list of keys (`_votes`); past it, the question's every vote
+VOTES_BY_KEY = 500
+
+
+def _votes(session: Session, capture_id: str, question: str, entity: str | list[str] | None = None):
+    """A question's votes in the capture by entity, in the order stored: of one entity, of a
+    list of them (read whole past VOTES_BY_KEY), or (None) of every entity."""
     stmt = select(VoteRow.entity_key, VoteRow.label, VoteRow.weight, VoteRow.reason, VoteRow.grade,
                   VoteRow.frames, VoteRow.signal).where(VoteRow.capture_id == capture_id,
                                                         VoteRow.question == question)
-    if entity is not None:
+    if isinstance(entity, str):
         stmt = stmt.where(VoteRow.entity_key == entity)
+    elif entity is not None and len(entity) <= VOTES_BY_KEY:
+        stmt = stmt.where(VoteRow.entity_key.in_(entity))
     grouped: dict[str, list[Vote]] = defaultdict(list)
     rows = session.connection().execute(stmt.order_by(VoteRow.id))  # Core rows: no ORM loading per vote
     for entity_key, label, weight, reason, grade, frames, signal in rows:
@@ -261,16 +270,32 @@ def _votes(session: Session, capture_id: str, question: str, entity: str | None 
     return grouped
 
 
-def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str) -> int:
-    """(Re)write every verdict of one question for a capture; return how many."""
+def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str, decided: Decided | None = None) -> int:
+    """(Re)write every verdict of one question for a capture; return how many. With `decided`
+    (what Scan decided for this capture's votes: `machine_answer`), an entity without any
+    annotation takes the verdict Scan decided for it, which is the one deciding again would
+    give: the same votes, and no human answer, evidence or dismissal. The annotations are read
+    here, in the caller's transaction, so a human's is never left out."""
     hosts = session.scalars(select(Entity.key).where(Entity.capture_id == capture_id)
                             .order_by(Entity.position)).all()
-    votes = _votes(session, capture_id, adj.question)
     notes = _annotations(session, adj, capture_id)
+    kept = decided.rows(adj.question, hosts) if decided is not None else None
+    if kept is None:
+        votes = _votes(session, capture_id, adj.question)
+    else:  # only the votes of the entities decided here
+        fresh = [ip for ip in hosts if ip in notes or ip in kept.unkept]
+        votes = _votes(session, capture_id, adj.question, fresh) if fresh else defaultdict(list)
     now = datetime.now(UTC)
 
     def rows():  # made as they are inserted: a many-host capture's documents are never all in memory
         for ip in hosts:
+            if kept is not None and ip not in kept.unkept:
+                made = kept.next(ip)
+                if ip not in notes:
+                    yield {"capture_id": capture_id, "question": adj.question, "entity_key": ip,
+                           "primary_label": made[1], "basis": made[2], "confidence": made[3], "contested": made[4],
+                           "document": made[5], "updated_at": now}
+                    continue
             verdict = decide(adj, Key(adj.question, capture_id, ip), votes.pop(ip, []), notes[ip])
             _check_reasons(verdict)
             yield _row(verdict, now)
@@ -279,17 +304,19 @@ def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str) -> 
     return insert_rows(session, VerdictRow, rows(), batch=2000)
 
 
-def adjudicate_held(session: Session, registry: Registry, capture_id: str) -> dict[str, str]:
+def adjudicate_held(session: Session, registry: Registry, capture_id: str,
+                    decided: Decided | None = None) -> dict[str, str]:
     """Every question for a capture, in the caller's transaction, which holds the capture
     (`store.staging.hold_capture`): no human writer is between reading the annotations and
     writing the verdicts, so none of their answers is overwritten by a verdict computed without
     it. The caller marks stale human answers first (`annotations.mark_stale`); each question
-    runs in a savepoint of its own. Returns failures by question."""
+    runs in a savepoint of its own. `decided`: what Scan decided for the capture's votes as
+    they are now (`adjudicate_question`). Returns failures by question."""
     failures: dict[str, str] = {}
     for adj in registry:
         try:
             with session.begin_nested():
-                adjudicate_question(session, adj, capture_id)
+                adjudicate_question(session, adj, capture_id, decided)
         except Exception as err:  # noqa: BLE001 - named boundary: one question
             log.exception("adjudicating %s for capture %s failed", adj.question, capture_id)
             failures[adj.question] = f"{type(err).__name__}: {err}"
@@ -322,13 +349,89 @@ def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
     return verdict
 
 
-def machine_answer(registry: Registry) -> Callable[[str, str, list[Vote]], Answer]:
+class Decided:
+    """The machine verdicts Scan decided (`machine_answer`) for the questions other signals
+    read, kept for adjudicate_question to reuse on entities without annotations, so that
+    Adjudicate does not decide them again from the same votes. By question, in the order Scan
+    met the entities, as verdict rows in a spool (store/spool.py: pickled past a few thousand,
+    on disk past a few MiB: a many-host capture's documents are never all in memory), with the
+    entity keys in memory. A verdict is kept only when the votes it was decided from are the
+    votes as stored (store types: int weights, tuple frames, no author) and it has its reasons;
+    otherwise Adjudicate decides it as always. Close it (`with`)."""
+
+    HOLD = 2000  # verdict documents held as they are, per question, before they are pickled
+
+    def __init__(self, capture_id: str) -> None:
+        self.capture_id = capture_id  # the capture whose verdicts these become (not the staging one)
+        self._rows: dict[str, Spool] = {}
+        self._keys: dict[str, list[str]] = {}
+        self._unkept: dict[str, set[str]] = {}
+
+    def __enter__(self) -> Decided:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
+    def keep(self, verdict: Verdict, votes: list[Vote]) -> None:
+        question, entity = verdict.question, verdict.entity_key
+        if question not in self._rows:
+            self._rows[question] = Spool(VERDICT_KEYS, batch=self.HOLD, hold=self.HOLD)
+            self._keys[question], self._unkept[question] = [], set()
+        self._keys[question].append(entity)
+        try:
+            _check_reasons(verdict)
+            as_stored = all(type(v.weight) is int and type(v.frames) is tuple and v.author is None for v in votes)
+        except MissingReasons:
+            as_stored = False
+        if not as_stored:
+            self._unkept[question].add(entity)
+            return
+        self._rows[question].add((entity, verdict.primary_label, str(verdict.basis), verdict.confidence,
+                                  verdict.contested, verdict.to_document()))
+
+    def rows(self, question: str, entities: list[str] | tuple[str, ...]) -> _Kept | None:
+        """The verdicts kept for `question`, read in order by `_Kept.next`; None unless Scan
+        decided it for exactly `entities`, in that order."""
+        if question not in self._rows or self._keys[question] != list(entities):
+            return None
+        return _Kept(self._rows[question].rows(), self._unkept[question])
+
+    def close(self) -> None:
+        for spool in self._rows.values():
+            spool.close()
+        self._rows.clear()
+
+
+VERDICT_KEYS = ("entity_key", "primary_label", "basis", "confidence", "contested", "document")
+
+
+class _Kept:
+    """One question's kept verdict rows, taken in entity order; `unkept`: entities Scan decided
+    whose verdicts were not kept."""
+
+    def __init__(self, rows, unkept: set[str]) -> None:
+        self._rows, self.unkept = rows, unkept
+
+    def next(self, entity: str) -> tuple:
+        row = next(self._rows)
+        if row[0] != entity:
+            raise AssertionError(f"kept verdicts out of order: {row[0]} where {entity} was expected")
+        return row
+
+
+def machine_answer(registry: Registry, decided: Decided | None = None) -> Callable[[str, str, list[Vote]], Answer]:
     """What scan hands the signals that read another question's answer (`scan_capture(...,
     answer=machine_answer(registry))`): that question's verdict for one entity from its
-    votes alone, no human annotation, with the signals that carry it."""
+    votes alone, no human annotation, with the signals that carry it. With `decided`, each
+    verdict is kept there for Adjudicate (`Decided`)."""
+    capture_id = decided.capture_id if decided is not None else ""
+
     def answer(question: str, entity: str, votes: list[Vote]) -> Answer:
         adj = registry.get(question)
-        verdict = decide(adj, Key(question, "", entity), votes, Annotations(None, [], []))
+        verdict = decide(adj, Key(question, capture_id, entity), votes, Annotations(None, [], []))
+        if decided is not None:
+            decided.keep(verdict, votes)
         label = adj.unknown_label if verdict.primary_label is None else verdict.primary_label
         carried = {adj.label_key(x) for x in (label, *verdict.parent_of)}
         backing = sorted({v.signal for c in verdict.candidates if adj.label_key(c.label) in carried
@@ -382,6 +485,6 @@ def stored_verdict(session: Session, key: Key) -> Verdict | None:
     return Verdict.from_document(row.document) if row is not None else None
 
 
-__all__ = ["MissingReasons", "adjudicate_held", "decide", "machine_answer", "rerun", "rerun_many",
+__all__ = ["Decided", "MissingReasons", "adjudicate_held", "decide", "machine_answer", "rerun", "rerun_many",
            "stored_verdict"]
 

@@ -1,0 +1,141 @@
+"""Adjudicate reuses the verdicts Scan decided for the questions other signals read (os-family,
+vendor-model: `runner.Decided`) on entities without annotations, and decides the others as
+always: what an analysis stores equals a full re-decide of every question (on shared captures),
+a human's answer, evidence or dismissal is in the verdict stored after a re-analysis, and
+those questions are decided once per entity, not twice."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from sqlalchemy import select
+
+from tracepcap.adjudicate import annotations as a
+from tracepcap.adjudicate import runner
+from tracepcap.adjudicate.contract import Key
+from tracepcap.adjudicate.registry import get_registry
+from tracepcap.analysis import adjudicate_capture, analyze
+from tracepcap.ingest import store_file
+from tracepcap.scan.signals import inputs_of
+from tracepcap.store.models import Entity, VerdictRow
+from fake_actor import person
+
+SHARED = ["dns_demo.pcap", "demo_all_rules.pcap", "monitor_large_week1_baseline.pcap", "http_demo.pcap",
+          "telegram_voice.pcapng", "free5gc.pcap"]
+
+
+def _inputs() -> set[str]:
+    return {q for signals in get_registry().signals().values() for s in signals for q in inputs_of(s)}
+
+
+def _verdicts(db, cid: str) -> dict:
+    with db.session() as s:
+        return {(r.question, r.entity_key): (r.primary_label, r.basis, r.confidence, r.contested, r.document)
+                for r in s.scalars(select(VerdictRow).where(VerdictRow.capture_id == cid))}
+
+
+def _store(db, settings, path) -> str:
+    with db.session(write=True) as s:
+        capture, _ = store_file(s, settings.capture_dir, path, uploaded_by="test", max_bytes=1 << 30)
+        return capture.id
+
+
+def _count_decides(monkeypatch) -> Counter:
+    calls: Counter = Counter()
+    real = runner.decide
+
+    def counted(adj, key, votes, notes):
+        calls[adj.question] += 1
+        return real(adj, key, votes, notes)
+    monkeypatch.setattr(runner, "decide", counted)
+    return calls
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_what_an_analysis_stores_equals_a_full_re_decide(db, settings, captures, monkeypatch):
+    registry, inputs = get_registry(), _inputs()
+    assert inputs >= {"os-family"}
+    for name in SHARED:
+        cid = _store(db, settings, captures / name)
+        calls = _count_decides(monkeypatch)
+        assert analyze(db, settings, cid, registry) in ("done", "partial")
+        with db.session() as s:
+            entities = len(s.scalars(select(Entity.key).where(Entity.capture_id == cid)).all())
+        assert entities > 0
+        for question in inputs:  # decided by Scan alone, not again by Adjudicate
+            assert calls[question] == entities, (name, question)
+        for adj in registry:
+            if adj.question not in inputs:
+                assert calls[adj.question] == entities, (name, adj.question)
+        stored = _verdicts(db, cid)
+        monkeypatch.undo()
+        assert adjudicate_capture(db, registry, cid) == {}  # every question decided again, nothing reused
+        assert _verdicts(db, cid) == stored, name
+
+
+def test_annotations_written_before_a_re_analysis_are_in_its_verdicts(db, settings, captures):
+    registry = get_registry()
+    cid = _store(db, settings, captures / "dns_demo.pcap")
+    assert analyze(db, settings, cid, registry) == "done"
+    with db.session() as s:
+        keys = s.scalars(select(Entity.key).where(Entity.capture_id == cid).order_by(Entity.position)).all()
+    first, second, third = keys[:3]
+    before = _verdicts(db, cid)
+    with db.session(write=True) as s:
+        a.set_override(s, registry, Key("os-family", cid, first), "Windows", "its admin said so", actor=person("alice"))
+        a.add_evidence(s, registry, Key("os-family", cid, second), "Windows", 40, "a Windows update agent",
+                       actor=person("bob"))
+        a.set_override(s, registry, Key("vendor-model", cid, third), "Cisco", "the label on the box",
+                       actor=person("carol"))
+    assert analyze(db, settings, cid, registry) == "done"
+    after = _verdicts(db, cid)
+    assert after[("os-family", first)][:2] == ("Windows", "HUMAN")
+    assert "a Windows update agent" in str(after[("os-family", second)][4])
+    assert after[("vendor-model", third)][:2] == ("Cisco", "HUMAN")
+    untouched = [k for k in before if k not in {("os-family", first), ("os-family", second), ("vendor-model", third)}
+                 and k[0] in _inputs()]
+    assert untouched and all(after[k] == before[k] for k in untouched)
+    assert adjudicate_capture(db, registry, cid) == {}
+    assert _verdicts(db, cid) == after
+
+
+def test_a_verdict_decided_from_votes_unlike_the_stored_ones_is_decided_again(db, settings, captures):
+    registry = get_registry()
+    adj = registry.get("os-family")
+    with runner.Decided("c") as decided:
+        answer = runner.machine_answer(registry, decided)
+        plain = runner.Vote("Linux", 30, "a TTL of 64 (+30)", "measured", (1,), "ttl")
+        answer("os-family", "10.0.0.1", [plain])
+        answer("os-family", "10.0.0.2", [runner.Vote("Linux", 30, "a TTL of 64 (+30)", "measured", [1], "ttl")])
+        answer("os-family", "10.0.0.3", [])
+        kept = decided.rows("os-family", ["10.0.0.1", "10.0.0.2", "10.0.0.3"])
+        assert kept is not None and kept.unkept == {"10.0.0.2"}  # a list of frames is not what the store gives back
+        row = kept.next("10.0.0.1")
+        fresh = runner.decide(adj, Key("os-family", "c", "10.0.0.1"), [plain], runner.Annotations(None, [], []))
+        assert row[1:] == (fresh.primary_label, str(fresh.basis), fresh.confidence, fresh.contested,
+                           fresh.to_document())
+        assert kept.next("10.0.0.3")[0] == "10.0.0.3"
+        assert decided.rows("os-family", ["10.0.0.1", "10.0.0.3", "10.0.0.2"]) is None  # another order: not reused
+        assert decided.rows("vendor-model", ["10.0.0.1"]) is None
+
+
+def test_an_answer_given_between_scan_and_the_swap_is_not_replaced_by_scans_verdict(db, settings, captures,
+                                                                                       monkeypatch):
+    from tracepcap import analysis
+    registry = get_registry()
+    cid = _store(db, settings, captures / "dns_demo.pcap")
+    assert analyze(db, settings, cid, registry) == "done"
+    with db.session() as s:
+        first = s.scalars(select(Entity.key).where(Entity.capture_id == cid).order_by(Entity.position)).first()
+    swap_in = analysis._swap_in
+
+    def a_human_answers_first(*args, **kwargs):
+        with db.session(write=True) as s:  # after Scan decided os-family for every entity
+            a.set_override(s, registry, Key("os-family", cid, first), "Windows", "seen its console",
+                           actor=person("alice"))
+        return swap_in(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "_swap_in", a_human_answers_first)
+    assert analyze(db, settings, cid, registry) == "done"
+    assert _verdicts(db, cid)[("os-family", first)][:2] == ("Windows", "HUMAN")
