@@ -50,7 +50,7 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
     from tracepcap.ingest import capture_path, store_file
     from tracepcap.present.cli import batch_gc
     from tracepcap.present.report import write_capture
-    from tracepcap.adjudicate.runner import machine_answer
+    from tracepcap.adjudicate.runner import Decided, machine_answer
     from tracepcap.scan import CaptureContext, scan_capture
     from tracepcap.settings import Settings
     from tracepcap.store import open_database
@@ -79,12 +79,15 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
     capture_id, sha = stage("store", store)
     stage("extract", lambda: extract_capture(db, capture_id, capture_path(settings.capture_dir, sha)))
 
+    decided = Decided(capture_id, registry)  # as the conductor does: verdicts decided as Scan votes, reused
+
     def scan():
         with db.session() as s:
             return scan_capture(s, capture_id, registry.signals(), CaptureContext.load(s, capture_id),
-                                answer=machine_answer(registry))
+                                answer=machine_answer(registry, decided), verdicts=decided.decide)
     report = stage("scan", scan)
-    stage("adjudicate", lambda: adjudicate_capture(db, registry, capture_id))
+    stage("adjudicate", lambda: adjudicate_capture(db, registry, capture_id, decided))
+    decided.close()
 
     def present():
         with db.session() as s, open(os.devnull, "w") as out:

@@ -118,7 +118,7 @@ def analyze(db: Database, settings: Settings, capture_id: str, registry: Registr
         with db.session(write=True) as s:
             beat(s, capture_id)  # Scan and the swap run without progress ticks
         tick("scan", 0, 1)
-        with Decided(capture_id) as decided:
+        with Decided(capture_id, registry) as decided:
             report = _scan(db, registry, stage, decided)
             tick("scan", 1, 1)
             tick("adjudicate", 0, 1)
@@ -146,11 +146,12 @@ def _scan(db: Database, registry: Registry, stage: str, decided: Decided | None 
     writing one. On SQLite, one writer per file, other analyses (a Dask cluster's workers, the
     server's threads) write meanwhile. Nothing else writes under a staging capture, so what was
     read is still what is there; a failure before the write leaves nothing, one during it
-    rolls back, and the stage is dropped either way (`record_failure`). The verdicts Scan
-    decides for the questions other signals read are kept in `decided` for the swap."""
+    rolls back, and the stage is dropped either way (`record_failure`). Every question's machine
+    verdicts are decided here too, as the votes are made, and kept in `decided` for the swap."""
     with db.session() as s:
         context = CaptureContext.load(s, stage)
-    with compute_scan(context, registry.signals(), answer=machine_answer(registry, decided)) as rows:
+    with compute_scan(context, registry.signals(), answer=machine_answer(registry, decided),
+                      verdicts=decided.decide if decided is not None else None) as rows:
         del context  # its facts are in the rows now: not held through the write
         with db.session(write=True) as s:
             if s.get(Capture, stage) is None:  # the capture was deleted meanwhile, its stage with it
@@ -190,13 +191,15 @@ def _swap_in(db: Database, registry: Registry, capture_id: str, stage: str, repo
     return status
 
 
-def adjudicate_capture(db: Database, registry: Registry, capture_id: str) -> dict[str, str]:
+def adjudicate_capture(db: Database, registry: Registry, capture_id: str,
+                       decided: Decided | None = None) -> dict[str, str]:
     """Every question for a capture, in one writing unit of work holding the capture; return
-    failures by question."""
+    failures by question. `decided`: what Scan decided for the capture's votes as they are
+    (runner.Decided), reused for entities without annotations."""
     with db.session(write=True) as session:
         if hold_capture(session, capture_id) is None:
             raise NotFound(f"no capture {capture_id!r}")
-        return _adjudicate(session, registry, capture_id)
+        return _adjudicate(session, registry, capture_id, decided)
 
 
 def _adjudicate(session: Session, registry: Registry, capture_id: str,

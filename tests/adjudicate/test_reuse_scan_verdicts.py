@@ -1,8 +1,10 @@
-"""Adjudicate reuses the verdicts Scan decided for the questions other signals read (os-family,
-vendor-model: `runner.Decided`) on entities without annotations, and decides the others as
-always: what an analysis stores equals a full re-decide of every question (on shared captures),
-a human's answer, evidence or dismissal is in the verdict stored after a re-analysis, and
-those questions are decided once per entity, not twice."""
+"""Every question's machine verdicts are decided as Scan votes, outside any writing transaction
+(`runner.Decided`: those of the questions other signals read, os-family and vendor-model, Scan
+decided anyway), and the swap reuses them on entities without annotations, deciding the others
+as always: what an analysis stores equals a full re-decide of every question (on shared
+captures), a human's answer or evidence is in the verdict stored after a re-analysis, even
+one given between Scan and the swap, and each question is decided once per entity, none in
+the swap."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from collections import Counter
 import pytest
 from sqlalchemy import select
 
+from tracepcap import analysis
 from tracepcap.adjudicate import annotations as a
 from tracepcap.adjudicate import runner
 from tracepcap.adjudicate.contract import Key
@@ -59,15 +62,23 @@ def test_what_an_analysis_stores_equals_a_full_re_decide(db, settings, captures,
     for name in SHARED:
         cid = _store(db, settings, captures / name)
         calls = _count_decides(monkeypatch)
+        in_swap: Counter = Counter()
+        swap_in = analysis._swap_in
+
+        def counted_swap(*args, **kwargs):
+            before = Counter(calls)
+            try:
+                return swap_in(*args, **kwargs)
+            finally:
+                in_swap.update(calls - before)
+        monkeypatch.setattr(analysis, "_swap_in", counted_swap)
         assert analyze(db, settings, cid, registry) in ("done", "partial")
         with db.session() as s:
             entities = len(s.scalars(select(Entity.key).where(Entity.capture_id == cid)).all())
         assert entities > 0
-        for question in inputs:  # decided by Scan alone, not again by Adjudicate
-            assert calls[question] == entities, (name, question)
-        for adj in registry:
-            if adj.question not in inputs:
-                assert calls[adj.question] == entities, (name, adj.question)
+        for adj in registry:  # decided once, as Scan voted, and not again in the swap
+            assert calls[adj.question] == entities, (name, adj.question)
+        assert sum(in_swap.values()) == 0, (name, in_swap)
         stored = _verdicts(db, cid)
         monkeypatch.undo()
         assert adjudicate_capture(db, registry, cid) == {}  # every question decided again, nothing reused
@@ -103,7 +114,7 @@ def test_annotations_written_before_a_re_analysis_are_in_its_verdicts(db, settin
 def test_a_verdict_decided_from_votes_unlike_the_stored_ones_is_decided_again(db, settings, captures):
     registry = get_registry()
     adj = registry.get("os-family")
-    with runner.Decided("c") as decided:
+    with runner.Decided("c", registry) as decided:
         answer = runner.machine_answer(registry, decided)
         plain = runner.Vote("Linux", 30, "a TTL of 64 (+30)", "measured", (1,), "ttl")
         answer("os-family", "10.0.0.1", [plain])
@@ -122,7 +133,6 @@ def test_a_verdict_decided_from_votes_unlike_the_stored_ones_is_decided_again(db
 
 def test_an_answer_given_between_scan_and_the_swap_is_not_replaced_by_scans_verdict(db, settings, captures,
                                                                                        monkeypatch):
-    from tracepcap import analysis
     registry = get_registry()
     cid = _store(db, settings, captures / "dns_demo.pcap")
     assert analyze(db, settings, cid, registry) == "done"

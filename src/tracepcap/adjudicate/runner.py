@@ -350,10 +350,11 @@ def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
 
 
 class Decided:
-    """The machine verdicts Scan decided (`machine_answer`) for the questions other signals
-    read, kept for adjudicate_question to reuse on entities without annotations, so that
-    Adjudicate does not decide them again from the same votes. By question, in the order Scan
-    met the entities, as verdict rows in a spool (store/spool.py: pickled past a few thousand,
+    """Machine verdicts decided while Scan makes the votes, outside any writing transaction:
+    the questions other signals read (`machine_answer`) and, told by Scan, every other one
+    (`decide`). Kept for adjudicate_question to reuse on entities without annotations, so that
+    Adjudicate does not decide them again from the same votes and the swap's transaction only
+    writes them. By question, in the order Scan met the entities, as verdict rows in a spool (store/spool.py: pickled past a few thousand,
     on disk past a few MiB: a many-host capture's documents are never all in memory), with the
     entity keys in memory. A verdict is kept only when the votes it was decided from are the
     votes as stored (store types: int weights, tuple frames, no author) and it has its reasons;
@@ -361,8 +362,9 @@ class Decided:
 
     HOLD = 2000  # verdict documents held as they are, per question, before they are pickled
 
-    def __init__(self, capture_id: str) -> None:
+    def __init__(self, capture_id: str, registry: Registry) -> None:
         self.capture_id = capture_id  # the capture whose verdicts these become (not the staging one)
+        self.registry = registry
         self._rows: dict[str, Spool] = {}
         self._keys: dict[str, list[str]] = {}
         self._unkept: dict[str, set[str]] = {}
@@ -372,6 +374,13 @@ class Decided:
 
     def __exit__(self, *_exc) -> None:
         self.close()
+
+    def decide(self, question: str, entity: str, votes: list[Vote]) -> Verdict:
+        """The machine verdict of `question` for `entity` from `votes` alone, kept."""
+        verdict = decide(self.registry.get(question), Key(question, self.capture_id, entity), votes,
+                         Annotations(None, [], []))
+        self.keep(verdict, votes)
+        return verdict
 
     def keep(self, verdict: Verdict, votes: list[Vote]) -> None:
         question, entity = verdict.question, verdict.entity_key
@@ -425,13 +434,12 @@ def machine_answer(registry: Registry, decided: Decided | None = None) -> Callab
     answer=machine_answer(registry))`): that question's verdict for one entity from its
     votes alone, no human annotation, with the signals that carry it. With `decided`, each
     verdict is kept there for Adjudicate (`Decided`)."""
-    capture_id = decided.capture_id if decided is not None else ""
-
     def answer(question: str, entity: str, votes: list[Vote]) -> Answer:
         adj = registry.get(question)
-        verdict = decide(adj, Key(question, capture_id, entity), votes, Annotations(None, [], []))
         if decided is not None:
-            decided.keep(verdict, votes)
+            verdict = decided.decide(question, entity, votes)
+        else:
+            verdict = decide(adj, Key(question, "", entity), votes, Annotations(None, [], []))
         label = adj.unknown_label if verdict.primary_label is None else verdict.primary_label
         carried = {adj.label_key(x) for x in (label, *verdict.parent_of)}
         backing = sorted({v.signal for c in verdict.candidates if adj.label_key(c.label) in carried
