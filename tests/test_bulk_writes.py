@@ -66,3 +66,19 @@ def test_rows_go_in_bulk_and_come_back_as_written(db):
         assert [tuple(r) for r in rows] == [(c["first_time"], c["last_time"], c["initiator"]) for c in conversations]
         assert [o.value for o in s.scalars(select(ObservationRow).order_by(ObservationRow.id))] == \
             [f["value"] for f in facts]
+
+
+def test_rows_as_tuples_with_json_given_as_text_come_back_as_written(db):
+    import json
+    with db.session(write=True) as s:
+        s.add(_capture())
+    keys = ("capture_id", "question", "entity_key", "signal", "label", "weight", "reason", "grade", "frames")
+    votes = [(CID, "os-family", f"10.1.0.{i}", "ttl", "Linux", i, f"reason {i}", "MEASURED", [i, {"k": "v"}])
+             for i in range(7)]
+    with db.session(write=True) as s:
+        assert insert_rows(s, VoteRow, iter(votes), keys=keys, batch=3) == 7
+        assert insert_rows(s, VoteRow, ((*v[:8], json.dumps(v[8])) for v in votes), keys=keys,
+                           encoded=("frames",)) == 7
+    with db.session() as s:
+        got = [(v.entity_key, v.weight, v.reason, v.frames) for v in s.scalars(select(VoteRow).order_by(VoteRow.id))]
+    assert got == [(v[2], v[5], v[6], v[8]) for v in votes] * 2

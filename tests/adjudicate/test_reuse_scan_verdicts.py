@@ -8,6 +8,7 @@ the swap."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -125,7 +126,7 @@ def test_a_verdict_decided_from_votes_unlike_the_stored_ones_is_decided_again(db
         row = kept.next("10.0.0.1")
         fresh = runner.decide(adj, Key("os-family", "c", "10.0.0.1"), [plain], runner.Annotations(None, [], []))
         assert row[1:] == (fresh.primary_label, str(fresh.basis), fresh.confidence, fresh.contested,
-                           fresh.to_document())
+                           json.dumps(fresh.to_document()))
         assert kept.next("10.0.0.3")[0] == "10.0.0.3"
         assert decided.rows("os-family", ["10.0.0.1", "10.0.0.3", "10.0.0.2"]) is None  # another order: not reused
         assert decided.rows("vendor-model", ["10.0.0.1"]) is None

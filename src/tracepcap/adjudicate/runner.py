@@ -9,6 +9,7 @@ others their answers.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable
@@ -298,10 +299,13 @@ def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str, dec
                     continue
             verdict = decide(adj, Key(adj.question, capture_id, ip), votes.pop(ip, []), notes[ip])
             _check_reasons(verdict)
-            yield _row(verdict, now)
+            row = _row(verdict, now)
+            if kept is not None:  # the kept documents are JSON text: so are these
+                row["document"] = json.dumps(row["document"])
+            yield row
     session.execute(delete(VerdictRow).where(VerdictRow.capture_id == capture_id,
                                              VerdictRow.question == adj.question))
-    return insert_rows(session, VerdictRow, rows(), batch=2000)
+    return insert_rows(session, VerdictRow, rows(), batch=2000, encoded=("document",) if kept is not None else ())
 
 
 def adjudicate_held(session: Session, registry: Registry, capture_id: str,
@@ -354,9 +358,10 @@ class Decided:
     the questions other signals read (`machine_answer`) and, told by Scan, every other one
     (`decide`). Kept for adjudicate_question to reuse on entities without annotations, so that
     Adjudicate does not decide them again from the same votes and the swap's transaction only
-    writes them. By question, in the order Scan met the entities, as verdict rows in a spool (store/spool.py: pickled past a few thousand,
-    on disk past a few MiB: a many-host capture's documents are never all in memory), with the
-    entity keys in memory. A verdict is kept only when the votes it was decided from are the
+    writes them. By question, in the order Scan met the entities, as verdict rows with their
+    documents as JSON text (as the store writes them) in a spool (store/spool.py: pickled past
+    a few thousand, on disk past a few MiB: a many-host capture's documents are never all in
+    memory), with the entity keys in memory. A verdict is kept only when the votes it was decided from are the
     votes as stored (store types: int weights, tuple frames, no author) and it has its reasons;
     otherwise Adjudicate decides it as always. Close it (`with`)."""
 
@@ -397,7 +402,7 @@ class Decided:
             self._unkept[question].add(entity)
             return
         self._rows[question].add((entity, verdict.primary_label, str(verdict.basis), verdict.confidence,
-                                  verdict.contested, verdict.to_document()))
+                                  verdict.contested, json.dumps(verdict.to_document())))
 
     def rows(self, question: str, entities: list[str] | tuple[str, ...]) -> _Kept | None:
         """The verdicts kept for `question`, read in order by `_Kept.next`; None unless Scan

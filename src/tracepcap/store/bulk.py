@@ -10,13 +10,15 @@ Both write the keys the rows have, each value as its column's type writes it (JS
 `default=`: rows give every such column (`executemany` refuses rows without it).
 
 Rows are dicts, or, with `keys`, tuples of those columns in that order (what a spool holds:
-store/spool.py), which spares a dict per row.
+store/spool.py), which spares a dict per row. JSON columns named in `encoded` come as JSON
+text already, `json.dumps` of the value, which is what either path would write: made before
+the writing transaction, compact while kept.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from itertools import chain, islice
 from operator import itemgetter
 
@@ -27,7 +29,7 @@ BATCH = 5000
 
 
 def insert_rows(session: Session, model, rows: Iterable[dict] | Iterable[Sequence], batch: int = BATCH,
-                keys: Sequence[str] | None = None) -> int:
+                keys: Sequence[str] | None = None, encoded: Collection[str] = ()) -> int:
     """Insert `rows` (every dict with the same keys; with `keys`, tuples of those columns in
     that order) into `model`'s table, consuming an iterator lazily so a caller never holds them
     all; return how many."""
@@ -40,18 +42,20 @@ def insert_rows(session: Session, model, rows: Iterable[dict] | Iterable[Sequenc
     connection = session.connection()
     columns = list(keys) if keys is not None else list(first)
     if connection.dialect.name == "postgresql" and connection.dialect.driver == "psycopg":
-        return _copy(connection, model.__table__, columns, rows, keys is not None)
-    return _executemany(connection, model.__table__, columns, rows, batch, keys is not None)
+        return _copy(connection, model.__table__, columns, rows, keys is not None, encoded)
+    return _executemany(connection, model.__table__, columns, rows, batch, keys is not None, encoded)
 
 
-def _executemany(connection, table, keys: list[str], rows, batch: int, as_tuples: bool = False) -> int:
+def _executemany(connection, table, keys: list[str], rows, batch: int, as_tuples: bool = False,
+                 encoded: Collection[str] = ()) -> int:
     """The INSERT compiled once for these keys, its parameters made here as the column types
     make them: SQLAlchemy's per-row parameter building was most of the cost of a bulk write."""
     dialect = connection.dialect
     compiled = insert(table).compile(dialect=dialect, column_keys=keys)
     names = compiled.positiontup if compiled.positional else keys
     convert = [(i, to) for i, name in enumerate(names)
-               if (to := table.c[name].type.dialect_impl(dialect).bind_processor(dialect)) is not None]
+               if (to := _processor(table.c[name].type.dialect_impl(dialect).bind_processor(dialect),
+                                    name in encoded)) is not None]
     picked = [keys.index(name) for name in names] if as_tuples else names
     pick = itemgetter(*picked) if len(picked) > 1 else (lambda row: (row[picked[0]],))
 
@@ -67,10 +71,18 @@ def _executemany(connection, table, keys: list[str], rows, batch: int, as_tuples
     return done
 
 
-def _copy(connection, table, keys: list[str], rows, as_tuples: bool = False) -> int:
+def _processor(to, encoded: bool):
+    """The bind processor of a column; for one given as JSON text, none, or, where the driver
+    serialises JSON itself (no processor), the value read back for it to serialise."""
+    if not encoded:
+        return to
+    return json.loads if to is None else None
+
+
+def _copy(connection, table, keys: list[str], rows, as_tuples: bool = False, encoded: Collection[str] = ()) -> int:
     """COPY the rows in; JSON columns as SQLAlchemy's JSON type writes them (json.dumps,
     None as JSON null)."""
-    as_json = [isinstance(table.c[key].type, JSON) for key in keys]
+    as_json = [isinstance(table.c[key].type, JSON) and key not in encoded for key in keys]
     quote = connection.dialect.identifier_preparer
     sql = (f"COPY {quote.format_table(table)} ({', '.join(quote.quote(key) for key in keys)}) "
            "FROM STDIN")
