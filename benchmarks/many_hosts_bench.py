@@ -45,13 +45,12 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
     """The stages of cmd_analyze, one by one, printing a row after each (the child)."""
     from tracepcap.adjudicate.actor import SYSTEM_ACTOR
     from tracepcap.adjudicate.registry import get_registry
-    from tracepcap.analysis import adjudicate_capture
+    from tracepcap.analysis import _scan, adjudicate_capture
     from tracepcap.extract import extract_capture
     from tracepcap.ingest import capture_path, store_file
     from tracepcap.present.cli import batch_gc
     from tracepcap.present.report import write_capture
-    from tracepcap.adjudicate.runner import Decided, machine_answer
-    from tracepcap.scan import CaptureContext, scan_capture
+    from tracepcap.adjudicate.runner import Decided
     from tracepcap.settings import Settings
     from tracepcap.store import open_database
     from tracepcap.store.models import Capture
@@ -81,11 +80,7 @@ def run_stages(path: Path, db_url: str, data_dir: Path) -> None:
 
     decided = Decided(capture_id, registry)  # as the conductor does: verdicts decided as Scan votes, reused
 
-    def scan():
-        with db.session() as s:
-            return scan_capture(s, capture_id, registry.signals(), CaptureContext.load(s, capture_id),
-                                answer=machine_answer(registry, decided), verdicts=decided.decide)
-    report = stage("scan", scan)
+    report = stage("scan", lambda: _scan(db, registry, capture_id, decided))  # as the conductor scans
     stage("adjudicate", lambda: adjudicate_capture(db, registry, capture_id, decided))
     decided.close()
 

@@ -147,12 +147,14 @@ def _scan(db: Database, registry: Registry, stage: str, decided: Decided | None 
     server's threads) write meanwhile. Nothing else writes under a staging capture, so what was
     read is still what is there; a failure before the write leaves nothing, one during it
     rolls back, and the stage is dropped either way (`record_failure`). Every question's machine
-    verdicts are decided here too, as the votes are made, and kept in `decided` for the swap."""
+    verdicts are decided here too, from the votes, and kept in `decided` for the swap."""
     with db.session() as s:
         context = CaptureContext.load(s, stage)
-    with compute_scan(context, registry.signals(), answer=machine_answer(registry, decided),
-                      verdicts=decided.decide if decided is not None else None) as rows:
+    with compute_scan(context, registry.signals(), answer=machine_answer(registry, decided)) as rows:
+        entities = [e.key for e in context.entities]
         del context  # its facts are in the rows now: not held through the write
+        if decided is not None:
+            decided.decide_rest(rows.votes.rows(), entities, rows.questions)
         with db.session(write=True) as s:
             if s.get(Capture, stage) is None:  # the capture was deleted meanwhile, its stage with it
                 raise AnalysisCancelled(f"the staging capture {stage} was dropped while it was scanned")

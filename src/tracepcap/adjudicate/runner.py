@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -354,9 +354,9 @@ def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
 
 
 class Decided:
-    """Machine verdicts decided while Scan makes the votes, outside any writing transaction:
-    the questions other signals read (`machine_answer`) and, told by Scan, every other one
-    (`decide`). Kept for adjudicate_question to reuse on entities without annotations, so that
+    """Machine verdicts decided outside any writing transaction: the questions other signals
+    read as Scan makes the votes (`machine_answer`), every other one from Scan's votes after it
+    (`decide_rest`, once its context is gone: deciding beside it cost more). Kept for adjudicate_question to reuse on entities without annotations, so that
     Adjudicate does not decide them again from the same votes and the swap's transaction only
     writes them. By question, in the order Scan met the entities, as verdict rows with their
     documents as JSON text (as the store writes them) in a spool (store/spool.py: pickled past
@@ -386,6 +386,34 @@ class Decided:
                          Annotations(None, [], []))
         self.keep(verdict, votes)
         return verdict
+
+    def decide_rest(self, votes: Iterable[Sequence], entities: list[str], questions: Iterable[str]) -> None:
+        """Decide and keep each of `questions` (those Scan voted on) not decided as the votes
+        were made, for each of `entities` (in Scan's order), from its votes as the store gives
+        them back. `votes`: Scan's vote rows (scan.run.VOTE_KEYS), a question's together, each
+        entity's in the order made. One question's votes are in memory at a time, as Adjudicate
+        reads them."""
+        question: str | None = None
+        grouped: dict[str, list[Vote]] = defaultdict(list)
+        for _cid, q, entity, signal, label, weight, reason, grade, frames in votes:
+            if q != question:
+                if question is not None and question not in self._rows:
+                    self._decide_all(question, entities, grouped)
+                question = q
+                grouped.clear()
+            if q not in self._rows:
+                grouped[entity].append(Vote(label, weight, reason, grade, tuple(frames), signal))
+        if question is not None and question not in self._rows:
+            self._decide_all(question, entities, grouped)
+        for q in questions:  # no entity had a vote
+            if q not in self._rows:
+                self._decide_all(q, entities, {})
+
+    def _decide_all(self, question: str, entities: list[str], grouped: dict[str, list[Vote]]) -> None:
+        if question not in self.registry:
+            return
+        for entity in entities:
+            self.decide(question, entity, grouped.pop(entity, []))
 
     def keep(self, verdict: Verdict, votes: list[Vote]) -> None:
         question, entity = verdict.question, verdict.entity_key

@@ -44,8 +44,6 @@ class ScanReport:
 
 #: (question, entity, its votes) -> that question's machine answer (adjudicate.runner.machine_answer)
 Answerer = Callable[[str, str, list[Vote]], Answer]
-#: (question, entity, its votes), told of every other question (adjudicate.runner.Decided.decide)
-Told = Callable[[str, str, list[Vote]], object]
 
 VOTE_KEYS = ("capture_id", "question", "entity_key", "signal", "label", "weight", "reason", "grade", "frames")
 ENTITY_KEYS = ("capture_id", "key", "position", "ip", "addresses", "macs", "locality", "locality_reason",
@@ -84,27 +82,23 @@ class ScanRows:
 
 
 def scan_capture(session: Session, capture_id: str, signals: Mapping[str, tuple[Signal, ...]],
-                 context: CaptureContext | None = None, answer: Answerer | None = None,
-                 verdicts: Told | None = None) -> ScanReport:
+                 context: CaptureContext | None = None, answer: Answerer | None = None) -> ScanReport:
     """Replace the capture's votes for the given questions, taken in the mapping's order
     (Registry.signals() puts a question's inputs first). With `answer`, each question some
     signal declares as an input is answered per host from its votes as they are made, into
-    `context.answers`, for the signals of the questions after it; `verdicts` is told the
-    others' (`compute_scan`). In one unit of work: the conductor (analysis.py) reads and
-    computes outside its writing one (`compute_scan`), then writes (`write_scan`)."""
+    `context.answers`, for the signals of the questions after it. In one unit of work: the
+    conductor (analysis.py) reads and computes outside its writing one (`compute_scan`), then
+    writes (`write_scan`)."""
     knowledge()
     context = context or CaptureContext.load(session, capture_id)
-    with compute_scan(context, signals, answer, verdicts) as rows:
+    with compute_scan(context, signals, answer) as rows:
         return write_scan(session, rows)
 
 
 def compute_scan(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
-                 answer: Answerer | None = None, verdicts: Told | None = None) -> ScanRows:
+                 answer: Answerer | None = None) -> ScanRows:
     """Every row Scan writes for `context`'s capture, computed from its facts alone (no
-    session: the caller's reading one may have ended); the caller closes them (`with`).
-    `verdicts`, when given, is told each entity's votes of every question not answered through
-    `answer`, as they are made (the conductor decides their machine verdicts there, outside
-    its writing transactions)."""
+    session: the caller's reading one may have ended); the caller closes them (`with`)."""
     knowledge()  # an operator's unusable knowledge file stops here, once, naming the file
     cid = context.capture_id
     report = ScanReport()
@@ -112,7 +106,7 @@ def compute_scan(context: CaptureContext, signals: Mapping[str, tuple[Signal, ..
                     Spool(LOCALITY_KEYS), [], Spool(MOVE_KEYS))
     try:
         # in batches as they are made: a many-host capture's votes are never all in memory at once
-        rows.votes.extend(_votes(context, signals, report, answer, verdicts))
+        rows.votes.extend(_votes(context, signals, report, answer))
         rows.findings = _find(context, report)
         _entities(context, rows)
         _claims(context, rows)
@@ -195,13 +189,11 @@ def _claims(context: CaptureContext, rows: ScanRows) -> None:
 
 
 def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
-           report: ScanReport, answer: Answerer | None = None, verdicts: Told | None = None) -> Iterator[tuple]:
+           report: ScanReport, answer: Answerer | None = None) -> Iterator[tuple]:
     wanted = {q for question_signals in signals.values() for s in question_signals for q in inputs_of(s)}
     for question, question_signals in signals.items():
         named = [(signal, signal_name(signal), reads_of(signal)) for signal in question_signals]
         answers = context.answers.setdefault(question, {}) if answer and question in wanted else None
-        told = verdicts if answers is None else None  # an answered question is told through `answer`
-        collect = answers is not None or told is not None
         for device in context.entities:  # entity by entity: an input question's answer needs all its votes
             host = context.entity(device)
             kinds = host.kinds
@@ -218,13 +210,11 @@ def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
                         report.failures[key] = f"{device.key}: {type(err).__name__}: {err}"
                     continue
                 for vote in votes:
-                    if collect:
+                    if answers is not None:
                         made.append(vote.signed(name))
                     yield _row(context.capture_id, question, device.key, name, vote)
             if answers is not None:
                 answers[device.key] = answer(question, device.key, made)
-            elif told is not None:
-                told(question, device.key, made)
 
 
 def _find(context: CaptureContext, report: ScanReport) -> list[dict]:
