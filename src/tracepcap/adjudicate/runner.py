@@ -366,6 +366,7 @@ class Decided:
     otherwise Adjudicate decides it as always. Close it (`with`)."""
 
     HOLD = 2000  # verdict documents held as they are, per question, before they are pickled
+    MEMORY = 1 << 20  # bytes of pickled documents per question kept in memory before they go to disk
 
     def __init__(self, capture_id: str, registry: Registry) -> None:
         self.capture_id = capture_id  # the capture whose verdicts these become (not the staging one)
@@ -418,7 +419,7 @@ class Decided:
     def keep(self, verdict: Verdict, votes: list[Vote]) -> None:
         question, entity = verdict.question, verdict.entity_key
         if question not in self._rows:
-            self._rows[question] = Spool(VERDICT_KEYS, batch=self.HOLD, hold=self.HOLD)
+            self._rows[question] = Spool(VERDICT_KEYS, batch=self.HOLD, hold=self.HOLD, memory=self.MEMORY)
             self._keys[question], self._unkept[question] = [], set()
         self._keys[question].append(entity)
         try:
