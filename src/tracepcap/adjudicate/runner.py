@@ -433,7 +433,7 @@ class Decided:
         self._rows[question].add((entity, verdict.primary_label, str(verdict.basis), verdict.confidence,
                                   verdict.contested, json.dumps(verdict.to_document())))
 
-    def rows(self, question: str, entities: list[str] | tuple[str, ...]) -> _Kept | None:
+    def rows(self, question: str, entities: Sequence[str]) -> _Kept | None:
         """The verdicts kept for `question`, read in order by `_Kept.next`; None unless Scan
         decided it for exactly `entities`, in that order."""
         if question not in self._rows or self._keys[question] != list(entities):

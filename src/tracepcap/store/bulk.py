@@ -18,9 +18,10 @@ the writing transaction, compact while kept.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from itertools import chain, islice
 from operator import itemgetter
+from typing import Any
 
 from sqlalchemy import JSON, insert
 from sqlalchemy.orm import Session
@@ -28,16 +29,16 @@ from sqlalchemy.orm import Session
 BATCH = 5000
 
 
-def insert_rows(session: Session, model, rows: Iterable[dict] | Iterable[Sequence], batch: int = BATCH,
+def insert_rows(session: Session, model, rows: Iterable[Any], batch: int = BATCH,
                 keys: Sequence[str] | None = None, encoded: Collection[str] = ()) -> int:
     """Insert `rows` (every dict with the same keys; with `keys`, tuples of those columns in
     that order) into `model`'s table, consuming an iterator lazily so a caller never holds them
     all; return how many."""
-    rows = iter(rows)
-    first = next(rows, None)
+    remaining: Iterator[Any] = iter(rows)
+    first = next(remaining, None)
     if first is None:
         return 0
-    rows = chain((first,), rows)
+    rows = chain((first,), remaining)
     session.flush()  # rows the session holds go first (a capture these rows name), as session.execute does
     connection = session.connection()
     columns = list(keys) if keys is not None else list(first)
@@ -52,11 +53,11 @@ def _executemany(connection, table, keys: list[str], rows, batch: int, as_tuples
     make them: SQLAlchemy's per-row parameter building was most of the cost of a bulk write."""
     dialect = connection.dialect
     compiled = insert(table).compile(dialect=dialect, column_keys=keys)
-    names = compiled.positiontup if compiled.positional else keys
+    names: list[str] = list(compiled.positiontup or ()) if compiled.positional else keys
     convert = [(i, to) for i, name in enumerate(names)
                if (to := _processor(table.c[name].type.dialect_impl(dialect).bind_processor(dialect),
                                     name in encoded)) is not None]
-    picked = [keys.index(name) for name in names] if as_tuples else names
+    picked: list[int] | list[str] = [keys.index(name) for name in names] if as_tuples else names
     pick = itemgetter(*picked) if len(picked) > 1 else (lambda row: (row[picked[0]],))
 
     def parameters(row):
