@@ -356,14 +356,15 @@ def _rerun_one(session: Session, adj: Adjudicator, key: Key) -> Verdict:
 class Decided:
     """Machine verdicts decided outside any writing transaction: the questions other signals
     read as Scan makes the votes (`machine_answer`), every other one from Scan's votes after it
-    (`decide_rest`, once its context is gone: deciding beside it cost more). Kept for adjudicate_question to reuse on entities without annotations, so that
-    Adjudicate does not decide them again from the same votes and the swap's transaction only
-    writes them. By question, in the order Scan met the entities, as verdict rows with their
-    documents as JSON text (as the store writes them) in a spool (store/spool.py: pickled past
-    a few thousand, on disk past a few MiB: a many-host capture's documents are never all in
-    memory), with the entity keys in memory. A verdict is kept only when the votes it was decided from are the
-    votes as stored (store types: int weights, tuple frames, no author) and it has its reasons;
-    otherwise Adjudicate decides it as always. Close it (`with`)."""
+    (`decide_rest`, once its context is gone: deciding beside it cost more). Kept for
+    adjudicate_question to reuse on entities without annotations, so that Adjudicate does not
+    decide them again from the same votes and the swap's transaction only writes them. By
+    question, in the order Scan met the entities, as verdict rows with their documents as JSON
+    text (as the store writes them) in a spool (store/spool.py: pickled past a few thousand,
+    on disk past a MiB: a many-host capture's documents are never all in memory), with the
+    entity keys in memory. A verdict is kept only when the votes it was decided from are the
+    votes as stored (store types: int weights, tuple frames, no author) and it has its
+    reasons; otherwise Adjudicate decides it as always. Close it (`with`)."""
 
     HOLD = 2000  # verdict documents held as they are, per question, before they are pickled
     MEMORY = 1 << 20  # bytes of pickled documents per question kept in memory before they go to disk
