@@ -8,6 +8,10 @@ saves on a small capture); past that all of them pickled a batch at a time into 
 file that stays in memory while small (`MEMORY_BYTES`) and moves to disk past it, so a capture
 of 100,000 hosts never holds its million votes as Python objects. Reading gives them back in
 the order they were added.
+
+Pickle is safe here, unlike in a cache (derived.py keeps JSON): the file is anonymous
+(`SpooledTemporaryFile` rolls over to an unlinked `TemporaryFile`), written and read back by
+this process only, and never outlives it; no other process can name it, let alone plant one.
 """
 
 from __future__ import annotations
