@@ -13,7 +13,6 @@ from functools import lru_cache
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from ua_parser import parse
 
 from ...extract.kinds import (
     DHCP_VENDOR_CLASS,
@@ -56,6 +55,7 @@ class Software:
 def identify(kind: str, value: str, source: str = "") -> tuple[str, str | None, str | None]:
     """(product, version, platform) of one fact's text."""
     if kind == USER_AGENT.name:
+        from ua_parser import parse  # here: its rules (and yaml) load only for a capture with User-Agents
         parsed = parse(value)
         agent, os = parsed.user_agent, parsed.os
         platform = " ".join(p for p in (os.family, os.major) if p) if os and os.family != "Other" else None
