@@ -16,8 +16,6 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from pydantic_core import PydanticCustomError
-
 from .errors import InvalidText
 
 PROSE_BREAKS = frozenset("\t\n\r")  # what a multi-line text may hold among the control characters
@@ -62,6 +60,7 @@ class TextRule:
         """The rule as a pydantic after-validator (the 422 puts the field's name before it)."""
         if value is not None and (problem := self.problem(value)):
             rule, message = problem
+            from pydantic_core import PydanticCustomError  # only the API, which loaded pydantic, validates so
             raise PydanticCustomError(rule, "{message}", {"message": message})
         return value
 
