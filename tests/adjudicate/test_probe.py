@@ -76,3 +76,14 @@ def test_verdict_without_reasons_is_refused_and_costs_no_other_question(plugins,
     args = build_parser().parse_args(["explain", cid, "probe-mute", "192.168.1.21", "--db", settings.database_url])
     with pytest.raises(NotFound):
         cmd_explain(args)
+
+
+def test_an_entry_point_added_to_an_installed_distribution_is_found(plugins, tmp_path):
+    """The entry points are read once per state of the installed metadata (registry.py): a
+    distribution whose entry_points.txt changes is read again, a cached list is not trusted."""
+    plugins(parity="probe_parity")
+    assert "probe-parity" in get_registry() and "probe-mute" not in get_registry()
+    points = tmp_path / "plugins" / "tracepcap_probe-0.1.dist-info" / "entry_points.txt"
+    points.write_text(points.read_text() + "mute = probe_mute\n")
+    get_registry.cache_clear()
+    assert "probe-parity" in get_registry() and "probe-mute" in get_registry()

@@ -13,13 +13,16 @@ what scan hands the reading signals: the input question's verdict from its votes
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
+import os
 import pkgutil
+import sys
 from collections.abc import Iterator
 from functools import lru_cache
-from importlib.metadata import entry_points
 from types import ModuleType
 
+from ..derived import derived
 from ..errors import DuplicateQuestion, NotFound
 from ..scan.signals import Signal, discover, inputs_of, signal_name
 from . import questions as questions_pkg
@@ -61,11 +64,41 @@ class Registry:
                 f"{', '.join(signal_name(s) for s in a.signals or ()) or '-'}" for a in self]
 
 
+def _installed_metadata() -> str:
+    """What the entry points are read from: every distribution's metadata directory on
+    sys.path and its entry_points.txt (size, time). Installing, removing or upgrading a
+    distribution, or editing its entry points, changes it."""
+    parts = []
+    for place in sys.path:
+        try:
+            listing = sorted(e.name for e in os.scandir(place or ".") if e.name.endswith((".dist-info", ".egg-info")))
+        except OSError:  # a zip file, a missing directory: no distributions there
+            continue
+        parts.append(f"{place}")
+        for name in listing:
+            try:
+                st = os.stat(os.path.join(place or ".", name, "entry_points.txt"))
+                parts.append(f" {name}:{st.st_size}:{st.st_mtime_ns}")
+            except OSError:
+                parts.append(f" {name}")
+    return "\n".join(parts)
+
+
+def _entry_points() -> list[tuple[str, str, str]]:
+    """(name, module, attribute path) of each `tracepcap.questions` entry point, by name.
+    importlib.metadata reads every installed distribution for them (~0.05 s with its import,
+    on every command): they are derived once per state of the installed metadata."""
+    def read() -> list[tuple[str, str, str]]:
+        from importlib.metadata import entry_points
+        return sorted((p.name, p.module, p.attr or "") for p in entry_points(group=ENTRY_POINT_GROUP))
+    return [tuple(point) for point in derived("question-entry-points", _installed_metadata(), read)]
+
+
 def _modules() -> Iterator[ModuleType]:
     for info in sorted(pkgutil.iter_modules(questions_pkg.__path__), key=lambda i: i.name):
         yield importlib.import_module(f"{questions_pkg.__name__}.{info.name}")
-    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
-        loaded = point.load()
+    for _name, module_name, attribute in _entry_points():  # loaded as EntryPoint.load does
+        loaded = functools.reduce(getattr, filter(None, attribute.split(".")), importlib.import_module(module_name))
         yield loaded if isinstance(loaded, ModuleType) else importlib.import_module(loaded.__module__)
 
 
