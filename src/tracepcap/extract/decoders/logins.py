@@ -16,25 +16,25 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from collections.abc import Iterator
 from typing import NamedTuple
 from urllib.parse import parse_qsl
 
+from ...patterns import compile_lazily
 from . import Malformed, ber
 
 MAX_LINES = 64  # of a stream head: logins come first
 MAX_FIELD = 128  # a user name longer than this is not one
-HTTP_BASIC = re.compile(rb"(?im)^authorization:[ \t]*basic[ \t]+([A-Za-z0-9+/=]{4,})[ \t]*\r?$")
-HTTP_DIGEST = re.compile(rb'(?im)^authorization:[ \t]*digest[ \t]+(.*?)\r?$')
-DIGEST_USER = re.compile(rb'(?i)(?:^|[\s,])username[ \t]*=[ \t]*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
-HTTP_BEARER = re.compile(rb"(?im)^authorization:[ \t]*bearer[ \t]+\S+")
-HTTP_COOKIE = re.compile(rb"(?im)^cookie:[ \t]*([^\r\n]+)")
-COOKIE_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}")  # an RFC 9110 token, kept short
-REQUEST_AT = re.compile(rb"(?m)([A-Z][A-Z-]{2,15}) ([^ \r\n]{1,4096}) HTTP/1\.[01]\r?$")
-REQUEST_LINE = re.compile(rb"(?m)^" + REQUEST_AT.pattern[4:])  # one at the start of a line
-CONTENT_TYPE = re.compile(rb"(?im)^content-type:[ \t]*([^\r\n;]*)")
-CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[ \t]*([0-9]{1,12})[ \t]*\r?$")
+HTTP_BASIC = compile_lazily(rb"(?im)^authorization:[ \t]*basic[ \t]+([A-Za-z0-9+/=]{4,})[ \t]*\r?$")
+HTTP_DIGEST = compile_lazily(rb'(?im)^authorization:[ \t]*digest[ \t]+(.*?)\r?$')
+DIGEST_USER = compile_lazily(rb'(?i)(?:^|[\s,])username[ \t]*=[ \t]*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
+HTTP_BEARER = compile_lazily(rb"(?im)^authorization:[ \t]*bearer[ \t]+\S+")
+HTTP_COOKIE = compile_lazily(rb"(?im)^cookie:[ \t]*([^\r\n]+)")
+COOKIE_NAME = compile_lazily(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}")  # an RFC 9110 token, kept short
+REQUEST_AT = compile_lazily(rb"(?m)([A-Z][A-Z-]{2,15}) ([^ \r\n]{1,4096}) HTTP/1\.[01]\r?$")
+REQUEST_LINE = compile_lazily(rb"(?m)^" + REQUEST_AT.pattern[4:])  # one at the start of a line
+CONTENT_TYPE = compile_lazily(rb"(?im)^content-type:[ \t]*([^\r\n;]*)")
+CONTENT_LENGTH = compile_lazily(rb"(?im)^content-length:[ \t]*([0-9]{1,12})[ \t]*\r?$")
 # Field names that carry a login in a form, a JSON body or a query string. A request needs a
 # secret field to count: a search form's "q=" or a sign-up's "email=" alone is no login.
 USER_FIELDS = ("username", "user", "login", "email", "userid", "user_id", "uname", "usr",
@@ -43,10 +43,10 @@ SECRET_FIELDS = frozenset(("password", "pass", "passwd", "pwd", "passcode", "sec
                            "j_password", "pin", "access_token", "api_key", "apikey"))
 MAX_JSON_DEPTH = 4
 MAX_BODY = 64 * 1024  # bytes of a request body parsed for a login
-IMAP_ARG = re.compile(r'"((?:[^"\\]|\\.)*)"|(\S+)')  # quoted string or atom
+IMAP_ARG = compile_lazily(r'"((?:[^"\\]|\\.)*)"|(\S+)')  # quoted string or atom
 IAC, SB, SE = 255, 250, 240
 NEGOTIATION = frozenset((251, 252, 253, 254))  # WILL, WONT, DO, DONT: one option byte follows
-PROMPT = re.compile(rb"(?i)^(?:login|username|user|password)\s*:\s*")  # echoed into a typed line
+PROMPT = compile_lazily(rb"(?i)^(?:login|username|user|password)\s*:\s*")  # echoed into a typed line
 
 
 class Login(NamedTuple):

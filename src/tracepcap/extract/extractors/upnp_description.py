@@ -11,8 +11,7 @@ parsed as XML (no entity expansion from a capture).
 
 from __future__ import annotations
 
-import re
-
+from ...patterns import compile_lazily
 from ..extractor import Extractor, StreamHead
 from ..kinds import DEVICE_MODEL, DEVICE_NAME
 
@@ -20,7 +19,7 @@ NAME, VERSION = "upnp-description", "1"
 DEVICE_SCHEMA = b"urn:schemas-upnp-org:device-1-0"
 MAX_FIELD = 128  # UDA 2.0 2.3: friendlyName < 64, manufacturer < 64, modelName < 32 chars
 MODEL_FIELDS = ("manufacturer", "modelName", "modelNumber")
-FIELD = {name: re.compile(rb"<%s>\s*([^<]{1,%d}?)\s*</%s>" % (name.encode(), MAX_FIELD,
+FIELD = {name: compile_lazily(rb"<%s>\s*([^<]{1,%d}?)\s*</%s>" % (name.encode(), MAX_FIELD,
                                                                 name.encode()))
          for name in (*MODEL_FIELDS, "friendlyName")}
 ENTITIES = (("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"))

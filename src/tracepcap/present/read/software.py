@@ -6,7 +6,6 @@ system description. Each entry keeps the text it was read from and its frames.""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +23,7 @@ from ...extract.kinds import (
     SSH_BANNER,
     USER_AGENT,
 )
+from ...patterns import compile_lazily
 from ...store.models import Entity, EntityMember, ObservationRow
 
 # fact kind -> how the device showed it (the inventory's "seen as" column)
@@ -31,9 +31,9 @@ SEEN_AS = {USER_AGENT.name: "HTTP client", HTTP_SERVER.name: "HTTP server", SSH_
            OS_VERSION.name: "OS version", SMB_LANMAN.name: "SMB LAN manager",
            DHCP_VENDOR_CLASS.name: "DHCP client", SNMP_SYSDESCR.name: "SNMP agent",
            LLDP_SOFTWARE.name: "LLDP"}
-PRODUCT_VERSION = re.compile(r"^(?P<product>[A-Za-z][\w.+ -]*?)[/_ -]v?(?P<version>\d[\w.+~-]*)")
-SSH_IDENT = re.compile(r"^SSH-\d+\.\d+-(?P<software>\S+)(?:\s+(?P<comment>.*))?$")
-VERSION_WORD = re.compile(r"(?i)\bversion\s+(?P<version>\d[\w.()+-]*)")
+PRODUCT_VERSION = compile_lazily(r"^(?P<product>[A-Za-z][\w.+ -]*?)[/_ -]v?(?P<version>\d[\w.+~-]*)")
+SSH_IDENT = compile_lazily(r"^SSH-\d+\.\d+-(?P<software>\S+)(?:\s+(?P<comment>.*))?$")
+VERSION_WORD = compile_lazily(r"(?i)\bversion\s+(?P<version>\d[\w.()+-]*)")
 MAX_TEXT = 120
 
 

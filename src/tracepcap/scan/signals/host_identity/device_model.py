@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ....extract.kinds import DEVICE_MODEL
+from ....patterns import compile_lazily
 from ...context import Fact, HostFacts
 from ...vote import Vote
 
@@ -30,7 +31,7 @@ class Model:
 
 
 def _model(pattern: str, line: str, device: str, os: str | None = None, vendor: str | None = None) -> Model:
-    return Model(re.compile(pattern, re.I), line, device, os, vendor)
+    return Model(compile_lazily(pattern, re.I), line, device, os, vendor)
 
 
 MODELS = (

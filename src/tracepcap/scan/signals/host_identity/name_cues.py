@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ....extract.kinds import HOSTNAME_CLAIM
+from ....patterns import compile_lazily
 from ...context import Fact, HostFacts
 from ...names import SELF_SOURCES
 from ...vote import Vote
@@ -34,7 +35,7 @@ class Cue:
 
 
 def _cue(pattern: str, scheme: str, device: str, os: str | None = None) -> Cue:
-    return Cue(re.compile(pattern, re.I), scheme, device, os)
+    return Cue(compile_lazily(pattern, re.I), scheme, device, os)
 
 
 # a model word stands alone: "Gabrieles-iPad-2" is an iPad, "Hypadrome" is not

@@ -4,10 +4,10 @@ words. REPORTED and free text, so a hint below what LLDP/CDP capabilities say.""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ....extract.kinds import SNMP_SYSDESCR
+from ....patterns import compile_lazily
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -16,7 +16,7 @@ READS = (SNMP_SYSDESCR,)  # it votes only from these: not run for a host with no
 WEIGHT = 45
 # (pattern on the lower-cased sysDescr, device type); the first match wins, so the more
 # specific kinds come before the switch and router families their vendors also make
-SYSDESCR_PATTERNS = tuple((re.compile(pattern), label) for pattern, label in (
+SYSDESCR_PATTERNS = tuple((compile_lazily(pattern), label) for pattern, label in (
     (r"jetdirect|laserjet|officejet|printer|ethernet multi-environment|lexmark|xerox|ricoh|kyocera", "Printer"),
     (r"network camera|ip camera|axis \d|hikvision|dahua", "IP Camera"),
     (r"access point|aironet|unifi ap|wireless ap", "Access Point"),

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 
 from ....extract.kinds import OS_VERSION
+from ....patterns import compile_lazily
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -17,8 +18,8 @@ READS = (OS_VERSION,)  # it votes only from these: not run for a host with none
 
 WEIGHT = 30  # the host describes its own OS to a peer: strong, but only a claim
 # pattern (case-insensitive, whole word) -> family; first match wins
-OS_NAMES = ((re.compile(r"\bwindows\b", re.I), "Windows"), (re.compile(r"\b(darwin|mac ?os)", re.I), "macOS"),
-            (re.compile(r"\blinux\b", re.I), "Linux"), (re.compile(r"\b(free|net|open)bsd\b", re.I), "BSD"))
+OS_NAMES = ((compile_lazily(r"\bwindows\b", re.I), "Windows"), (compile_lazily(r"\b(darwin|mac ?os)", re.I), "macOS"),
+            (compile_lazily(r"\blinux\b", re.I), "Linux"), (compile_lazily(r"\b(free|net|open)bsd\b", re.I), "BSD"))
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from ....extract.kinds import LLDP_PLATFORM, LLDP_SOFTWARE, SNMP_SYSDESCR
+from ....patterns import compile_lazily
 from ...context import HostFacts
 from ...vote import Vote
 
@@ -25,7 +26,7 @@ NAMES = {(SNMP_SYSDESCR.name, "snmp"): "SNMP sysDescr",
          (LLDP_SOFTWARE.name, "cdp"): "CDP software version",
          (LLDP_PLATFORM.name, "lldp"): "LLDP platform", (LLDP_PLATFORM.name, "cdp"): "CDP platform"}
 # pattern (case-insensitive) -> family; first match wins
-DESCRIPTIONS = tuple((re.compile(pattern, re.I), family) for pattern, family in (
+DESCRIPTIONS = tuple((compile_lazily(pattern, re.I), family) for pattern, family in (
     (r"ip phone|jetdirect|printer|multi-environment", "Embedded"),
     (r"cisco|junos|juniper|arista|routeros|mikrotik|fortigate|fortios|pan-os|procurve|aruba"
      r"|comware|huawei versatile routing|extremexos|nx-os", "Network OS"),
