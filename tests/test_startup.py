@@ -121,6 +121,9 @@ def test_analyze_on_an_up_to_date_database_loads_no_alembic_and_no_server(tmp_pa
     assert run["code"] == 0 and json.loads(run["out"])["hosts"]
     assert not set(run["modules"]) & {"alembic", "mako", "uvicorn", "fastapi", "tracepcap.present.api",
                                       "tracepcap.present.app", "tracepcap.present.commands.annotate", "cryptography.x509"}
+    # plainly valid settings need no pydantic (settings.py); no User-Agent, no ua-parser or yaml
+    assert not [m for m in run["modules"] if m.split(".")[0] in ("pydantic", "pydantic_core", "pydantic_settings",
+                                                                 "ua_parser", "yaml")]
 
 
 OUI_PROBE = """
