@@ -17,12 +17,11 @@ tick, quietly.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import logging
 import time
 from collections.abc import Callable
+from functools import lru_cache
 
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
@@ -55,16 +54,17 @@ class FailureNotRecorded(InternalError):
     """The analysis failed and its failure could not be written to the store."""
 
 
+@lru_cache(maxsize=1)
 def _libc_with_trim():
-    """glibc, when this process runs on it (malloc_trim is glibc's); else None."""
+    """glibc, when this process runs on it (malloc_trim is glibc's); else None. Looked up at
+    the first large capture: `find_library` runs `ldconfig -p`, a process of its own."""
+    import ctypes
+    import ctypes.util
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         return libc if hasattr(libc, "malloc_trim") else None
     except OSError:
         return None
-
-
-_LIBC = _libc_with_trim()
 
 
 #: captures smaller than this hold too little after their walk for a full collection (tens of
@@ -79,8 +79,8 @@ def _return_free_memory(capture_bytes: int) -> None:
     if capture_bytes < FREE_MEMORY_MIN_BYTES:
         return
     gc.collect()
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
+    if (libc := _libc_with_trim()) is not None:
+        libc.malloc_trim(0)
 
 
 def analyze(db: Database, settings: Settings, capture_id: str, registry: Registry | None = None, *,

@@ -30,12 +30,10 @@ task a retry on another worker (the scheduler's `allowed-failures`), not the cap
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import re
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,6 +160,8 @@ def on_processes(path: str, capture_id: str, limits: Limits, count: int,
                  on_progress: Callable[[int, int], None]) -> list[ShardOutput]:
     """One spawned process per shard; `on_progress` (which may raise to cancel) is called
     from here with the slowest shard's offset."""
+    import multiprocessing  # here: a one-walk analysis (most) starts no process
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     ctx = multiprocessing.get_context("spawn")
     offsets = ctx.Array("q", count, lock=False)
     cancel = ctx.Value("b", 0, lock=False)
