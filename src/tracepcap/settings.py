@@ -322,8 +322,9 @@ def validating_model() -> type:
                                  "__module__": __name__, "__qualname__": "Settings"}
     for name, (kind, declared) in _fields().items():
         annotations[name] = Annotated[kind, NoDecode] if get_origin(kind) is list else kind
-        default = {"default_factory": declared.factory} if declared.factory else {"default": declared.default}
-        namespace[name] = Field(**default, **declared.bounds)
+        bounds: dict[str, Any] = declared.bounds
+        namespace[name] = (Field(default_factory=declared.factory, **bounds) if declared.factory
+                           else Field(declared.default, **bounds))
     namespace["__annotations__"] = annotations
     for name, before in _BEFORE.items():
         namespace[f"_before_{name}"] = field_validator(name, mode="before")(_as_validator(before))
