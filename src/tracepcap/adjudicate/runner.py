@@ -13,7 +13,7 @@ import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 
 from sqlalchemy import delete, select
@@ -375,6 +375,9 @@ class Decided:
         self._rows: dict[str, Spool] = {}
         self._keys: dict[str, list[str]] = {}
         self._unkept: dict[str, set[str]] = {}
+        #: question -> the fields after the key of the verdict of an entity without votes, and
+        #: its document's JSON text before and after the entity key (`_unvoted`)
+        self._unvoted_made: dict[str, tuple[tuple, str, str]] = {}
 
     def __enter__(self) -> Decided:
         return self
@@ -384,9 +387,33 @@ class Decided:
 
     def decide(self, question: str, entity: str, votes: list[Vote]) -> Verdict:
         """The machine verdict of `question` for `entity` from `votes` alone, kept."""
+        if not votes:  # most entities have no vote for some question: one verdict, one document each
+            return self._unvoted(question, entity)
         verdict = decide(self.registry.get(question), Key(question, self.capture_id, entity), votes,
                          Annotations(None, [], []))
         self.keep(verdict, votes)
+        return verdict
+
+    def _unvoted(self, question: str, entity: str) -> Verdict:
+        """The verdict of an entity without votes: the question's one such verdict with its key,
+        and its document's JSON text (`keep`'s) made from the same text with its entity key."""
+        made = self._unvoted_made.get(question)
+        if made is None:
+            template = decide(self.registry.get(question), Key(question, self.capture_id, ""), [],
+                              Annotations(None, [], []))
+            _check_reasons(template)
+            document = template.to_document()
+            # the document's first keys are question, capture_id, entity_key (Verdict.to_document)
+            if list(document)[:3] != ["question", "capture_id", "entity_key"]:
+                raise AssertionError("a verdict document no longer begins with its key")
+            head = f'{{"question": {json.dumps(question)}, "capture_id": {json.dumps(self.capture_id)}, "entity_key": '
+            rest = json.dumps({k: v for k, v in document.items() if k not in ("question", "capture_id", "entity_key")})
+            after_key = tuple(getattr(template, f.name) for f in fields(Verdict)[3:])
+            made = self._unvoted_made[question] = (after_key, head, ", " + rest[1:])
+        after_key, head, tail = made
+        verdict = Verdict(question, self.capture_id, entity, *after_key)
+        self._keep_row(question, entity, (entity, verdict.primary_label, str(verdict.basis), verdict.confidence,
+                                          verdict.contested, head + json.dumps(entity) + tail))
         return verdict
 
     def decide_rest(self, votes: Iterable[Sequence], entities: list[str], questions: Iterable[str]) -> None:
@@ -419,20 +446,25 @@ class Decided:
 
     def keep(self, verdict: Verdict, votes: list[Vote]) -> None:
         question, entity = verdict.question, verdict.entity_key
-        if question not in self._rows:
-            self._rows[question] = Spool(VERDICT_KEYS, batch=self.HOLD, hold=self.HOLD, memory=self.MEMORY)
-            self._keys[question], self._unkept[question] = [], set()
-        self._keys[question].append(entity)
         try:
             _check_reasons(verdict)
             as_stored = all(type(v.weight) is int and type(v.frames) is tuple and v.author is None for v in votes)
         except MissingReasons:
             as_stored = False
-        if not as_stored:
+        self._keep_row(question, entity, (entity, verdict.primary_label, str(verdict.basis), verdict.confidence,
+                                          verdict.contested, json.dumps(verdict.to_document()))
+                       if as_stored else None)
+
+    def _keep_row(self, question: str, entity: str, row: tuple | None) -> None:
+        """Keep one verdict row (VERDICT_KEYS) in Scan's order; None: decided, not kept."""
+        if question not in self._rows:
+            self._rows[question] = Spool(VERDICT_KEYS, batch=self.HOLD, hold=self.HOLD, memory=self.MEMORY)
+            self._keys[question], self._unkept[question] = [], set()
+        self._keys[question].append(entity)
+        if row is None:
             self._unkept[question].add(entity)
-            return
-        self._rows[question].add((entity, verdict.primary_label, str(verdict.basis), verdict.confidence,
-                                  verdict.contested, json.dumps(verdict.to_document())))
+        else:
+            self._rows[question].add(row)
 
     def rows(self, question: str, entities: Sequence[str]) -> _Kept | None:
         """The verdicts kept for `question`, read in order by `_Kept.next`; None unless Scan

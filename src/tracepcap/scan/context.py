@@ -7,7 +7,7 @@ import ipaddress
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from sys import intern
 from types import MappingProxyType
 from typing import NamedTuple
@@ -95,9 +95,18 @@ def mac_of_valid(mac: str) -> bool:
     return len(mac) == 17 and all(c in "0123456789abcdef:" for c in mac)
 
 
+@cache  # as ownership.parsed_address: emptied after each scan (forget_addresses)
 def is_local(ip: str) -> bool:
     addr = parsed_address(ip)
     return any(addr in net for net in LOCAL_NETWORKS if net.version == addr.version)
+
+
+def forget_addresses() -> None:
+    """Empty the per-address caches Scan filled (parsed addresses, their subnets, locality):
+    they hold one capture's addresses while it is scanned, not every capture's since start."""
+    parsed_address.cache_clear()
+    subnet_of.cache_clear()
+    is_local.cache_clear()
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Collection
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache
 
 SUBNET_BITS = {4: 24, 6: 64}  # the segment's subnets are guessed at these lengths
 
@@ -88,12 +88,16 @@ def virtual_gateway(mac: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=1 << 14)  # a router's MAC carries thousands of addresses, read by several signals
+# Unbounded while a scan runs, emptied after it (`forget_addresses`): a bounded LRU smaller
+# than the capture's addresses missed on every lookup once a capture outgrew it (a router's
+# MAC carries thousands of addresses, each read by several signals), which made Scan grow
+# faster than its host count.
+@cache
 def parsed_address(ip: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     return ipaddress.ip_address(ip)
 
 
-@lru_cache(maxsize=1 << 12)  # the subnets of the segment's owners and routers
+@cache  # as parsed_address
 def subnet_of(ip: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     """The subnet a segment's address is guessed to be on (SUBNET_BITS)."""
     address = parsed_address(ip)  # parsed once (cached); the network is built from it, not from text

@@ -22,7 +22,7 @@ from ..store.models import Entity as EntityRow
 from ..store.models import EntityMember, Host, ObservationRow, VoteRow
 from ..store.models import Finding as FindingRow
 from ..store.spool import Spool
-from .context import Answer, CaptureContext
+from .context import Answer, CaptureContext, forget_addresses
 from .entities import claim_holder, claim_of
 from .findings import discover as discover_findings
 from .knowledge import knowledge
@@ -113,6 +113,8 @@ def compute_scan(context: CaptureContext, signals: Mapping[str, tuple[Signal, ..
     except BaseException:
         rows.close()
         raise
+    finally:
+        forget_addresses()
     return rows
 
 
