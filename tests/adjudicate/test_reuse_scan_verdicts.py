@@ -77,8 +77,8 @@ def test_what_an_analysis_stores_equals_a_full_re_decide(db, settings, captures,
         with db.session() as s:
             entities = len(s.scalars(select(Entity.key).where(Entity.capture_id == cid)).all())
         assert entities > 0
-        for adj in registry:  # decided once, as Scan voted, and not again in the swap
-            assert calls[adj.question] == entities, (name, adj.question)
+        for adj in registry:  # decided once, as Scan voted (the entities without votes share one), not in the swap
+            assert 0 < calls[adj.question] <= entities, (name, adj.question)
         assert sum(in_swap.values()) == 0, (name, in_swap)
         stored = _verdicts(db, cid)
         monkeypatch.undo()
