@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from sqlalchemy import create_engine
 
 import tracepcap
 from tracepcap.store import open_database
-from tracepcap.store.db import alembic_config, head_revision, schema_version
+from tracepcap.store.db import alembic_config, head_revision, migrate, schema_version
 
 SRC = str(Path(tracepcap.__file__).resolve().parents[1])
 
@@ -49,6 +50,20 @@ def fresh_python(code: str, *args: str, env: dict | None = None) -> dict:
 def heavy(modules: list[str]) -> list[str]:
     return [m for m in modules if m.split(".")[0] in HEAVY_ROOTS
             or any(m == ours or m.startswith(ours + ".") for ours in HEAVY_OURS)]
+
+
+FREEZE_PROBE = CLI_PROBE.replace("print(json.dumps({", "import gc\nprint(json.dumps({'frozen': gc.get_freeze_count(), ")
+
+
+def test_a_commands_modules_are_frozen_out_of_the_collectors_way(tmp_path, captures):
+    """The objects a command's imports made outlive the command: they are moved out of the
+    cyclic collector's generations (gc.freeze) once imported, so no collection, the one at
+    exit included, scans them again. --help imports no command and freezes nothing."""
+    assert fresh_python(FREEZE_PROBE, "--help")["frozen"] == 0
+    db = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    run = fresh_python(FREEZE_PROBE, "analyze", str(captures / "dns_demo.pcap"), "--db", db,
+                       env={"TRACEPCAP_DATA_DIR": str(tmp_path)})
+    assert run["code"] == 0 and run["frozen"] > 100_000
 
 
 def test_help_loads_neither_the_store_nor_the_analysis():
@@ -88,7 +103,7 @@ print(json.dumps({"statements": statements, "modules": sorted(sys.modules)}))
 
 
 def test_an_up_to_date_database_is_opened_with_one_query_and_no_alembic(db_url):
-    open_database(db_url).dispose()  # a new database: created by the migrations
+    open_database(db_url).dispose()  # a new database: created at the newest revision
     run = fresh_python(OPEN_PROBE, db_url)
     assert run["statements"] == ["SELECT version_num FROM alembic_version"]
     assert not [m for m in run["modules"] if m.split(".")[0] in ("alembic", "mako")]
@@ -108,6 +123,52 @@ def test_a_new_database_and_an_older_one_are_migrated_to_the_newest_revision(db_
     engine.dispose()
 
 
+def sqlite_shape(path: Path) -> dict:
+    """Every table of a SQLite file as SQLite describes it: columns in order (name, type, not
+    null, default, primary key), indexes with their columns, foreign keys; and the version."""
+    connection = sqlite3.connect(path)
+    try:
+        def rows(sql: str) -> list:
+            return connection.execute(sql).fetchall()
+        shape: dict = {"version": rows("SELECT version_num FROM alembic_version")}
+        for (table,) in rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"):
+            indexes = sorted((name if not name.startswith("sqlite_autoindex") else "auto", unique, origin, partial,
+                              rows(f"PRAGMA index_xinfo('{name}')"))
+                             for _seq, name, unique, origin, partial in rows(f"PRAGMA index_list('{table}')"))
+            shape[table] = (rows(f"PRAGMA table_xinfo('{table}')"), indexes,
+                            sorted(rows(f"PRAGMA foreign_key_list('{table}')")))
+        return shape
+    finally:
+        connection.close()
+
+
+def test_a_new_sqlite_file_is_created_at_the_newest_revision_without_alembic(tmp_path):
+    """What the migrations build on an empty file, column for column and index for index, made
+    from the models in one step, without importing Alembic; opened again with one query."""
+    made, migrated = tmp_path / "made.sqlite3", tmp_path / "migrated.sqlite3"
+    run = fresh_python(OPEN_PROBE, f"sqlite:///{made}")
+    assert not [m for m in run["modules"] if m.split(".")[0] in ("alembic", "mako")]
+    engine = create_engine(f"sqlite:///{migrated}")
+    migrate(engine)
+    engine.dispose()
+    assert sqlite_shape(made) == sqlite_shape(migrated)
+    assert sqlite_shape(made)["version"] == [(head_revision(),)] and len(sqlite_shape(made)) > 20
+    assert fresh_python(OPEN_PROBE, f"sqlite:///{made}")["statements"] == ["SELECT version_num FROM alembic_version"]
+
+
+def test_a_sqlite_file_with_tables_but_no_version_is_left_to_alembic(tmp_path):
+    """Only an empty file is created from the models: one holding anything is Alembic's to judge."""
+    path = tmp_path / "other.sqlite3"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        connection.execute("INSERT INTO notes (text) VALUES ('kept')")
+    connection.close()
+    run = fresh_python(OPEN_PROBE, f"sqlite:///{path}")
+    assert "alembic" in run["modules"]
+    shape = sqlite_shape(path)
+    assert shape["version"] == [(head_revision(),)] and "capture" in shape and "notes" in shape
+
+
 def test_the_newest_revision_read_from_the_files_is_alembics_head():
     assert head_revision() == ScriptDirectory.from_config(alembic_config()).get_current_head() is not None
 
@@ -116,7 +177,7 @@ def test_analyze_on_an_up_to_date_database_loads_no_alembic_and_no_server(tmp_pa
     db = f"sqlite:///{tmp_path / 'db.sqlite3'}"
     env = {"TRACEPCAP_DATA_DIR": str(tmp_path)}
     first = fresh_python(CLI_PROBE, "analyze", str(captures / "dns_demo.pcap"), "--db", db, env=env)
-    assert first["code"] == 0 and "alembic" in first["modules"]  # the new database was created
+    assert first["code"] == 0 and "alembic" not in first["modules"]  # a new file is made from the models
     run = fresh_python(CLI_PROBE, "analyze", str(captures / "dns_demo.pcap"), "--db", db, "--json", env=env)
     assert run["code"] == 0 and json.loads(run["out"])["hosts"]
     assert not set(run["modules"]) & {"alembic", "mako", "uvicorn", "fastapi", "tracepcap.present.api",

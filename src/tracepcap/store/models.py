@@ -268,10 +268,11 @@ class ManualEvidence(Base):
     weight: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(Text)
     actor: Mapped[str] = mapped_column(String(255))
-    #: who added it ("{iss}#{sub}", or "system"): only this subject may edit or delete it
-    actor_subject: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: who added it ("{iss}#{sub}", or "system"): only this subject may edit or delete it
+    #: (declared where migration 0004 added it: a new file's columns are in the migrated order)
+    actor_subject: Mapped[str] = mapped_column(Text)
     #: set on a copy carried forward through a network (adjudicate/networks): the origin
     #: capture, the origin row's id and how the entity was matched; NULL on a human's own row
     carried_from: Mapped[str | None] = mapped_column(String(16))
@@ -312,13 +313,14 @@ class AuditEvent(Base):
                                     autoincrement=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     actor: Mapped[str] = mapped_column(String(255))  # the name shown
-    actor_subject: Mapped[str] = mapped_column(Text)  # who it was: "{iss}#{sub}", or "system"
     action: Mapped[str] = mapped_column(String(64))  # an adjudicate.ledger.audit.AuditAction
     question: Mapped[str | None] = mapped_column(String(64))
     capture_id: Mapped[str | None] = mapped_column(String(16))
     entity_key: Mapped[str | None] = mapped_column(String(64))
     before: Mapped[dict | None] = mapped_column(JSON)
     after: Mapped[dict | None] = mapped_column(JSON)
+    #: who it was: "{iss}#{sub}", or "system" (last, where migration 0004 added it)
+    actor_subject: Mapped[str] = mapped_column(Text)
 
 
 class AccessDenial(Base):
