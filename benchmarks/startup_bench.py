@@ -11,6 +11,8 @@ has, into a temporary PYTHONPYCACHEPREFIX, so nothing is written beside the sour
 - `tracepcap --help`: parsing only;
 - `tracepcap analyze CAPTURE` on a database already at the newest revision (the warm-up
   created it), printing the table to /dev/null;
+- the same on a new SQLite file each run (what a script that gives each capture its own
+  `--db` pays: the schema is created too);
 - `tshark -r CAPTURE` to /dev/null, in the same run, and the ratios to it.
 
 `--src` runs another checkout's `src` (e.g. an export of main, for a before/after) with this
@@ -52,8 +54,11 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def median_of(argv: list[str], env: dict[str, str], runs: int) -> tuple[float, float]:
-    timed(argv, env)  # warm-up: bytecode caches, the database's schema, the page cache
-    samples = [timed(argv, env) for _ in range(runs)]
+    """`argv` may hold "{run}", replaced by the run's number (a new database file each run)."""
+    def numbered(run: int) -> list[str]:
+        return [part.replace("{run}", str(run)) for part in argv]
+    timed(numbered(0), env)  # warm-up: bytecode caches, the database's schema, the page cache
+    samples = [timed(numbered(run), env) for run in range(1, runs + 1)]
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
 
@@ -75,6 +80,9 @@ def main() -> None:
             "tracepcap --help": median_of(python + [ENTRY, "--help"], env, args.runs),
             f"tracepcap analyze {args.capture.name}": median_of(
                 python + [ENTRY, "analyze", str(args.capture), "--db", db], env, args.runs),
+            "  the same, on a new database": median_of(
+                python + [ENTRY, "analyze", str(args.capture), "--db", f"sqlite:///{work / 'new-{run}.sqlite3'}"],
+                env, args.runs),
         }
         tshark = shutil.which("tshark")
         if tshark:
