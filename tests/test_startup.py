@@ -156,6 +156,19 @@ def test_a_new_sqlite_file_is_created_at_the_newest_revision_without_alembic(tmp
     assert fresh_python(OPEN_PROBE, f"sqlite:///{made}")["statements"] == ["SELECT version_num FROM alembic_version"]
 
 
+def test_processes_opening_one_new_file_at_once_create_it_once(tmp_path):
+    """The first to take the write lock creates the file; the others wait for it, find the
+    newest revision and go on, none of them through Alembic."""
+    url = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    env = {**os.environ, "PYTHONPATH": SRC}
+    openers = [subprocess.Popen([sys.executable, "-c", OPEN_PROBE, url], stdout=subprocess.PIPE, text=True, env=env)
+               for _ in range(3)]
+    runs = [json.loads(opener.communicate(timeout=300)[0].splitlines()[-1]) for opener in openers]
+    assert all(opener.returncode == 0 for opener in openers)
+    assert not [m for run in runs for m in run["modules"] if m.split(".")[0] == "alembic"]
+    assert sqlite_shape(tmp_path / "shared.sqlite3")["version"] == [(head_revision(),)]
+
+
 def test_a_sqlite_file_with_tables_but_no_version_is_left_to_alembic(tmp_path):
     """Only an empty file is created from the models: one holding anything is Alembic's to judge."""
     path = tmp_path / "other.sqlite3"

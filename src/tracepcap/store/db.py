@@ -151,7 +151,8 @@ def upgrade(engine: Engine) -> None:
         version = schema_version(engine)
         if version == {head}:
             return
-        if version is None and engine.dialect.name == "sqlite" and _create_newest(engine, head):
+        if version is None and engine.dialect.name == "sqlite" and (
+                _create_newest(engine, head) or schema_version(engine) == {head}):  # or another process did
             return
     migrate(engine)
 
