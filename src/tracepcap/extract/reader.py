@@ -276,7 +276,7 @@ class CaptureReader:
             self._pos = at + blen
             body = at + 8
             if btype == IDB:
-                interfaces.append(self._interface(order, body, at + blen - 4))
+                interfaces.append(interface_of(self._buf, order, body, at + blen - 4))
                 if self._recorder is not None:
                     self._recorder.interface(bytes(self._buf[at:at + blen]), *interfaces[-1])
             elif packet is not None:
@@ -289,21 +289,25 @@ class CaptureReader:
                 yield linktype, last_ts, orig, memoryview(self._buf)[data:data + incl]
             # every other block type (statistics, name resolution, custom, unknown) is skipped
 
-    def _interface(self, order: str, body: int, end: int) -> tuple[int, int, float]:
-        linktype = struct.unpack_from(order + "H", self._buf, body)[0]
-        units, offset = 1_000_000, 0.0
-        at = body + 8
-        while at + 4 <= end:
-            code, length = struct.unpack_from(order + "HH", self._buf, at)
-            if code == OPT_END:
-                break
-            if at + 4 + length > end:
-                break  # an option overrunning its block: keep what the earlier ones said
-            value = self._buf[at + 4:at + 4 + length]
-            if code == OPT_TSRESOL and length >= 1:
-                res = value[0]
-                units = 2 ** (res & 0x7F) if res & 0x80 else 10 ** res
-            elif code == OPT_TSOFFSET and length == 8:
-                offset = float(struct.unpack(order + "q", value)[0])
-            at += 4 + length + (-length % 4)
-        return linktype, max(units, 1), offset
+
+def interface_of(buf: bytes, order: str, body: int, end: int) -> tuple[int, int, float]:
+    """An interface description block's (link type, ticks per second, offset in seconds), from
+    its body at `body` up to its trailing length at `end`: what its packets' times need (also
+    read by extract/ranges.py for a range that starts after it)."""
+    linktype = struct.unpack_from(order + "H", buf, body)[0]
+    units, offset = 1_000_000, 0.0
+    at = body + 8
+    while at + 4 <= end:
+        code, length = struct.unpack_from(order + "HH", buf, at)
+        if code == OPT_END:
+            break
+        if at + 4 + length > end:
+            break  # an option overrunning its block: keep what the earlier ones said
+        value = buf[at + 4:at + 4 + length]
+        if code == OPT_TSRESOL and length >= 1:
+            res = value[0]
+            units = 2 ** (res & 0x7F) if res & 0x80 else 10 ** res
+        elif code == OPT_TSOFFSET and length == 8:
+            offset = float(struct.unpack(order + "q", value)[0])
+        at += 4 + length + (-length % 4)
+    return linktype, max(units, 1), offset
