@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,7 +48,9 @@ from ..limits import Limits
 from .facts import Grade, Observation, Witness
 from .kinds import MAC, OUI_VENDOR
 from .pipeline import ExtractResult, Notices, _Tally, extract, manifest_rows
+from .ranges import RangeDoubt, split
 from .shard import Shard
+from .spill import Plan, Routed, SpillReader, count_range, route_range, spill_dir
 
 log = logging.getLogger(__name__)
 PROGRESS_SECONDS = 0.5  #: how often the parent reports the shards' progress
@@ -81,13 +84,18 @@ def _init_worker(offsets, cancel) -> None:
     _progress = (offsets, cancel)
 
 
-def run_shard(path: str, capture_id: str, limits: Limits, index: int, count: int) -> ShardOutput:
-    """Walk shard `index` of `count` of the capture at `path`."""
+def run_shard(path: str, capture_id: str, limits: Limits, index: int, count: int,
+              plan: Plan | None = None) -> ShardOutput:
+    """Walk shard `index` of `count` of the capture at `path`: the frames it keeps of the
+    whole capture, or with a byte-range `plan` those routed to it (extract/spill.py)."""
     rows: list[dict] = []
-    shard = Shard(index, count)
+    shard = Shard(index, count, given=plan is not None)
     on_progress = _report(index) if _progress is not None else (lambda done, total: None)
+    reader = None if plan is None else SpillReader(plan, index)
     result = extract(Path(path), capture_id, limits=limits, on_conversation=rows.append,
-                     on_progress=on_progress, shard=shard)
+                     on_progress=on_progress, shard=shard, reader=reader)
+    if plan is not None:  # the shard saw its own frames; the capture's times are the plan's
+        result.first_time, result.last_time = plan.first_time, plan.last_time
     facts = [(o.entity, o.kind, o.value, o.source, str(o.grade), w.first_frame, w.first_time,
               w.last_frame, w.last_time, w.count, w.extractor, w.extractor_version)
              for o in result.observations for w in (o.witness,)]
@@ -103,6 +111,42 @@ def _report(index: int) -> Callable[[int, int], None]:
         if cancel.value:
             raise AnalysisCancelled("cancelled")
     return on_progress
+
+
+def _route(plan: Plan, index: int) -> Routed:
+    return route_range(plan, index, _cancelled if _progress is not None else lambda: None)
+
+
+def _cancelled() -> None:
+    if _progress is not None and _progress[1].value:
+        raise AnalysisCancelled("cancelled")
+
+
+#: runs one function over argument tuples as tasks, returning their results in order
+RunAll = Callable[[Callable[..., Any], list[tuple]], list[Any]]
+
+
+def by_ranges(path: str, capture_id: str, limits: Limits, count: int, run_all: RunAll) -> list[ShardOutput]:
+    """The shards of a byte-range walk (extract/spill.py), each step's tasks run by `run_all`;
+    RangeDoubt when the capture is not to be read in ranges (extract/ranges.py)."""
+    framing, ranges = split(Path(path), count, limits)
+    plan = Plan(path, framing, tuple(ranges), spill_dir(path))
+    try:
+        counts = run_all(count_range, [(plan, i) for i in range(plan.count)])
+        plan = plan.numbered(counts, limits.max_records)
+        plan = plan.timed(run_all(_route, [(plan, i) for i in range(plan.count)]))
+        return run_all(run_shard, [(path, capture_id, limits, i, plan.count, plan) for i in range(plan.count)])
+    finally:
+        shutil.rmtree(plan.directory, ignore_errors=True)
+
+
+def sharded(path: str, capture_id: str, limits: Limits, count: int, run_all: RunAll) -> list[ShardOutput]:
+    """By byte range when the capture allows it, else every shard reading the whole capture."""
+    try:
+        return by_ranges(path, capture_id, limits, count, run_all)
+    except RangeDoubt as why:
+        log.info("capture %s: not read in byte ranges (%s); every shard reads all of it", capture_id, why)
+    return run_all(run_shard, [(path, capture_id, limits, i, count) for i in range(count)])
 
 
 def peak_rss() -> int:
@@ -153,7 +197,7 @@ def run_extract(path: Path, capture_id: str, *, limits: Limits = Limits(), worke
 def in_process(path: str, capture_id: str, limits: Limits, count: int,
                on_progress: Callable[[int, int], None]) -> list[ShardOutput]:
     """Every shard one after the other in this process: the merge without the processes."""
-    return [run_shard(path, capture_id, limits, index, count) for index in range(count)]
+    return sharded(path, capture_id, limits, count, lambda function, args: [function(*a) for a in args])
 
 
 def on_processes(path: str, capture_id: str, limits: Limits, count: int,
@@ -168,19 +212,24 @@ def on_processes(path: str, capture_id: str, limits: Limits, count: int,
     total = os.path.getsize(path)
     with ProcessPoolExecutor(count, mp_context=ctx, initializer=_init_worker,
                              initargs=(offsets, cancel)) as pool:
-        futures = [pool.submit(run_shard, path, capture_id, limits, i, count) for i in range(count)]
-        try:
-            pending = set(futures)
-            while pending:
-                _, pending = wait(pending, timeout=PROGRESS_SECONDS, return_when=FIRST_COMPLETED)
-                on_progress(min(offsets[i] if not futures[i].done() else total
-                                for i in range(count)), total)
-            return [f.result() for f in futures]
-        except BaseException:
-            cancel.value = 1  # each shard stops at its next progress tick
-            for f in futures:
-                f.cancel()
-            raise
+
+        def run_all(function: Callable[..., Any], args: list[tuple]) -> list[Any]:
+            for i in range(count):
+                offsets[i] = 0
+            futures = [pool.submit(function, *a) for a in args]
+            try:
+                pending = set(futures)
+                while pending:
+                    _, pending = wait(pending, timeout=PROGRESS_SECONDS, return_when=FIRST_COMPLETED)
+                    on_progress(min(offsets[i] if not futures[i].done() else total
+                                    for i in range(len(futures))), total)
+                return [f.result() for f in futures]
+            except BaseException:
+                cancel.value = 1  # each task stops at its next progress tick
+                for f in futures:
+                    f.cancel()
+                raise
+        return sharded(path, capture_id, limits, count, run_all)
 
 
 def on_dask(scheduler: str | DaskCluster, path: str, capture_id: str, limits: Limits, count: int,
@@ -195,19 +244,23 @@ def on_dask(scheduler: str | DaskCluster, path: str, capture_id: str, limits: Li
         total = os.path.getsize(path)
         slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
         count = max(slots, 1)
-        futures = [client.submit(run_shard, path, capture_id, limits, i, count, pure=False,
-                                 key=f"tracepcap-shard-{capture_id}-{i}-of-{count}-{time.time_ns()}")
-                   for i in range(count)]
-        try:
-            pending = list(futures)
-            while pending:
-                time.sleep(PROGRESS_SECONDS)
-                pending = [f for f in pending if not f.done()]
-                on_progress(total * (count - len(pending)) // count, total)
-            return client.gather(futures)
-        except BaseException:
-            client.cancel(futures)
-            raise
+        stamp = time.time_ns()
+
+        def run_all(function: Callable[..., Any], args: list[tuple]) -> list[Any]:
+            futures = [client.submit(function, *a, pure=False,
+                                     key=f"tracepcap-shard-{capture_id}-{function.__name__}-{i}-of-{count}-{stamp}")
+                       for i, a in enumerate(args)]
+            try:
+                pending = list(futures)
+                while pending:
+                    time.sleep(PROGRESS_SECONDS)
+                    pending = [f for f in pending if not f.done()]
+                    on_progress(total * (len(futures) - len(pending)) // len(futures), total)
+                return client.gather(futures)
+            except BaseException:
+                client.cancel(futures)
+                raise
+        return sharded(path, capture_id, limits, count, run_all)
 
 
 @contextmanager

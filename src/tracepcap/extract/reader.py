@@ -19,6 +19,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 from ..errors import UnusableCapture
 from ..ingest.gunzip import Gunzip, GzipDamaged, TooCompressed
@@ -36,6 +37,32 @@ OPT_END, OPT_TSRESOL, OPT_TSOFFSET = 0, 9, 14
 MIN_BLOCK = {EPB: 32, PB: 32, SPB: 16, IDB: 20, SHB: 28}
 
 Record = tuple[int, float, int, memoryview]  # linktype, timestamp, original length, data
+
+
+class RecordSource(Protocol):
+    """What extract's walk reads records from: a `CaptureReader`, or a byte-range shard's
+    `SpillReader` (extract/spill.py), which also has `numbered`."""
+
+    format: str
+    packets: int  #: the capture's records (read so far)
+    partial: str | None
+    total_bytes: int
+
+    @property
+    def bytes_read(self) -> int: ...
+
+    def records(self) -> Iterator[Record]: ...
+
+    def close(self) -> None: ...
+
+
+class Numbered(Protocol):
+    """A source of some of a capture's records, not all: the capture's number of the record it
+    yielded last (`frame`), and the capture's clock (its latest time) at a frame (`now_at`)."""
+
+    frame: int
+
+    def now_at(self, frame: int) -> float: ...
 
 
 RATIO_SETTING = "TRACEPCAP_MAX_DECOMPRESSION_RATIO"

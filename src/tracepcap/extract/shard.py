@@ -73,10 +73,71 @@ def _link_announcement(pkt: Packet) -> bool:
     return pkt.ethertype == ETHERTYPE_LLDP or 0 < pkt.ethertype <= LENGTH_FIELD_MAX
 
 
+def raw_owner(linktype: int, buf, count: int) -> int | None:
+    """The shard an Ethernet frame's plain IPv4/IPv6 TCP/UDP/ICMP header names, read in place
+    (the shard `packet_owner` gives the decoded packet); None when it must be decoded to tell."""
+    if linktype != LINKTYPE_ETHERNET or len(buf) < 38:
+        return None
+    ethertype, at, tags = buf[12] << 8 | buf[13], 14, 0
+    while ethertype in VLAN_TPIDS and tags < MAX_TAGS:
+        if len(buf) < at + 4:
+            return None
+        ethertype, at, tags = buf[at + 2] << 8 | buf[at + 3], at + 4, tags + 1
+    if ethertype == ETHERTYPE_IPV4:
+        if len(buf) < at + 20:
+            return None
+        first = buf[at]
+        if first >> 4 != 4 or first & 0x0F < 5:
+            return None
+        proto, fragment = buf[at + 9], (buf[at + 6] << 8 | buf[at + 7]) & 0x1FFF
+        src, dst = IPV4_ENDS.unpack_from(buf, at + 12)
+        l4 = at + (first & 0x0F) * 4
+    elif ethertype == ETHERTYPE_IPV6:
+        if len(buf) < at + 40 or buf[at] >> 4 != 6 or buf[at + 6] not in RAW_IPV6_PROTOS:
+            return None
+        proto, fragment = buf[at + 6], 0
+        s0, s1, d0, d1 = IPV6_ENDS.unpack_from(buf, at + 8)
+        src, dst = s0 << 64 | s1, d0 << 64 | d1
+        l4 = at + 40
+    else:
+        return None
+    if (proto in (PROTO_TCP, PROTO_UDP)) and not fragment:
+        if len(buf) < l4 + 4:
+            return None
+        sport, dport = PORTS.unpack_from(buf, l4)
+        if proto == PROTO_TCP:
+            src, dst = src << 16 | sport, dst << 16 | dport
+        elif sport in GLOBAL_UDP_PORTS or dport in GLOBAL_UDP_PORTS:
+            return GLOBAL
+    return shard_of((proto, src, dst) if src <= dst else (proto, dst, src), count)
+
+
+def outermost(pkt: Packet) -> Packet:
+    while pkt.outer is not None:
+        pkt = pkt.outer
+    return pkt
+
+
+def packet_owner(pkt: Packet, count: int) -> int:
+    """The shard a decoded frame belongs to: its outermost IP layer's flow key's, GLOBAL for
+    what spans flows (module doc)."""
+    outer = outermost(pkt)
+    if outer.src is None:
+        return GLOBAL
+    if outer.proto == PROTO_UDP and not outer.fragment and (
+            outer.sport in GLOBAL_UDP_PORTS or outer.dport in GLOBAL_UDP_PORTS):
+        return GLOBAL
+    if count == 1:
+        return GLOBAL
+    return shard_of(flow_key(outer), count)
+
+
 @dataclass(slots=True)
 class Shard:
-    """One shard of `count`: the pipeline calls `keep` for every decoded frame and
-    `keep_undecodable` for one that did not decode, and `collect` once at the end."""
+    """One shard of `count`: the pipeline calls `keep_raw` for every frame, `keep` for every
+    decoded one and `keep_undecodable` for one that did not decode, and `collect` once at the
+    end. A `given` shard (a byte-range shard, extract/spill.py) is handed only its own frames:
+    it keeps them all, and notes what the merge must know of them."""
 
     index: int
     count: int
@@ -89,69 +150,30 @@ class Shard:
     #: flows held at each checkpoint before silent ones leave, and at the end: summed over
     #: the shards, what one walk would hold (extract/flows.py)
     flow_peaks: list[int] = field(default_factory=list)
+    given: bool = False  #: handed only its own frames (they were routed by `owner`)
     mine: bool | None = None  #: the last raw decision: kept by key, or None (decode to decide)
 
     def keep_raw(self, linktype: int, buf) -> bool:
         """False when the frame's raw key names another shard (it is then not decoded)."""
-        self.mine = None
-        if linktype != LINKTYPE_ETHERNET or len(buf) < 38:
+        if self.given:
+            self.mine = None
             return True
-        ethertype, at, tags = buf[12] << 8 | buf[13], 14, 0
-        while ethertype in VLAN_TPIDS and tags < MAX_TAGS:
-            if len(buf) < at + 4:
-                return True
-            ethertype, at, tags = buf[at + 2] << 8 | buf[at + 3], at + 4, tags + 1
-        if ethertype == ETHERTYPE_IPV4:
-            if len(buf) < at + 20:
-                return True
-            first = buf[at]
-            if first >> 4 != 4 or first & 0x0F < 5:
-                return True
-            proto, fragment = buf[at + 9], (buf[at + 6] << 8 | buf[at + 7]) & 0x1FFF
-            src, dst = IPV4_ENDS.unpack_from(buf, at + 12)
-            l4 = at + (first & 0x0F) * 4
-        elif ethertype == ETHERTYPE_IPV6:
-            if len(buf) < at + 40 or buf[at] >> 4 != 6 or buf[at + 6] not in RAW_IPV6_PROTOS:
-                return True
-            proto, fragment = buf[at + 6], 0
-            s0, s1, d0, d1 = IPV6_ENDS.unpack_from(buf, at + 8)
-            src, dst = s0 << 64 | s1, d0 << 64 | d1
-            l4 = at + 40
-        else:
-            return True
-        if (proto in (PROTO_TCP, PROTO_UDP)) and not fragment:
-            if len(buf) < l4 + 4:
-                return True
-            sport, dport = PORTS.unpack_from(buf, l4)
-            if proto == PROTO_TCP:
-                src, dst = src << 16 | sport, dst << 16 | dport
-            elif sport in GLOBAL_UDP_PORTS or dport in GLOBAL_UDP_PORTS:
-                self.mine = self.index == GLOBAL
-                return self.mine
-        self.mine = shard_of((proto, src, dst) if src <= dst else (proto, dst, src), self.count) == self.index
-        return self.mine
+        owner = raw_owner(linktype, buf, self.count)
+        self.mine = None if owner is None else owner == self.index
+        return self.mine is not False
 
     def keep_undecodable(self, frame: int) -> bool:
-        return self.index == GLOBAL if self.mine is None else self.mine
+        return self.given or (self.index == GLOBAL if self.mine is None else self.mine)
 
     def keep(self, pkt: Packet) -> bool:
-        outer = pkt
-        while outer.outer is not None:
-            outer = outer.outer
+        outer = outermost(pkt)
         if outer is not pkt:  # tunnelled: goes with its outermost carrier
             self._inner(pkt)
         if self.mine is not None:  # decided by its raw key
             return True
-        if outer.src is None:
-            if _link_announcement(outer):
-                self.announcements = True
-            return self.index == GLOBAL
-        if outer.proto == PROTO_UDP and not outer.fragment and (
-                outer.sport in GLOBAL_UDP_PORTS or outer.dport in GLOBAL_UDP_PORTS):
-            return self.index == GLOBAL
-        if self.count == 1:
-            return True
-        return shard_of(flow_key(outer), self.count) == self.index
+        if outer.src is None and _link_announcement(outer):
+            self.announcements = True
+        return self.given or packet_owner(pkt, self.count) == self.index
 
     def _inner(self, pkt: Packet) -> None:
         if pkt.src is None:
