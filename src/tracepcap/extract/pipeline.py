@@ -328,6 +328,7 @@ class _Walk:
         self.clock.checkpoint()
         if shard is not None:
             shard.flow_peaks.append(len(self.flows.flows))
+        self.flows.expire(self.clock.silent, self.heads.close)
 
     def catch_up(self, frame: int, mark: int, numbered: Numbered, reader: RecordSource, total: int,
                  shard: Shard | None, on_progress: Callable[[int, int], None]) -> int:
@@ -339,7 +340,6 @@ class _Walk:
             self.checkpoint(reader, total, shard, on_progress)
             mark += PROGRESS_EVERY
         return mark
-        self.flows.expire(self.clock.silent, self.heads.close)
 
     def see(self, pkt: Packet) -> None:
         endpoints = self.endpoints

@@ -173,10 +173,10 @@ def resync(f, framing: Framing, guess: int, size: int, first_time: int = 0) -> i
     window = f.read(SCAN_BYTES + RUN * (PCAP_RECORD + 65536))  # the runs read past it from the file
     if framing.format == "pcapng":
         step = (-(guess - framing.first_record)) % 4  # blocks are 4-byte aligned from the file's start
-        candidates = range(step, min(len(window), SCAN_BYTES), 4)
+        candidates = range(step, min(len(window), SCAN_BYTES) + 1, 4)
         check = _pcapng_run
     else:
-        candidates = range(0, min(len(window), SCAN_BYTES))
+        candidates = range(0, min(len(window), SCAN_BYTES) + 1)
         check = _pcap_run
     for at in candidates:
         if check(f, framing, window, at, guess, size, first_time):
