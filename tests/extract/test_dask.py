@@ -56,7 +56,7 @@ def test_byte_range_shards_on_the_cluster_give_one_walks_result(cluster, stress,
     assert len({out.pid for out in outputs}) == 2  # both workers walked
     result, merged_rows = merge(outputs, "ab", Limits())
     assert result == expected
-    assert merged_rows == sorted(rows, key=lambda row: row["first_frame"])
+    assert list(merged_rows) == sorted(rows, key=lambda row: row["first_frame"])
     assert not list(stress.parent.glob(".tracepcap-shards-*"))
 
 
@@ -120,4 +120,4 @@ def test_a_worker_killed_mid_walk_costs_a_retry_not_the_capture(cluster, long_ca
     result, rows = merge(outputs, "ab", Limits())
     expected, expected_rows = _one_walk(long_capture)
     assert result == expected
-    assert rows == sorted(expected_rows, key=lambda row: row["first_frame"])
+    assert list(rows) == sorted(expected_rows, key=lambda row: row["first_frame"])

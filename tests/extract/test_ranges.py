@@ -14,7 +14,7 @@ import pytest
 
 from support.shards import analyze_json, build_stress_capture, interleave, lan_traffic, tunnels
 from tracepcap.extract import parallel, ranges
-from tracepcap.extract.parallel import in_process, merge
+from tracepcap.extract.parallel import in_process, merge, run_extract
 from tracepcap.extract.pipeline import extract
 from tracepcap.extract.ranges import RangeDoubt, RangeReader, framing_of, resync, split
 from tracepcap.extract.reader import CaptureReader
@@ -63,7 +63,7 @@ def assert_exact_by_ranges(path: Path, counts=(2, 3), limits: Limits = Limits())
         assert all(out.shard.given for out in outputs), "not read in byte ranges"
         result, merged_rows = merge(outputs, "ab", limits)
         assert result == expected, f"{count} ranges"
-        assert merged_rows == sorted(rows, key=lambda row: row["first_frame"]), f"{count} ranges"
+        assert list(merged_rows) == sorted(rows, key=lambda row: row["first_frame"]), f"{count} ranges"
 
 
 def write_pcapng(path: Path, frames: list[bytes], nanos: bool = False, big_endian: bool = False) -> Path:
@@ -126,18 +126,29 @@ def test_shards_of_byte_ranges_merge_into_one_walk(tmp_path, small_ranges, shape
     assert_exact_by_ranges(path, counts=(2, 3, 5))
 
 
-def test_each_frame_is_walked_by_one_shard_in_its_owners_range_order(tmp_path, small_ranges):
+def test_each_frame_is_walked_by_one_shard_and_the_files_are_removed(tmp_path, small_ranges, monkeypatch):
     path = build_stress_capture(tmp_path / "stress.pcap")
+    monkeypatch.setattr(parallel, "RUN_ROWS", 2)  # conversation rows written out as sorted runs
     outputs = in_process(str(path), "ab", Limits(), 3, None)
-    expected, _ = walk(path)
+    expected, rows = walk(path)
     assert sum(out.result.conversations for out in outputs) == expected.conversations
-    assert all(out.conversations for out in outputs)  # the work is spread
-    assert not list(tmp_path.glob(".tracepcap-shards-*"))  # the spill files are removed
+    assert all(out.runs for out in outputs)  # the work is spread, the rows in runs
+    assert [p.name.split("-")[0] for p in Path(outputs[0].directory).iterdir()] == ["run"] * sum(
+        len(out.runs) for out in outputs)  # the spill files are gone once the shards walked
+    result, merged_rows = merge(outputs, "ab", Limits())
+    assert result == expected
+    assert list(merged_rows) == sorted(rows, key=lambda row: row["first_frame"])
+    got: list[dict] = []
+    assert run_extract(path, "ab", workers=3, runner=in_process, on_conversation=got.append) == expected
+    assert got == sorted(rows, key=lambda row: row["first_frame"])
+    parallel._remove(outputs)
+    assert not list(tmp_path.glob(".tracepcap-shards-*"))  # run_extract removed its own
 
 
-def test_checkpoints_and_idle_expiry_cross_the_ranges(tmp_path, small_ranges):
+def test_checkpoints_and_idle_expiry_cross_the_ranges(tmp_path, small_ranges, monkeypatch):
     """30,000 records (several checkpoints), conversations silent past the idle time that
-    resume in a later range, one walk's table limit reached across them."""
+    resume in a later range; 12,600 conversation rows merged from runs of 500."""
+    monkeypatch.setattr(parallel, "RUN_ROWS", 500)
     from tracepcap.testing import frames as f
     path = tmp_path / "idle.pcap"
     with open(path, "wb") as out:
@@ -170,7 +181,7 @@ def test_damaged_or_compressed_captures_give_what_one_walk_gives(tmp_path, small
     assert not any(out.shard.given for out in outputs)  # every shard read the whole capture
     result, merged_rows = merge(outputs, "ab", Limits())
     assert result == expected
-    assert merged_rows == sorted(rows, key=lambda row: row["first_frame"])
+    assert list(merged_rows) == sorted(rows, key=lambda row: row["first_frame"])
 
 
 def test_an_interface_described_after_the_first_packet_is_read_once(tmp_path, small_ranges):

@@ -29,12 +29,14 @@ task a retry on another worker (the scheduler's `allowed-failures`), not the cap
 
 from __future__ import annotations
 
+import heapq
 import logging
 import os
+import pickle
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,13 +67,73 @@ class Fallback(Exception):
 @dataclass(slots=True)
 class ShardOutput:
     result: ExtractResult
+    #: the shard's last conversation rows, sorted by first frame (the earlier ones are in `runs`)
     conversations: list[dict]
     shard: Shard
     peak_rss: int = 0  #: bytes, the shard process's peak resident set (ru_maxrss)
     pid: int = 0  #: the process that walked it
+    cpu_s: float = 0.0  #: CPU seconds that process had used when the shard was walked (benchmarks)
     #: (entity, kind, value, source, grade, first frame, first time, last frame, last time,
     #: count, extractor, version) for each fact (result.observations is left empty)
     facts: list[tuple] = field(default_factory=list)
+    #: files of RUN_ROWS conversation rows each, sorted by first frame, in the order written
+    runs: list[str] = field(default_factory=list)
+    directory: str | None = None  #: where the runs are (removed by `run_extract`)
+
+    def rows(self) -> list[Iterable[dict]]:
+        """The shard's conversation rows, as sorted runs in the order they were written."""
+        return [*(_read_run(run) for run in self.runs), self.conversations]
+
+
+RUN_ROWS = 20_000  #: conversation rows a shard holds before it writes them out as a sorted run
+RUN_CHUNK = 1_000  #: rows per pickle in a run file
+
+
+class _Runs:
+    """A shard's conversation rows, written out every RUN_ROWS as a run sorted by first frame
+    (a stable sort: one walk's order within a frame), so neither the shard nor the parent
+    that merges the runs as streams holds them all. The directory is made at the first run:
+    the plan's, or a new one next to the capture (extract/spill.py `spill_dir`)."""
+
+    def __init__(self, path: str, directory: str | None) -> None:
+        self.path, self.directory = path, directory
+        self.rows: list[dict] = []
+        self.runs: list[str] = []
+
+    def add(self, row: dict) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= RUN_ROWS:
+            self.write()
+
+    def write(self) -> None:
+        if self.directory is None:
+            self.directory = spill_dir(self.path)
+        self.rows.sort(key=_first_frame)
+        name = os.path.join(self.directory, f"run-{os.getpid()}-{time.time_ns()}-{len(self.runs)}")
+        with open(name, "wb") as out:
+            for at in range(0, len(self.rows), RUN_CHUNK):
+                pickle.dump(self.rows[at:at + RUN_CHUNK], out, pickle.HIGHEST_PROTOCOL)
+        self.runs.append(name)
+        self.rows = []
+
+    def last(self) -> list[dict]:
+        self.rows.sort(key=_first_frame)
+        return self.rows
+
+
+def _first_frame(row: dict) -> int:
+    return row["first_frame"]
+
+
+def _read_run(name: str) -> Iterator[dict]:
+    """A run's rows (the runs are this walk's own files, written by `_Runs`)."""
+    with open(name, "rb") as f:
+        while True:
+            try:
+                chunk = pickle.load(f)  # noqa: S301 - a file this walk's shard wrote
+            except EOFError:
+                return
+            yield from chunk
 
 
 # --- running one shard (in a local process, on a Dask worker, or in-process) -------------
@@ -88,11 +150,11 @@ def run_shard(path: str, capture_id: str, limits: Limits, index: int, count: int
               plan: Plan | None = None) -> ShardOutput:
     """Walk shard `index` of `count` of the capture at `path`: the frames it keeps of the
     whole capture, or with a byte-range `plan` those routed to it (extract/spill.py)."""
-    rows: list[dict] = []
+    runs = _Runs(path, None if plan is None else plan.directory)
     shard = Shard(index, count, given=plan is not None)
     on_progress = _report(index) if _progress is not None else (lambda done, total: None)
     reader = None if plan is None else SpillReader(plan, index)
-    result = extract(Path(path), capture_id, limits=limits, on_conversation=rows.append,
+    result = extract(Path(path), capture_id, limits=limits, on_conversation=runs.add,
                      on_progress=on_progress, shard=shard, reader=reader)
     if plan is not None:  # the shard saw its own frames; the capture's times are the plan's
         result.first_time, result.last_time = plan.first_time, plan.last_time
@@ -100,7 +162,8 @@ def run_shard(path: str, capture_id: str, limits: Limits, index: int, count: int
               w.last_frame, w.last_time, w.count, w.extractor, w.extractor_version)
              for o in result.observations for w in (o.witness,)]
     result.observations = []  # sent as plain tuples: a tenth of the pickling
-    return ShardOutput(result, rows, shard, peak_rss(), os.getpid(), facts)
+    return ShardOutput(result, runs.last(), shard, peak_rss(), os.getpid(), time.process_time(), facts,
+                       runs.runs, runs.directory)
 
 
 def _report(index: int) -> Callable[[int, int], None]:
@@ -135,9 +198,12 @@ def by_ranges(path: str, capture_id: str, limits: Limits, count: int, run_all: R
         counts = run_all(count_range, [(plan, i) for i in range(plan.count)])
         plan = plan.numbered(counts, limits.max_records)
         plan = plan.timed(run_all(_route, [(plan, i) for i in range(plan.count)]))
-        return run_all(run_shard, [(path, capture_id, limits, i, plan.count, plan) for i in range(plan.count)])
-    finally:
+        outputs = run_all(run_shard, [(path, capture_id, limits, i, plan.count, plan) for i in range(plan.count)])
+    except BaseException:
         shutil.rmtree(plan.directory, ignore_errors=True)
+        raise
+    plan.remove_spills()  # the conversation runs stay, for the merge
+    return outputs
 
 
 def sharded(path: str, capture_id: str, limits: Limits, count: int, run_all: RunAll) -> list[ShardOutput]:
@@ -175,10 +241,12 @@ def run_extract(path: Path, capture_id: str, *, limits: Limits = Limits(), worke
         if scheduler:  # refused before the try below: a refusal is no failure to walk around
             as_cluster(scheduler).check()
         runner = (lambda *args: on_dask(scheduler, *args)) if scheduler else on_processes
+    outputs: list[ShardOutput] = []
     try:
         outputs = runner(str(path), capture_id, limits, max(workers, 1), on_progress)
         result, rows = merge(outputs, capture_id, limits)
     except AnalysisCancelled:
+        _remove(outputs)
         raise
     except Exception as why:  # noqa: BLE001 - a lost pool or cluster, or Fallback: walk once
         if isinstance(why, Fallback):
@@ -187,11 +255,21 @@ def run_extract(path: Path, capture_id: str, *, limits: Limits = Limits(), worke
         else:
             log.warning("capture %s: the sharded walk failed (%s: %s); walking it once",
                         capture_id, type(why).__name__, why)
+        _remove(outputs)
         return extract(path, capture_id, limits=limits, on_conversation=on_conversation,
                        on_progress=on_progress)
-    for row in rows:
-        on_conversation(row)
+    try:
+        for row in rows:
+            on_conversation(row)
+    finally:
+        _remove(outputs)
     return result
+
+
+def _remove(outputs: list[ShardOutput]) -> None:
+    """The shards' working directories (their conversation runs)."""
+    for directory in {out.directory for out in outputs if out.directory}:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def in_process(path: str, capture_id: str, limits: Limits, count: int,
@@ -282,9 +360,10 @@ def _dask_client(cluster: DaskCluster) -> Iterator[Any]:
 
 # --- the merge -------------------------------------------------------------------------------
 
-def merge(outputs: list[ShardOutput], capture_id: str, limits: Limits) -> tuple[ExtractResult, list[dict]]:
-    """The one-walk result and its conversations (in the order to store them) from every
-    shard's; Fallback when that cannot be exact."""
+def merge(outputs: list[ShardOutput], capture_id: str, limits: Limits) -> tuple[ExtractResult, Iterator[dict]]:
+    """The one-walk result and its conversations (in the order to store them: the shards'
+    sorted runs merged as streams, by first frame, ties in shard then writing order) from
+    every shard's; Fallback when that cannot be exact."""
     outputs = sorted(outputs, key=lambda o: o.shard.index)
     base = outputs[0].result
     for out in outputs:
@@ -303,8 +382,7 @@ def merge(outputs: list[ShardOutput], capture_id: str, limits: Limits) -> tuple[
     held = [sum(counts) for counts in zip(*(o.shard.flow_peaks for o in outputs), strict=False)]
     if held and max(held) > limits.max_flows:
         raise Fallback("more conversations at once than one walk holds")
-    rows = [row for out in outputs for row in out.conversations]
-    rows.sort(key=lambda row: row["first_frame"])  # stable: one shard's order within a frame
+    rows = heapq.merge(*(run for out in outputs for run in out.rows()), key=_first_frame)
 
     facts = _merge_facts(outputs)
     if len(facts) > limits.max_facts:
@@ -326,7 +404,7 @@ def merge(outputs: list[ShardOutput], capture_id: str, limits: Limits) -> tuple[
     hosts = sorted({ip for out in outputs for ip in out.result.hosts}, key=ip_sort_key)
     manifest = _manifest(outputs, base, facts)
     return ExtractResult(base.format, base.packets, base.partial, manifest, observations, hosts,
-                         len(rows), base.first_time, base.last_time, {}, notices,
+                         sum(out.result.conversations for out in outputs), base.first_time, base.last_time, {}, notices,
                          dict(sorted(counts.items()))), rows
 
 

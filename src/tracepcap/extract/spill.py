@@ -71,6 +71,13 @@ class Plan:
     def owners(self, source: int) -> Path:
         return Path(self.directory) / f"owners-{source}"
 
+    def remove_spills(self) -> None:
+        """The spill and owner files, once every shard has walked its frames."""
+        for name in Path(self.directory).glob("spill-*"):
+            name.unlink()
+        for name in Path(self.directory).glob("owners-*"):
+            name.unlink()
+
     def reader(self, index: int) -> RangeReader:
         return RangeReader(Path(self.path), self.framing, self.ranges[index])
 
