@@ -1,14 +1,25 @@
 """One capture's walk split into shards, on local processes or a Dask cluster, merged exactly.
 
 `run_extract` is what persist calls: with one worker and no scheduler it is `extract` as it
-always was; otherwise each of N shards (extract/shard.py) walks the whole file keeping the
-frames of its flows, and `merge` folds their results into what one walk gives, byte for byte:
+always was; otherwise the capture is walked in N shards (extract/shard.py: every frame
+belongs to one shard, by its flow) and `merge` folds their results into what one walk gives,
+byte for byte. How the shards get their frames (`sharded`):
+
+- by byte range (extract/ranges.py, extract/spill.py), when the capture allows it: each
+  worker reads only its range, sends the frames other shards own to them through spill
+  files, and walks its own frames in the capture's order: three steps of N tasks
+  (`by_ranges`), each a barrier;
+- else (gzip, a cut or damaged capture, a small one, a limit counted over the whole
+  capture: `RangeDoubt`) every shard reads the whole capture and keeps its own frames.
+
+The merge:
 
 - facts: per (entity, kind, value, source) first frame = min, last = max, count = sum, each
   time with its frame; `oui-vendor` (one per MAC an address sent from, at the MAC's first
   sighting) is derived again from the merged `mac` facts, as link-identity does at its end;
-- conversations, hosts, notices: the union (no flow spans shards), conversations and
-  notices in frame order as readers list them (first frame, then the order one walk wrote);
+- conversations: each shard writes its rows as runs sorted by first frame (`_Runs`), and
+  the parent merges the runs as streams (frame order, then the order one walk wrote); hosts
+  and notices: the union (no flow spans shards), notices in frame order;
 - the manifest: rebuilt from the summed tallies (notices by kind, bugs, the first bug by
   frame) with the same function one walk uses.
 
@@ -20,11 +31,13 @@ a tunnel, ...) makes `merge` raise `Fallback`: the capture is then walked once, 
 process, so the answer never depends on the number of workers.
 
 Local shards run in `spawn`ed processes (safe under any start method and in servers with
-threads); progress is the slowest shard's byte offset (every shard reads the whole file).
-A Dask cluster (`scheduler`, tls://host:8786, or tcp:// on this machine: dask_trust.py, the
-results are unpickled) runs the same `run_shard`; the capture's path must name the same file
-on every worker (shared storage). A worker lost mid-walk costs its
-task a retry on another worker (the scheduler's `allowed-failures`), not the capture.
+threads); progress is the slowest shard's (during a byte-range walk's last step: the share
+of its frames walked). A Dask cluster (`scheduler`, tls://host:8786, or tcp:// on this
+machine: dask_trust.py, the results are unpickled) runs the same tasks; the capture's path
+must name the same file on every worker (shared storage), and so must the directory of the
+spill files and conversation runs (next to the capture, or TRACEPCAP_SHARD_DIR). A worker
+lost mid-walk costs its task a retry on another worker (the scheduler's
+`allowed-failures`), not the capture.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""Which packets one shard of a sharded walk keeps, and what it reports for the merge.
+"""Which shard of a sharded walk owns each frame, and what a shard reports for the merge.
 
-Every shard streams the whole capture and decodes each frame's headers; it keeps a frame
-when the frame's shard key hashes (`shard_of`: integer arithmetic, stable across processes and
-machines, unlike Python's salted `hash()`) to its index. The key is chosen so that every piece of state the
-walk keeps lives inside one shard:
+A frame belongs to the shard its shard key hashes to (`shard_of`: integer arithmetic, stable
+across processes and machines, unlike Python's salted `hash()`): `raw_owner` from its bytes
+when it can, else `packet_owner` from the decoded frame. A shard that streams the whole
+capture keeps its own frames (`Shard.keep_raw`, `keep`); a byte-range shard is handed only
+its own (extract/spill.py routes them with the same two functions: `Shard(given=True)`).
+The key is chosen so that every piece of state the walk keeps lives inside one shard:
 
 - A flow (FlowTable's key) never spans shards: a plain TCP segment is keyed by its
   direction-normalised 5-tuple; every other IP packet (UDP, ICMP, GRE, IP-in-IP, ...) by
@@ -19,11 +21,11 @@ walk keeps lives inside one shard:
 - What cannot be routed that way is flagged, and the merge then falls back to one walk:
   DHCP inside a tunnel, and ARP/LLDP/CDP inside a tunnel in a capture that has LLDP or CDP.
 
-Most frames are never decoded by the shards that do not keep them: `keep_raw` reads the
+Most frames are never decoded by the shards that do not keep them: `raw_owner` reads the
 key of an Ethernet frame's plain IPv4/IPv6 TCP/UDP/ICMP header straight from its bytes (the
-same key `flow_key` gives the decoded packet) and skips the frame; what it cannot read so
-simply (other link types, VLAN stacks past the decoder's, IPv6 extension headers, non-IP,
-short frames) is decoded and decided by `keep`. A frame that does not decode belongs to the
+same key `flow_key` gives the decoded packet); what it cannot read so simply (other link
+types, VLAN stacks past the decoder's, IPv6 extension headers, non-IP, short frames) is
+decoded and decided by `packet_owner`. A frame that does not decode belongs to the
 shard its raw key names, else to GLOBAL: each frame is counted by exactly one shard.
 """
 
