@@ -142,6 +142,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/tracepcap-bench"))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--rows", default="one,processes,dask,cpu",
+                        help="which rows to run, of one,processes,dask,cpu")
     parser.add_argument("--row", nargs=3, metavar=("KIND", "PATH", "WORKERS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.row:
@@ -155,7 +157,10 @@ def main() -> None:
           f"Python {platform.python_version()}")
     extract_bench.warm(capture)
     results = []
+    kinds = args.rows.split(",")
     for kind, workers in (("one", 1), ("processes", args.workers), ("dask", args.workers)):
+        if kind not in kinds:
+            continue
         print(f"running {kind} x{workers} ...", flush=True)
         out = subprocess.run([sys.executable, __file__, "--row", kind, str(capture), str(workers)],
                              capture_output=True, text=True, env=os.environ)
@@ -163,13 +168,13 @@ def main() -> None:
             print(out.stderr[-3000:])
             raise SystemExit(f"row {kind} failed")
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    base = results[0]["wall_s"]
+    base = results[0]["wall_s"] if results else 1.0
     size = capture.stat().st_size / MIB
-    print(f"\ncapture {capture.name}: {size:,.0f} MiB, {results[0]['packets']:,} packets; "
+    print(f"\ncapture {capture.name}: {size:,.0f} MiB, {results[0]['packets'] if results else 0:,} packets; "
           f"load after: {os.getloadavg()}")
     print(f"{'row':<22}{'wall s':>9}{'speed-up':>10}{'k pkt/s':>9}{'parent RSS MB':>15}{'parent CPU s':>14}  "
           f"{'shard peak RSS MB':<20}{'shard process CPU s':<22}{'CPU-bound':>10}  {'ranges':<7}{'digest':<18}")
-    one_cpu = results[0]["parent_cpu_s"]
+    one_cpu = results[0]["parent_cpu_s"] if results else 1.0
     for r in results:
         name = {"one": "--workers 1", "processes": f"--workers {r['workers']}",
                 "dask": f"Dask LocalCluster x{r['workers']}"}[r["kind"]]
@@ -181,8 +186,10 @@ def main() -> None:
     same = len({r["digest"] for r in results}) == 1
     print(f"results identical across rows: {same}")
     out = subprocess.run([sys.executable, __file__, "--row", "cpu", str(capture), str(args.workers)],
-                         capture_output=True, text=True, env=os.environ)
-    if out.returncode == 0:
+                         capture_output=True, text=True, env=os.environ) if "cpu" in kinds else None
+    if out is not None and out.returncode:
+        print(out.stderr[-3000:])
+    if out is not None and out.returncode == 0:
         split = json.loads(out.stdout.strip().splitlines()[-1])
         shards = split["shard_cpu_s"]
         print(f"CPU, one process, warm: one walk {split['one_cpu_s']:.2f} s; byte-range workers "

@@ -42,6 +42,7 @@ lost mid-walk costs its task a retry on another worker (the scheduler's
 
 from __future__ import annotations
 
+import gc
 import heapq
 import logging
 import os
@@ -397,13 +398,15 @@ def merge(outputs: list[ShardOutput], capture_id: str, limits: Limits) -> tuple[
         raise Fallback("more conversations at once than one walk holds")
     rows = heapq.merge(*(run for out in outputs for run in out.rows()), key=_first_frame)
 
-    facts = _merge_facts(outputs)
-    if len(facts) > limits.max_facts:
-        raise Fallback("more facts than the fact table holds")
-    observations = [Observation(entity, kind, value, source, Grade(grade),
-                                Witness(capture_id, f0, f1, count, t0, t1, name, version))
-                    for (entity, kind, value, source), (f0, t0, f1, t1, count, name, version, grade)
-                    in sorted(facts.items())]
+    with _no_collection():
+        facts = _merge_facts(outputs)
+        if len(facts) > limits.max_facts:
+            raise Fallback("more facts than the fact table holds")
+        grades = {str(grade): grade for grade in Grade}
+        observations = [Observation(entity, kind, value, source, grades[grade],
+                                    Witness(capture_id, f0, f1, count, t0, t1, name, version))
+                        for (entity, kind, value, source), (f0, t0, f1, t1, count, name, version, grade)
+                        in sorted(facts.items())]
 
     counts: dict[str, int] = {}
     for out in outputs:
@@ -419,6 +422,20 @@ def merge(outputs: list[ShardOutput], capture_id: str, limits: Limits) -> tuple[
     return ExtractResult(base.format, base.packets, base.partial, manifest, observations, hosts,
                          sum(out.result.conversations for out in outputs), base.first_time, base.last_time, {}, notices,
                          dict(sorted(counts.items()))), rows
+
+
+@contextmanager
+def _no_collection() -> Iterator[None]:
+    """The cyclic garbage collector paused: the merge allocates ~10 objects a fact and frees
+    none of them (no cycles to find), and each collection would walk every one so far (half
+    the merge's CPU at 60,000 facts)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _merge_facts(outputs: list[ShardOutput]) -> dict[tuple, list]:

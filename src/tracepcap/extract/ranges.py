@@ -243,13 +243,15 @@ class RangeReader:
         self.path, self.framing, self.range = path, framing, byte_range
         self.packets = 0
 
-    def records(self) -> Iterator[Record]:
+    def records(self, owners: bytes | None = None, owner: int = 0) -> Iterator[Record]:
+        """The range's records; with `owners` (a byte per record), only those `owner` owns
+        (`packets` then numbers the one yielded last within the range)."""
         with open(self.path, "rb") as f:
             f.seek(self.range.start)
             if self.framing.format == "pcapng":
-                yield from self._pcapng(f)
+                yield from self._pcapng(f, owners, owner)
             else:
-                yield from self._pcap(f)
+                yield from self._pcap(f, owners, owner)
 
     def count(self) -> int:
         """How many records the range holds (its boundaries checked as `records` does)."""
@@ -277,7 +279,7 @@ class RangeReader:
         self.packets = packets
         return packets
 
-    def _pcap(self, f) -> Iterator[Record]:
+    def _pcap(self, f, owners: bytes | None, owner: int) -> Iterator[Record]:
         framing = self.framing
         unpack = struct.Struct(framing.order + "IIII").unpack_from
         scale = 1e-9 if framing.format == "pcap-ns" else 1e-6
@@ -303,11 +305,12 @@ class RangeReader:
                     raise RangeDoubt(f"a record at byte {base} is cut short by the end of the capture")
             pos = stop
             self.packets += 1
-            yield linktype, sec + frac * scale, orig, view[start:stop]
+            if owners is None or owners[self.packets - 1] == owner:
+                yield linktype, sec + frac * scale, orig, view[start:stop]
         if base + pos != end:
             raise RangeDoubt(f"a record runs past byte {end}")
 
-    def _pcapng(self, f) -> Iterator[Record]:
+    def _pcapng(self, f, owners: bytes | None, owner: int) -> Iterator[Record]:
         framing = self.framing
         order, interfaces, end = framing.order, framing.interfaces, self.range.end
         head = struct.Struct(order + "II").unpack_from
@@ -338,6 +341,7 @@ class RangeReader:
             linktype, units, offset = interfaces[iface]
             seconds, ticks = divmod(ticks, units)
             self.packets += 1
-            yield linktype, seconds + ticks / units + offset, orig, memoryview(buf)[data:data + incl]
+            if owners is None or owners[self.packets - 1] == owner:
+                yield linktype, seconds + ticks / units + offset, orig, memoryview(buf)[data:data + incl]
         if base + pos != end:
             raise RangeDoubt(f"a block runs past byte {end}")

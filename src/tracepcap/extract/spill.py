@@ -211,13 +211,13 @@ class SpillReader:
 
     def _own(self, source: int) -> Iterator[Record]:
         owners = self.plan.owners(source).read_bytes()
-        frame, index = self.plan.firsts[source], self.index
-        for owner, record in zip(owners, self.plan.reader(source).records(), strict=True):
-            frame += 1
-            if owner == index:
-                self.frame = frame
-                self.seen += 1
-                yield record
+        first, reader = self.plan.firsts[source], self.plan.reader(source)
+        for record in reader.records(owners, self.index):
+            self.frame = first + reader.packets
+            self.seen += 1
+            yield record
+        if reader.packets != len(owners):
+            raise RangeDoubt(f"range {source} read differently from how it was routed")  # pragma: no cover
 
     def _spilled(self, source: int) -> Iterator[Record]:
         head = SPILL.size
