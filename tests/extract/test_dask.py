@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
-from tracepcap.extract import ranges
+from tracepcap.extract import parallel, ranges
 from tracepcap.extract.parallel import merge, on_dask, run_extract
 from tracepcap.extract.pipeline import extract
 from tracepcap.limits import Limits
@@ -57,6 +57,7 @@ def test_byte_range_shards_on_the_cluster_give_one_walks_result(cluster, stress,
     result, merged_rows = merge(outputs, "ab", Limits())
     assert result == expected
     assert list(merged_rows) == sorted(rows, key=lambda row: row["first_frame"])
+    parallel._remove(outputs)  # what run_extract does once the rows are stored
     assert not list(stress.parent.glob(".tracepcap-shards-*"))
 
 
