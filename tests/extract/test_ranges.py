@@ -241,3 +241,12 @@ def test_analyze_json_by_byte_ranges_is_byte_identical_for_1_2_and_3_workers(tmp
     assert analyze_json(path, tmp_path / "2", 2) == one
     assert analyze_json(path, tmp_path / "3", 3) == one
     assert given == [True, True]
+
+
+def test_progress_over_the_three_steps_only_grows(tmp_path, small_ranges):
+    path = build_stress_capture(tmp_path / "stress.pcap")
+    seen: list[tuple[int, int]] = []
+    expected, _ = walk(path)
+    assert run_extract(path, "ab", workers=2, on_progress=lambda done, total: seen.append((done, total))) == expected
+    done = [d for d, _ in seen]
+    assert done == sorted(done) and done[-1] == seen[-1][1] == path.stat().st_size

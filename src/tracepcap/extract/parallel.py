@@ -199,8 +199,11 @@ def _cancelled() -> None:
         raise AnalysisCancelled("cancelled")
 
 
-#: runs one function over argument tuples as tasks, returning their results in order
-RunAll = Callable[[Callable[..., Any], list[tuple]], list[Any]]
+#: runs one function over argument tuples as tasks, returning their results in order; the
+#: share is the part of the whole walk's progress the tasks make (from, to: 0 to 1)
+RunAll = Callable[[Callable[..., Any], list[tuple], tuple[float, float]], list[Any]]
+#: the progress each step of a byte-range walk makes (the walk of the frames is most of it)
+COUNTED, ROUTED = 0.02, 0.12
 
 
 def by_ranges(path: str, capture_id: str, limits: Limits, count: int, run_all: RunAll) -> list[ShardOutput]:
@@ -209,10 +212,11 @@ def by_ranges(path: str, capture_id: str, limits: Limits, count: int, run_all: R
     framing, ranges = split(Path(path), count, limits)
     plan = Plan(path, framing, tuple(ranges), spill_dir(path))
     try:
-        counts = run_all(count_range, [(plan, i) for i in range(plan.count)])
+        counts = run_all(count_range, [(plan, i) for i in range(plan.count)], (0.0, COUNTED))
         plan = plan.numbered(counts, limits.max_records)
-        plan = plan.timed(run_all(_route, [(plan, i) for i in range(plan.count)]))
-        outputs = run_all(run_shard, [(path, capture_id, limits, i, plan.count, plan) for i in range(plan.count)])
+        plan = plan.timed(run_all(_route, [(plan, i) for i in range(plan.count)], (COUNTED, ROUTED)))
+        outputs = run_all(run_shard, [(path, capture_id, limits, i, plan.count, plan) for i in range(plan.count)],
+                          (ROUTED, 1.0))
     except BaseException:
         shutil.rmtree(plan.directory, ignore_errors=True)
         raise
@@ -226,7 +230,7 @@ def sharded(path: str, capture_id: str, limits: Limits, count: int, run_all: Run
         return by_ranges(path, capture_id, limits, count, run_all)
     except RangeDoubt as why:
         log.info("capture %s: not read in byte ranges (%s); every shard reads all of it", capture_id, why)
-    return run_all(run_shard, [(path, capture_id, limits, i, count) for i in range(count)])
+    return run_all(run_shard, [(path, capture_id, limits, i, count) for i in range(count)], (0.0, 1.0))
 
 
 def peak_rss() -> int:
@@ -289,7 +293,7 @@ def _remove(outputs: list[ShardOutput]) -> None:
 def in_process(path: str, capture_id: str, limits: Limits, count: int,
                on_progress: Callable[[int, int], None]) -> list[ShardOutput]:
     """Every shard one after the other in this process: the merge without the processes."""
-    return sharded(path, capture_id, limits, count, lambda function, args: [function(*a) for a in args])
+    return sharded(path, capture_id, limits, count, lambda function, args, share: [function(*a) for a in args])
 
 
 def on_processes(path: str, capture_id: str, limits: Limits, count: int,
@@ -305,16 +309,17 @@ def on_processes(path: str, capture_id: str, limits: Limits, count: int,
     with ProcessPoolExecutor(count, mp_context=ctx, initializer=_init_worker,
                              initargs=(offsets, cancel)) as pool:
 
-        def run_all(function: Callable[..., Any], args: list[tuple]) -> list[Any]:
+        def run_all(function: Callable[..., Any], args: list[tuple], share: tuple[float, float]) -> list[Any]:
             for i in range(count):
                 offsets[i] = 0
             futures = [pool.submit(function, *a) for a in args]
+            start, span = share[0], share[1] - share[0]
             try:
                 pending = set(futures)
                 while pending:
                     _, pending = wait(pending, timeout=PROGRESS_SECONDS, return_when=FIRST_COMPLETED)
-                    on_progress(min(offsets[i] if not futures[i].done() else total
-                                    for i in range(len(futures))), total)
+                    done = min(offsets[i] if not futures[i].done() else total for i in range(len(futures)))
+                    on_progress(int(total * start + done * span), total)
                 return [f.result() for f in futures]
             except BaseException:
                 cancel.value = 1  # each task stops at its next progress tick
@@ -338,7 +343,8 @@ def on_dask(scheduler: str | DaskCluster, path: str, capture_id: str, limits: Li
         count = max(slots, 1)
         stamp = time.time_ns()
 
-        def run_all(function: Callable[..., Any], args: list[tuple]) -> list[Any]:
+        def run_all(function: Callable[..., Any], args: list[tuple], share: tuple[float, float]) -> list[Any]:
+            start, span = share[0], share[1] - share[0]
             futures = [client.submit(function, *a, pure=False,
                                      key=f"tracepcap-shard-{capture_id}-{function.__name__}-{i}-of-{count}-{stamp}")
                        for i, a in enumerate(args)]
@@ -347,7 +353,7 @@ def on_dask(scheduler: str | DaskCluster, path: str, capture_id: str, limits: Li
                 while pending:
                     time.sleep(PROGRESS_SECONDS)
                     pending = [f for f in pending if not f.done()]
-                    on_progress(total * (len(futures) - len(pending)) // len(futures), total)
+                    on_progress(int(total * (start + span * (len(futures) - len(pending)) / len(futures))), total)
                 return client.gather(futures)
             except BaseException:
                 client.cancel(futures)
