@@ -172,10 +172,7 @@ def run_shard(path: str, capture_id: str, limits: Limits, index: int, count: int
                      on_progress=on_progress, shard=shard, reader=reader)
     if plan is not None:  # the shard saw its own frames; the capture's times are the plan's
         result.first_time, result.last_time = plan.first_time, plan.last_time
-    facts = [(o.entity, o.kind, o.value, o.source, str(o.grade), w.first_frame, w.first_time,
-              w.last_frame, w.last_time, w.count, w.extractor, w.extractor_version)
-             for o in result.observations for w in (o.witness,)]
-    result.observations = []  # sent as plain tuples: a tenth of the pickling
+    facts, shard.facts = shard.facts, []  # sent once, as ShardOutput.facts
     return ShardOutput(result, runs.last(), shard, peak_rss(), os.getpid(), time.process_time(), facts,
                        runs.runs, runs.directory)
 

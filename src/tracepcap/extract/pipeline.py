@@ -563,7 +563,7 @@ def _tear_down(walk: _Walk, reader: RecordSource, shard: Shard | None, on_progre
     deliver([(_Finish(ex), tallies[ex.NAME]) for ex in instances], walk.frame, None, None)
     undecodable, too_deep, inner_lost = walk.undecodable, walk.too_deep, walk.inner_lost
     if shard is not None:
-        shard.collect(undecodable, walk.tunnelled, too_deep, inner_lost, instances, tallies)
+        shard.collect(undecodable, walk.tunnelled, too_deep, inner_lost, instances, tallies, table)
     manifest = manifest_rows(reader.packets, reader.partial, undecodable, walk.tunnelled, too_deep, inner_lost,
                              instances, tallies, table)
     hosts = sorted((ip for ip, seen in walk.endpoints.items() if seen and is_host_address(ip)), key=ip_sort_key)
@@ -571,7 +571,9 @@ def _tear_down(walk: _Walk, reader: RecordSource, shard: Shard | None, on_progre
     counts: dict[str, int] = {}
     for tally in (undecodable, too_deep, inner_lost, *tallies.values()):
         counts.update(tally.by_kind)
-    return ExtractResult(reader.format, reader.packets, reader.partial, manifest, table.observations(capture_id),
+    # a shard sends its facts as plain rows (Shard.collect), not observations
+    observations = table.observations(capture_id) if shard is None else []
+    return ExtractResult(reader.format, reader.packets, reader.partial, manifest, observations,
                          hosts, walk.spilled.count, walk.first_time, walk.last_time,
                          {k: v for k, v in notes.items() if v}, notices.kept, dict(sorted(counts.items())))
 

@@ -147,6 +147,7 @@ class Shard:
     inner_arp: bool = False  #: ARP inside an IP tunnel (in a frame this shard kept)
     conflicts: set[str] = field(default_factory=set)  #: what forces one walk instead
     extractors: dict = field(default_factory=dict)  #: name -> (bugs, first bug, evicted, note)
+    facts: list[tuple] = field(default_factory=list)  #: the fact table's rows (FactTable.rows)
     tallies: dict = field(default_factory=dict)  #: decoder/decapsulation notice counts
     tunnelled: int = 0
     #: flows held at each checkpoint before silent ones leave, and at the end: summed over
@@ -187,8 +188,10 @@ class Shard:
                 pkt.sport in GLOBAL_UDP_PORTS or pkt.dport in GLOBAL_UDP_PORTS):
             self.conflicts.add("DHCP inside a tunnel")
 
-    def collect(self, undecodable, tunnelled: int, too_deep, inner_lost, instances, tallies) -> None:
-        """What the merge needs beyond ExtractResult (manifest_rows' inputs, as plain data)."""
+    def collect(self, undecodable, tunnelled: int, too_deep, inner_lost, instances, tallies, table) -> None:
+        """What the merge needs beyond ExtractResult (manifest_rows' inputs and the facts, as
+        plain data)."""
+        self.facts = table.rows()
         self.tunnelled = tunnelled
         self.tallies = {"decoder": dict(undecodable.by_kind), "too-deep": dict(too_deep.by_kind),
                         "inner-lost": dict(inner_lost.by_kind)}
