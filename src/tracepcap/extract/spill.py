@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..ingest.store import SHARD_DIR_PREFIX
 from .decoders import DecodeError
 from .flows import IdleClock
 from .packet import decode_frame
@@ -123,7 +124,7 @@ def spill_dir(path: str) -> str:
     base = os.environ.get(SHARD_DIR) or os.path.dirname(os.path.abspath(path))
     if not os.access(base, os.W_OK):
         base = tempfile.gettempdir()
-    return tempfile.mkdtemp(prefix=".tracepcap-shards-", dir=base)
+    return tempfile.mkdtemp(prefix=SHARD_DIR_PREFIX, dir=base)
 
 
 def count_range(plan: Plan, index: int) -> int:
