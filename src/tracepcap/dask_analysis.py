@@ -26,7 +26,8 @@ What the server still knows of an analysis it sent away:
 
 A capture larger than TRACEPCAP_PARALLEL_MIN_BYTES is sharded by the task on the same
 cluster (extract/parallel.py `on_dask`, with the worker's own client, which leaves the
-worker's thread pool while its shards run). When the scheduler cannot be reached, the
+worker's thread pool while its shards run): by byte range when it can (extract/spill.py),
+the spill files and conversation runs next to the stored capture, which every worker reaches. When the scheduler cannot be reached, the
 analysis runs in the server process as it would without one, said in the log: uploads keep
 being analyzed. The trust rule is dask_trust.py's (tls://, or tcp:// on this machine
 only), checked before anything is sent: the results come back as pickles.

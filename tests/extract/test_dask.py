@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
+from tracepcap.extract import parallel, ranges
 from tracepcap.extract.parallel import merge, on_dask, run_extract
 from tracepcap.extract.pipeline import extract
 from tracepcap.limits import Limits
@@ -46,8 +47,25 @@ def test_shards_on_the_cluster_give_one_walks_result(cluster, stress):
     assert got == sorted(rows, key=lambda row: row["first_frame"])
 
 
-def test_analyze_with_a_scheduler_is_byte_identical(cluster, stress, tmp_path, monkeypatch):
+def test_byte_range_shards_on_the_cluster_give_one_walks_result(cluster, stress, monkeypatch):
+    """Each worker reads only its range; the spill files are shared (next to the capture)."""
+    monkeypatch.setattr(ranges, "MIN_RANGE_BYTES", 1)
+    expected, rows = _one_walk(stress)
+    outputs = on_dask(cluster.scheduler_address, str(stress), "ab", Limits(), 2, lambda done, total: None)
+    assert [out.shard.given for out in outputs] == [True, True]
+    assert len({out.pid for out in outputs}) == 2  # both workers walked
+    result, merged_rows = merge(outputs, "ab", Limits())
+    assert result == expected
+    assert list(merged_rows) == sorted(rows, key=lambda row: row["first_frame"])
+    parallel._remove(outputs)  # what run_extract does once the rows are stored
+    assert not list(stress.parent.glob(".tracepcap-shards-*"))
+
+
+@pytest.mark.parametrize("by_ranges", [False, True])
+def test_analyze_with_a_scheduler_is_byte_identical(cluster, stress, tmp_path, monkeypatch, by_ranges):
     monkeypatch.setenv("TRACEPCAP_PARALLEL_MIN_BYTES", "0")
+    if by_ranges:
+        monkeypatch.setattr(ranges, "MIN_RANGE_BYTES", 1)
     one = analyze_json(stress, tmp_path / "1", 1)
     code_dir = tmp_path / "dask"
     code_dir.mkdir()
@@ -98,8 +116,9 @@ def test_a_worker_killed_mid_walk_costs_a_retry_not_the_capture(cluster, long_ca
         killer.join()
         client.close()
     assert killed, "no shard was seen running"
+    assert all(out.shard.given for out in outputs)  # read in byte ranges
     assert killed[0] not in {out.pid for out in outputs}  # the killed worker's shard ran again
     result, rows = merge(outputs, "ab", Limits())
     expected, expected_rows = _one_walk(long_capture)
     assert result == expected
-    assert rows == sorted(expected_rows, key=lambda row: row["first_frame"])
+    assert list(rows) == sorted(expected_rows, key=lambda row: row["first_frame"])

@@ -83,7 +83,7 @@ def test_shards_expire_exactly_the_flows_one_walk_expires(long_capture, count):
     expected, rows = walk(long_capture, limits)
     result, merged_rows = merge(in_process(str(long_capture), "idle", limits, count, None), "idle", limits)
     assert result == expected
-    assert merged_rows == sorted(rows, key=lambda row: row["first_frame"])
+    assert list(merged_rows) == sorted(rows, key=lambda row: row["first_frame"])
 
 
 def test_shards_fall_back_when_one_walk_would_have_held_more_than_its_limit(long_capture):

@@ -38,7 +38,7 @@ def _assert_exact(path: Path, counts=(2, 3)) -> None:
     for count in counts:
         result, merged_rows = merge(in_process(str(path), "ab", Limits(), count, None), "ab", Limits())
         assert result == expected, f"{count} shards"
-        assert merged_rows == sorted(rows, key=lambda row: row["first_frame"]), f"{count} shards"
+        assert list(merged_rows) == sorted(rows, key=lambda row: row["first_frame"]), f"{count} shards"
 
 
 @pytest.mark.parametrize("name", SHARED)

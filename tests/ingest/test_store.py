@@ -122,3 +122,21 @@ def test_half_written_decompressed_copies_of_killed_requests_are_swept(settings)
             os.utime(path, (hours_ago, hours_ago))
     assert sweep_stale_uploads(settings.capture_dir) == 1
     assert not orphan.exists() and live.exists() and capture.exists() and copy.exists()
+
+
+def test_the_working_directory_of_a_killed_sharded_walk_is_swept(settings):
+    """Spill files and conversation runs beside a capture (extract/spill.py): a directory whose
+    newest file is stale goes, a live walk's stays."""
+    from tracepcap.ingest.store import SHARD_DIR_PREFIX
+    folder = settings.capture_dir / "ab"
+    killed, live = folder / f"{SHARD_DIR_PREFIX}killed", folder / f"{SHARD_DIR_PREFIX}live"
+    hours_ago = time.time() - 2 * STALE_UPLOAD_SECONDS
+    for work in (killed, live):
+        work.mkdir(parents=True)
+        (work / "spill-0-1").write_bytes(b"x")
+        (work / "run-1").write_bytes(b"x")
+        os.utime(work / "spill-0-1", (hours_ago, hours_ago))
+        os.utime(work, (hours_ago, hours_ago))
+    os.utime(killed / "run-1", (hours_ago, hours_ago))
+    assert sweep_stale_uploads(settings.capture_dir) == 1
+    assert not killed.exists() and live.exists()

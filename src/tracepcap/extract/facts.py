@@ -134,6 +134,15 @@ class FactTable:
         out.sort(key=lambda o: (o.entity, o.kind, o.value, o.source))
         return out
 
+    def rows(self) -> list[tuple]:
+        """Every fact as plain data, unsorted: (entity, kind, value, source, grade, first frame,
+        first time, last frame, last time, count, extractor, version), what a shard sends to
+        the merge (extract/parallel.py) instead of observations."""
+        return [(entity, kind_name, value, source, str(kind.grade), first, t0, last, t1, count,
+                 emitter.name, emitter.version)
+                for (entity, kind_name, value, source), (first, last, count, t0, t1, kind, emitter)
+                in self._rows.items()]
+
     def count_by_extractor(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for row in self._rows.values():

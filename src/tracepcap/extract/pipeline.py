@@ -40,7 +40,7 @@ from .extractor import Extractor
 from .facts import Emitter, FactTable, Observation
 from .flows import Flow, FlowTable, IdleClock
 from .packet import DEPTH_EXCEEDED, MAX_DEPTH, PROTO_TCP, PROTO_UDP, Packet, decode_frame, is_group
-from .reader import CaptureReader
+from .reader import CaptureReader, Numbered, RecordSource
 from .shard import Shard
 from .streams import StreamHead, StreamHeads
 
@@ -320,7 +320,7 @@ class _Walk:
         self.first_time: float | None = None
         self.last_time: float | None = None
 
-    def checkpoint(self, reader: CaptureReader, total: int, shard: Shard | None,
+    def checkpoint(self, reader: RecordSource, total: int, shard: Shard | None,
                    on_progress: Callable[[int, int], None]) -> None:
         """Every PROGRESS_EVERY records: progress, and the flows silent too long written out."""
         on_progress(reader.bytes_read, total)
@@ -329,6 +329,17 @@ class _Walk:
         if shard is not None:
             shard.flow_peaks.append(len(self.flows.flows))
         self.flows.expire(self.clock.silent, self.heads.close)
+
+    def catch_up(self, frame: int, mark: int, numbered: Numbered, reader: RecordSource, total: int,
+                 shard: Shard | None, on_progress: Callable[[int, int], None]) -> int:
+        """The checkpoints of a source of some records (`Numbered`) due by `frame`, each at the
+        capture's clock then: those one walk ran among the records this walk did not see.
+        Returns the next one's frame."""
+        while mark <= frame:
+            self.now = numbered.now_at(mark)
+            self.checkpoint(reader, total, shard, on_progress)
+            mark += PROGRESS_EVERY
+        return mark
 
     def see(self, pkt: Packet) -> None:
         endpoints = self.endpoints
@@ -387,10 +398,11 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
             on_conversation: Callable[[dict], None] = lambda row: None,
             on_progress: Callable[[int, int], None] = lambda done, total: None,
             classes: Iterable[type[Extractor]] | None = None, shard: Shard | None = None,
-            recorder=None) -> ExtractResult:
+            recorder=None, reader: RecordSource | None = None) -> ExtractResult:
     """Walk the capture at `path`; conversations go to `on_conversation` as they complete.
     With `shard`, only the frames it keeps are walked (extract/shard.py, extract/parallel.py).
     A `recorder` (`frame_index.FrameIndex`) is handed to the reader to note the framing.
+    A `reader` replaces the capture's own (a byte-range shard's records: extract/spill.py).
 
     Set-up (the extractors, their routes, the walk's state), the loop over the records
     (`_walk_records`), and tear-down (`_tear_down`: what is still open is written out, every
@@ -400,12 +412,15 @@ def extract(path: Path, capture_id: str, *, limits: Limits = Limits(),
     notices = Notices(limits.max_notices)
     tallies = {ex.NAME: _Tally(ex.NAME, notices) for ex in instances}
     walk = _Walk(_Routes(instances, tallies), limits, notices, on_conversation)
-    with CaptureReader(path, limits, recorder) as reader:
-        _walk_records(walk, reader, shard, on_progress)
-        return _tear_down(walk, reader, shard, on_progress, capture_id, instances, tallies, table, notices)
+    source: RecordSource = CaptureReader(path, limits, recorder) if reader is None else reader
+    try:
+        _walk_records(walk, source, shard, on_progress)
+        return _tear_down(walk, source, shard, on_progress, capture_id, instances, tallies, table, notices)
+    finally:
+        source.close()
 
 
-def _walk_records(walk: _Walk, reader: CaptureReader, shard: Shard | None,
+def _walk_records(walk: _Walk, reader: RecordSource, shard: Shard | None,
                   on_progress: Callable[[int, int], None]) -> None:
     """The per-packet loop. The hot state is held in locals (attribute reads cost per packet)
     and the counters are written back to `walk` at the end."""
@@ -418,6 +433,8 @@ def _walk_records(walk: _Walk, reader: CaptureReader, shard: Shard | None,
     flows_get, flows_touch = flows.flows.get, flows.flows.move_to_end
     total = reader.total_bytes
     frame, now, first_time, last_time = walk.frame, walk.now, walk.first_time, walk.last_time
+    numbered: Numbered | None = getattr(reader, "numbered", None)
+    mark = PROGRESS_EVERY  # the next checkpoint's frame, for a Numbered source
     for linktype, ts, wire_len, data in reader.records():
         frame += 1
         if first_time is None:
@@ -425,7 +442,11 @@ def _walk_records(walk: _Walk, reader: CaptureReader, shard: Shard | None,
         last_time = ts
         if ts > now:
             now = ts
-        if not frame % PROGRESS_EVERY:  # before the shard's choice: every shard stops here
+        if numbered is not None:  # some of the capture's records: their numbers, its clock
+            frame = numbered.frame
+            if mark <= frame:
+                mark = walk.catch_up(frame, mark, numbered, reader, total, shard, on_progress)
+        elif not frame % PROGRESS_EVERY:  # before the shard's choice: every shard stops here
             walk.now = now
             walk.checkpoint(reader, total, shard, on_progress)
         if shard is not None and not shard.keep_raw(linktype, data):
@@ -520,10 +541,13 @@ def _walk_records(walk: _Walk, reader: CaptureReader, shard: Shard | None,
                     _deliver_by_port(by_tcp_port, frame, pkt, flow)
         elif by_proto and not pkt.fragment:
             deliver(by_proto.get(pkt.proto, ()), frame, pkt, flow)
+    if numbered is not None:  # the capture's checkpoints after this source's last record
+        frame = reader.packets
+        walk.catch_up(frame, mark, numbered, reader, total, shard, on_progress)
     walk.frame, walk.now, walk.first_time, walk.last_time = frame, now, first_time, last_time
 
 
-def _tear_down(walk: _Walk, reader: CaptureReader, shard: Shard | None, on_progress: Callable[[int, int], None],
+def _tear_down(walk: _Walk, reader: RecordSource, shard: Shard | None, on_progress: Callable[[int, int], None],
                capture_id: str, instances: list[Extractor], tallies: dict[str, _Tally], table: FactTable,
                notices: Notices) -> ExtractResult:
     """After the last record: the stream heads and conversations still open are written out,
@@ -539,7 +563,7 @@ def _tear_down(walk: _Walk, reader: CaptureReader, shard: Shard | None, on_progr
     deliver([(_Finish(ex), tallies[ex.NAME]) for ex in instances], walk.frame, None, None)
     undecodable, too_deep, inner_lost = walk.undecodable, walk.too_deep, walk.inner_lost
     if shard is not None:
-        shard.collect(undecodable, walk.tunnelled, too_deep, inner_lost, instances, tallies)
+        shard.collect(undecodable, walk.tunnelled, too_deep, inner_lost, instances, tallies, table)
     manifest = manifest_rows(reader.packets, reader.partial, undecodable, walk.tunnelled, too_deep, inner_lost,
                              instances, tallies, table)
     hosts = sorted((ip for ip, seen in walk.endpoints.items() if seen and is_host_address(ip)), key=ip_sort_key)
@@ -547,7 +571,9 @@ def _tear_down(walk: _Walk, reader: CaptureReader, shard: Shard | None, on_progr
     counts: dict[str, int] = {}
     for tally in (undecodable, too_deep, inner_lost, *tallies.values()):
         counts.update(tally.by_kind)
-    return ExtractResult(reader.format, reader.packets, reader.partial, manifest, table.observations(capture_id),
+    # a shard sends its facts as plain rows (Shard.collect), not observations
+    observations = table.observations(capture_id) if shard is None else []
+    return ExtractResult(reader.format, reader.packets, reader.partial, manifest, observations,
                          hosts, walk.spilled.count, walk.first_time, walk.last_time,
                          {k: v for k, v in notes.items() if v}, notices.kept, dict(sorted(counts.items())))
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 from ..errors import UnusableCapture
 from ..ingest.gunzip import Gunzip, GzipDamaged, TooCompressed
@@ -36,6 +37,32 @@ OPT_END, OPT_TSRESOL, OPT_TSOFFSET = 0, 9, 14
 MIN_BLOCK = {EPB: 32, PB: 32, SPB: 16, IDB: 20, SHB: 28}
 
 Record = tuple[int, float, int, memoryview]  # linktype, timestamp, original length, data
+
+
+class RecordSource(Protocol):
+    """What extract's walk reads records from: a `CaptureReader`, or a byte-range shard's
+    `SpillReader` (extract/spill.py), which also has `numbered`."""
+
+    format: str
+    packets: int  #: the capture's records (read so far)
+    partial: str | None
+    total_bytes: int
+
+    @property
+    def bytes_read(self) -> int: ...
+
+    def records(self) -> Iterator[Record]: ...
+
+    def close(self) -> None: ...
+
+
+class Numbered(Protocol):
+    """A source of some of a capture's records, not all: the capture's number of the record it
+    yielded last (`frame`), and the capture's clock (its latest time) at a frame (`now_at`)."""
+
+    frame: int
+
+    def now_at(self, frame: int) -> float: ...
 
 
 RATIO_SETTING = "TRACEPCAP_MAX_DECOMPRESSION_RATIO"
@@ -276,7 +303,7 @@ class CaptureReader:
             self._pos = at + blen
             body = at + 8
             if btype == IDB:
-                interfaces.append(self._interface(order, body, at + blen - 4))
+                interfaces.append(interface_of(self._buf, order, body, at + blen - 4))
                 if self._recorder is not None:
                     self._recorder.interface(bytes(self._buf[at:at + blen]), *interfaces[-1])
             elif packet is not None:
@@ -289,21 +316,25 @@ class CaptureReader:
                 yield linktype, last_ts, orig, memoryview(self._buf)[data:data + incl]
             # every other block type (statistics, name resolution, custom, unknown) is skipped
 
-    def _interface(self, order: str, body: int, end: int) -> tuple[int, int, float]:
-        linktype = struct.unpack_from(order + "H", self._buf, body)[0]
-        units, offset = 1_000_000, 0.0
-        at = body + 8
-        while at + 4 <= end:
-            code, length = struct.unpack_from(order + "HH", self._buf, at)
-            if code == OPT_END:
-                break
-            if at + 4 + length > end:
-                break  # an option overrunning its block: keep what the earlier ones said
-            value = self._buf[at + 4:at + 4 + length]
-            if code == OPT_TSRESOL and length >= 1:
-                res = value[0]
-                units = 2 ** (res & 0x7F) if res & 0x80 else 10 ** res
-            elif code == OPT_TSOFFSET and length == 8:
-                offset = float(struct.unpack(order + "q", value)[0])
-            at += 4 + length + (-length % 4)
-        return linktype, max(units, 1), offset
+
+def interface_of(buf: bytes, order: str, body: int, end: int) -> tuple[int, int, float]:
+    """An interface description block's (link type, ticks per second, offset in seconds), from
+    its body at `body` up to its trailing length at `end`: what its packets' times need (also
+    read by extract/ranges.py for a range that starts after it)."""
+    linktype = struct.unpack_from(order + "H", buf, body)[0]
+    units, offset = 1_000_000, 0.0
+    at = body + 8
+    while at + 4 <= end:
+        code, length = struct.unpack_from(order + "HH", buf, at)
+        if code == OPT_END:
+            break
+        if at + 4 + length > end:
+            break  # an option overrunning its block: keep what the earlier ones said
+        value = buf[at + 4:at + 4 + length]
+        if code == OPT_TSRESOL and length >= 1:
+            res = value[0]
+            units = 2 ** (res & 0x7F) if res & 0x80 else 10 ** res
+        elif code == OPT_TSOFFSET and length == 8:
+            offset = float(struct.unpack(order + "q", value)[0])
+        at += 4 + length + (-length % 4)
+    return linktype, max(units, 1), offset

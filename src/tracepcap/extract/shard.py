@@ -1,9 +1,11 @@
-"""Which packets one shard of a sharded walk keeps, and what it reports for the merge.
+"""Which shard of a sharded walk owns each frame, and what a shard reports for the merge.
 
-Every shard streams the whole capture and decodes each frame's headers; it keeps a frame
-when the frame's shard key hashes (`shard_of`: integer arithmetic, stable across processes and
-machines, unlike Python's salted `hash()`) to its index. The key is chosen so that every piece of state the
-walk keeps lives inside one shard:
+A frame belongs to the shard its shard key hashes to (`shard_of`: integer arithmetic, stable
+across processes and machines, unlike Python's salted `hash()`): `raw_owner` from its bytes
+when it can, else `packet_owner` from the decoded frame. A shard that streams the whole
+capture keeps its own frames (`Shard.keep_raw`, `keep`); a byte-range shard is handed only
+its own (extract/spill.py routes them with the same two functions: `Shard(given=True)`).
+The key is chosen so that every piece of state the walk keeps lives inside one shard:
 
 - A flow (FlowTable's key) never spans shards: a plain TCP segment is keyed by its
   direction-normalised 5-tuple; every other IP packet (UDP, ICMP, GRE, IP-in-IP, ...) by
@@ -19,11 +21,11 @@ walk keeps lives inside one shard:
 - What cannot be routed that way is flagged, and the merge then falls back to one walk:
   DHCP inside a tunnel, and ARP/LLDP/CDP inside a tunnel in a capture that has LLDP or CDP.
 
-Most frames are never decoded by the shards that do not keep them: `keep_raw` reads the
+Most frames are never decoded by the shards that do not keep them: `raw_owner` reads the
 key of an Ethernet frame's plain IPv4/IPv6 TCP/UDP/ICMP header straight from its bytes (the
-same key `flow_key` gives the decoded packet) and skips the frame; what it cannot read so
-simply (other link types, VLAN stacks past the decoder's, IPv6 extension headers, non-IP,
-short frames) is decoded and decided by `keep`. A frame that does not decode belongs to the
+same key `flow_key` gives the decoded packet); what it cannot read so simply (other link
+types, VLAN stacks past the decoder's, IPv6 extension headers, non-IP, short frames) is
+decoded and decided by `packet_owner`. A frame that does not decode belongs to the
 shard its raw key names, else to GLOBAL: each frame is counted by exactly one shard.
 """
 
@@ -73,10 +75,71 @@ def _link_announcement(pkt: Packet) -> bool:
     return pkt.ethertype == ETHERTYPE_LLDP or 0 < pkt.ethertype <= LENGTH_FIELD_MAX
 
 
+def raw_owner(linktype: int, buf, count: int) -> int | None:
+    """The shard an Ethernet frame's plain IPv4/IPv6 TCP/UDP/ICMP header names, read in place
+    (the shard `packet_owner` gives the decoded packet); None when it must be decoded to tell."""
+    if linktype != LINKTYPE_ETHERNET or len(buf) < 38:
+        return None
+    ethertype, at, tags = buf[12] << 8 | buf[13], 14, 0
+    while ethertype in VLAN_TPIDS and tags < MAX_TAGS:
+        if len(buf) < at + 4:
+            return None
+        ethertype, at, tags = buf[at + 2] << 8 | buf[at + 3], at + 4, tags + 1
+    if ethertype == ETHERTYPE_IPV4:
+        if len(buf) < at + 20:
+            return None
+        first = buf[at]
+        if first >> 4 != 4 or first & 0x0F < 5:
+            return None
+        proto, fragment = buf[at + 9], (buf[at + 6] << 8 | buf[at + 7]) & 0x1FFF
+        src, dst = IPV4_ENDS.unpack_from(buf, at + 12)
+        l4 = at + (first & 0x0F) * 4
+    elif ethertype == ETHERTYPE_IPV6:
+        if len(buf) < at + 40 or buf[at] >> 4 != 6 or buf[at + 6] not in RAW_IPV6_PROTOS:
+            return None
+        proto, fragment = buf[at + 6], 0
+        s0, s1, d0, d1 = IPV6_ENDS.unpack_from(buf, at + 8)
+        src, dst = s0 << 64 | s1, d0 << 64 | d1
+        l4 = at + 40
+    else:
+        return None
+    if (proto in (PROTO_TCP, PROTO_UDP)) and not fragment:
+        if len(buf) < l4 + 4:
+            return None
+        sport, dport = PORTS.unpack_from(buf, l4)
+        if proto == PROTO_TCP:
+            src, dst = src << 16 | sport, dst << 16 | dport
+        elif sport in GLOBAL_UDP_PORTS or dport in GLOBAL_UDP_PORTS:
+            return GLOBAL
+    return shard_of((proto, src, dst) if src <= dst else (proto, dst, src), count)
+
+
+def outermost(pkt: Packet) -> Packet:
+    while pkt.outer is not None:
+        pkt = pkt.outer
+    return pkt
+
+
+def packet_owner(pkt: Packet, count: int) -> int:
+    """The shard a decoded frame belongs to: its outermost IP layer's flow key's, GLOBAL for
+    what spans flows (module doc)."""
+    outer = outermost(pkt)
+    if outer.src is None:
+        return GLOBAL
+    if outer.proto == PROTO_UDP and not outer.fragment and (
+            outer.sport in GLOBAL_UDP_PORTS or outer.dport in GLOBAL_UDP_PORTS):
+        return GLOBAL
+    if count == 1:
+        return GLOBAL
+    return shard_of(flow_key(outer), count)
+
+
 @dataclass(slots=True)
 class Shard:
-    """One shard of `count`: the pipeline calls `keep` for every decoded frame and
-    `keep_undecodable` for one that did not decode, and `collect` once at the end."""
+    """One shard of `count`: the pipeline calls `keep_raw` for every frame, `keep` for every
+    decoded one and `keep_undecodable` for one that did not decode, and `collect` once at the
+    end. A `given` shard (a byte-range shard, extract/spill.py) is handed only its own frames:
+    it keeps them all, and notes what the merge must know of them."""
 
     index: int
     count: int
@@ -84,74 +147,36 @@ class Shard:
     inner_arp: bool = False  #: ARP inside an IP tunnel (in a frame this shard kept)
     conflicts: set[str] = field(default_factory=set)  #: what forces one walk instead
     extractors: dict = field(default_factory=dict)  #: name -> (bugs, first bug, evicted, note)
+    facts: list[tuple] = field(default_factory=list)  #: the fact table's rows (FactTable.rows)
     tallies: dict = field(default_factory=dict)  #: decoder/decapsulation notice counts
     tunnelled: int = 0
     #: flows held at each checkpoint before silent ones leave, and at the end: summed over
     #: the shards, what one walk would hold (extract/flows.py)
     flow_peaks: list[int] = field(default_factory=list)
+    given: bool = False  #: handed only its own frames (they were routed by `owner`)
     mine: bool | None = None  #: the last raw decision: kept by key, or None (decode to decide)
 
     def keep_raw(self, linktype: int, buf) -> bool:
         """False when the frame's raw key names another shard (it is then not decoded)."""
-        self.mine = None
-        if linktype != LINKTYPE_ETHERNET or len(buf) < 38:
+        if self.given:
+            self.mine = None
             return True
-        ethertype, at, tags = buf[12] << 8 | buf[13], 14, 0
-        while ethertype in VLAN_TPIDS and tags < MAX_TAGS:
-            if len(buf) < at + 4:
-                return True
-            ethertype, at, tags = buf[at + 2] << 8 | buf[at + 3], at + 4, tags + 1
-        if ethertype == ETHERTYPE_IPV4:
-            if len(buf) < at + 20:
-                return True
-            first = buf[at]
-            if first >> 4 != 4 or first & 0x0F < 5:
-                return True
-            proto, fragment = buf[at + 9], (buf[at + 6] << 8 | buf[at + 7]) & 0x1FFF
-            src, dst = IPV4_ENDS.unpack_from(buf, at + 12)
-            l4 = at + (first & 0x0F) * 4
-        elif ethertype == ETHERTYPE_IPV6:
-            if len(buf) < at + 40 or buf[at] >> 4 != 6 or buf[at + 6] not in RAW_IPV6_PROTOS:
-                return True
-            proto, fragment = buf[at + 6], 0
-            s0, s1, d0, d1 = IPV6_ENDS.unpack_from(buf, at + 8)
-            src, dst = s0 << 64 | s1, d0 << 64 | d1
-            l4 = at + 40
-        else:
-            return True
-        if (proto in (PROTO_TCP, PROTO_UDP)) and not fragment:
-            if len(buf) < l4 + 4:
-                return True
-            sport, dport = PORTS.unpack_from(buf, l4)
-            if proto == PROTO_TCP:
-                src, dst = src << 16 | sport, dst << 16 | dport
-            elif sport in GLOBAL_UDP_PORTS or dport in GLOBAL_UDP_PORTS:
-                self.mine = self.index == GLOBAL
-                return self.mine
-        self.mine = shard_of((proto, src, dst) if src <= dst else (proto, dst, src), self.count) == self.index
-        return self.mine
+        owner = raw_owner(linktype, buf, self.count)
+        self.mine = None if owner is None else owner == self.index
+        return self.mine is not False
 
     def keep_undecodable(self, frame: int) -> bool:
-        return self.index == GLOBAL if self.mine is None else self.mine
+        return self.given or (self.index == GLOBAL if self.mine is None else self.mine)
 
     def keep(self, pkt: Packet) -> bool:
-        outer = pkt
-        while outer.outer is not None:
-            outer = outer.outer
+        outer = outermost(pkt)
         if outer is not pkt:  # tunnelled: goes with its outermost carrier
             self._inner(pkt)
         if self.mine is not None:  # decided by its raw key
             return True
-        if outer.src is None:
-            if _link_announcement(outer):
-                self.announcements = True
-            return self.index == GLOBAL
-        if outer.proto == PROTO_UDP and not outer.fragment and (
-                outer.sport in GLOBAL_UDP_PORTS or outer.dport in GLOBAL_UDP_PORTS):
-            return self.index == GLOBAL
-        if self.count == 1:
-            return True
-        return shard_of(flow_key(outer), self.count) == self.index
+        if outer.src is None and _link_announcement(outer):
+            self.announcements = True
+        return self.given or packet_owner(pkt, self.count) == self.index
 
     def _inner(self, pkt: Packet) -> None:
         if pkt.src is None:
@@ -163,8 +188,10 @@ class Shard:
                 pkt.sport in GLOBAL_UDP_PORTS or pkt.dport in GLOBAL_UDP_PORTS):
             self.conflicts.add("DHCP inside a tunnel")
 
-    def collect(self, undecodable, tunnelled: int, too_deep, inner_lost, instances, tallies) -> None:
-        """What the merge needs beyond ExtractResult (manifest_rows' inputs, as plain data)."""
+    def collect(self, undecodable, tunnelled: int, too_deep, inner_lost, instances, tallies, table) -> None:
+        """What the merge needs beyond ExtractResult (manifest_rows' inputs and the facts, as
+        plain data)."""
+        self.facts = table.rows()
         self.tunnelled = tunnelled
         self.tallies = {"decoder": dict(undecodable.by_kind), "too-deep": dict(too_deep.by_kind),
                         "inner-lost": dict(inner_lost.by_kind)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -40,6 +41,8 @@ DECOMPRESSED_SUFFIX = ".decompressed"  #: a gzip'd capture decompressed for rand
 INFLATE_PREFIX = ".inflate-"  #: that copy while it is written, beside the capture (same module)
 #: an upload writes its temporary file at every chunk; one untouched this long is an orphan
 STALE_UPLOAD_SECONDS = 3600
+#: a sharded walk's working directory beside its capture (extract/spill.py: spill files, runs)
+SHARD_DIR_PREFIX = ".tracepcap-shards-"
 
 
 def capture_path(capture_dir: Path, sha256: str) -> Path:
@@ -103,8 +106,8 @@ def store_capture(session: Session, capture_dir: Path, source: BinaryIO | Iterab
 
 
 def sweep_stale_uploads(capture_dir: Path, *, older_than: float = STALE_UPLOAD_SECONDS) -> int:
-    """Remove temporary upload files, and half-written decompressed copies of the frame view,
-    untouched for `older_than` seconds (left by a process that was killed mid-write); return
+    """Remove temporary upload files, half-written decompressed copies of the frame view and
+    the working directories of sharded walks, untouched for `older_than` seconds (left by a process that was killed mid-write); return
     how many. Writes in progress touch their file at every chunk, so they are fresh and stay."""
     if not capture_dir.is_dir():
         return 0
@@ -117,8 +120,17 @@ def sweep_stale_uploads(capture_dir: Path, *, older_than: float = STALE_UPLOAD_S
                 removed += 1
         except FileNotFoundError:  # finished or swept by another process meanwhile
             continue
+    for work in capture_dir.glob(f"*/{SHARD_DIR_PREFIX}*"):
+        try:  # a live walk writes in it; judged by its newest file
+            newest = max([work.stat().st_mtime, *(f.stat().st_mtime for f in work.iterdir())])
+        except FileNotFoundError:
+            continue
+        if newest < cutoff:
+            shutil.rmtree(work, ignore_errors=True)
+            removed += 1
     if removed:
-        log.info("removed %d temporary files of uploads or decompressed copies that never finished", removed)
+        log.info("removed %d temporary files of uploads, decompressed copies or sharded walks that never "
+                 "finished", removed)
     return removed
 
 
