@@ -68,6 +68,10 @@ class Traffic:
     peers: set[str] = field(default_factory=set)  # every address it exchanged a packet with
 
 
+#: the kinds `HostFacts.owned_macs` reads (`owned_vendors` reads OUI_VENDOR besides), and those
+#: `HostFacts.locality` reads: what a signal calling them consults (signals/__init__.py, CONSULTS)
+OWNED_MAC_KINDS = (MAC, IP_MAC_BINDING, DST_MAC)
+LOCALITY_KINDS = (MAC, TTL, TUNNELLED)
 BINDING_SOURCES = {"arp": "ARP", "ndp": "ND", "dhcp": "a DHCP lease"}  # fact source -> what bound, for reasons
 STREAM_ROWS = 5000  # rows fetched at a time: the whole result is never buffered
 NO_PEERS: frozenset[str] = frozenset()  # shared by every host without peers of a kind; read-only
