@@ -32,6 +32,7 @@ from .registry import Registry
 
 log = logging.getLogger(__name__)
 ANALYST_SIGNAL = "analyst-evidence"
+HUMAN_ASSISTED_REMARK = "a machine suggestion until a human accepts it"
 
 
 class MissingReasons(TracePcapError):
@@ -78,27 +79,9 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
                                     Candidate(d.label, "machine", 0, (), (), info))
     ranking = board.ranking()
     candidates = [_candidate(t) for t in ranking]
-    best = ranking[0] if ranking and ranking[0].score > 0 else None
-    second = _rival(adj, ranking)
-    parent_of, stopped = (), None  # a parent-level answer: the children, and the note saying why
-    if best is None:
-        primary, confidence, contested, basis, capped = adj.unknown_label, 0, False, Basis.MACHINE, None
-        if not candidates:
-            reason = "no signal found evidence for any label among this host's facts (+0)"
-            candidates = [Candidate(adj.unknown_label, "machine", 0, (reason,), ())]
-    else:
-        margin = best.score - max(second.score, 0) if second else best.score
-        confidence = _confidence(adj, margin)
-        disputed = any(v.weight < 0 for v in best.votes)  # evidence against the leader
-        contested = disputed or (second is not None and second.score > 0 and confidence < adj.contest_below)
-        primary = None if contested else best.label
-        strongest = max(best.votes, key=lambda v: v.weight)
-        basis = Basis.REPORTED if strongest.grade == Grade.REPORTED else Basis.MACHINE
-        confidence, capped = _supported(confidence, best)
-        if contested and not disputed and (family := _common_parent(adj, ranking, notes.dismissals)):
-            primary, parent_of, stopped, confidence = family
-            contested = False
-            confidence, capped = _supported(confidence, best)
+    primary, basis, confidence, contested, capped, parent_of, stopped = _weigh(adj, ranking, notes.dismissals)
+    if not candidates:
+        candidates = [Candidate(adj.unknown_label, "machine", 0, (NO_EVIDENCE,), ())]
     override, remarks, stale_since = None, [], None
     deferred = _deferred_label(adj, notes.deferred)
     if notes.override is not None:
@@ -120,7 +103,7 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
         primary, basis, confidence, contested = deferred, Basis.HUMAN, 100, False
         remarks.append(f"{adj.defers.question} confirmed by {d.actor} as {d.label}")
     elif adj.tier == Tier.HUMAN_ASSISTED and primary is not None:
-        remarks.append("a machine suggestion until a human accepts it")
+        remarks.append(HUMAN_ASSISTED_REMARK)
     if basis == Basis.HUMAN:
         parent_of = ()  # a human's answer is at the level they gave it
     elif stopped:
@@ -130,6 +113,75 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     return Verdict(key.question, key.capture_id, key.entity_key, primary, basis, confidence, contested,
                    tuple(candidates + dismissed_candidates), override,
                    tuple(c.label for c in dismissed_candidates), tuple(remarks), stale_since, parent_of)
+
+
+NO_EVIDENCE = "no signal found evidence for any label among this host's facts (+0)"
+
+
+def _weigh(adj: Adjudicator, ranking: list[Tally], dismissals: Sequence[Dismissal]
+           ) -> tuple[str | None, Basis, int, bool, str | None, tuple[str, ...], str | None]:
+    """What the ranked votes say, before any human word: (answer, basis, confidence, contested,
+    the remark on a capped confidence, the children of a parent-level answer, the note saying
+    why it stopped at the parent)."""
+    best = ranking[0] if ranking and ranking[0].score > 0 else None
+    parent_of: tuple[str, ...] = ()
+    stopped = None
+    if best is None:
+        return adj.unknown_label, Basis.MACHINE, 0, False, None, parent_of, stopped
+    second = _rival(adj, ranking)
+    margin = best.score - max(second.score, 0) if second else best.score
+    confidence = _confidence(adj, margin)
+    disputed = any(v.weight < 0 for v in best.votes)  # evidence against the leader
+    contested = disputed or (second is not None and second.score > 0 and confidence < adj.contest_below)
+    primary = None if contested else best.label
+    strongest = max(best.votes, key=lambda v: v.weight)
+    basis = Basis.REPORTED if strongest.grade == Grade.REPORTED else Basis.MACHINE
+    confidence, capped = _supported(confidence, best)
+    if contested and not disputed and (family := _common_parent(adj, ranking, dismissals)):
+        primary, parent_of, stopped, confidence = family
+        contested = False
+        confidence, capped = _supported(confidence, best)
+    return primary, basis, confidence, contested, capped, parent_of, stopped
+
+
+def machine_row(adj: Adjudicator, capture_id: str, entity: str, votes: Sequence[Vote]) -> tuple[tuple, Answer] | None:
+    """`decide` without annotations, straight to what `Decided` keeps: the verdict row
+    (VERDICT_KEYS, its document as JSON text, equal to `json.dumps(verdict.to_document())`) and
+    the machine Answer signals read, without a Candidate, VoteView or Verdict per entity (a
+    many-host capture's os-family and vendor-model verdicts were a fifth of Scan). None when
+    the verdict could not be kept: votes unlike the stored ones (a list of frames, an int
+    subclass, an author) or a vote without a reason (`decide` and `_check_reasons` say why)."""
+    board = ScoreBoard(adj.vocabulary, adj.label_key)
+    for vote in votes:
+        if type(vote.weight) is not int or type(vote.frames) is not tuple or vote.author is not None \
+                or not vote.reason.strip():
+            return None
+        board.add(vote)
+    ranking = board.ranking()
+    if not ranking:
+        return None
+    primary, basis, confidence, contested, capped, parent_of, stopped = _weigh(adj, ranking, ())
+    remarks = []
+    if adj.tier == Tier.HUMAN_ASSISTED and primary is not None:
+        remarks.append(HUMAN_ASSISTED_REMARK)
+    if stopped:
+        remarks.append(stopped)
+    if capped and not contested:
+        remarks.append(capped)
+    candidates = [{"label": t.label, "source": "analyst" if all(v.signal == ANALYST_SIGNAL for v in t.votes)
+                   else "machine", "score": t.score, "reasons": [v.reason for v in t.votes],
+                   "votes": [{"signal": v.signal, "weight": v.weight, "grade": v.grade, "reason": v.reason,
+                              "frames": list(v.frames)} for v in t.votes]}
+                  for t in ranking]
+    document = {"question": adj.question, "capture_id": capture_id, "entity_key": entity, "primary_label": primary,
+                "basis": str(basis), "confidence": confidence, "contested": contested, "candidates": candidates,
+                "override": None, "dismissed": [], "notes": remarks, "stale_since": None,
+                "parent_of": list(parent_of)}
+    label = adj.unknown_label if primary is None else primary
+    carried = {adj.label_key(x) for x in (label, *parent_of)}
+    backing = sorted({v.signal for t in ranking if adj.label_key(t.label) in carried for v in t.votes if v.weight > 0})
+    return ((entity, primary, str(basis), confidence, contested, json.dumps(document)),
+            Answer(adj.question, label, confidence, parent_of, tuple(backing)))
 
 
 def _rival(adj: Adjudicator, ranking: list[Tally]) -> Tally | None:
@@ -378,6 +430,7 @@ class Decided:
         #: question -> the fields after the key of the verdict of an entity without votes, and
         #: its document's JSON text before and after the entity key (`_unvoted`)
         self._unvoted_made: dict[str, tuple[tuple, str, str]] = {}
+        self._unvoted_answers: dict[str, Answer] = {}
 
     def __enter__(self) -> Decided:
         return self
@@ -393,6 +446,22 @@ class Decided:
                          Annotations(None, [], []))
         self.keep(verdict, votes)
         return verdict
+
+    def answer(self, question: str, entity: str, votes: list[Vote]) -> Answer:
+        """The machine answer of `question` for `entity` from `votes` alone, its verdict kept
+        (`decide`'s), made straight from the votes where it can be (`machine_row`)."""
+        adj = self.registry.get(question)
+        if votes and (made := machine_row(adj, self.capture_id, entity, votes)) is not None:
+            row, answer = made
+            self._keep_row(question, entity, row)
+            return answer
+        verdict = self.decide(question, entity, votes)
+        if votes:
+            return answer_of(adj, verdict)
+        unvoted = self._unvoted_answers.get(question)  # the same for every entity without votes
+        if unvoted is None:
+            unvoted = self._unvoted_answers[question] = answer_of(adj, verdict)
+        return unvoted
 
     def _unvoted(self, question: str, entity: str) -> Verdict:
         """The verdict of an entity without votes: the question's one such verdict with its key,
@@ -442,7 +511,7 @@ class Decided:
         if question not in self.registry:
             return
         for entity in entities:
-            self.decide(question, entity, grouped.pop(entity, []))
+            self.answer(question, entity, grouped.pop(entity, []))
 
     def keep(self, verdict: Verdict, votes: list[Vote]) -> None:
         question, entity = verdict.question, verdict.entity_key
@@ -502,17 +571,21 @@ def machine_answer(registry: Registry, decided: Decided | None = None) -> Callab
     votes alone, no human annotation, with the signals that carry it. With `decided`, each
     verdict is kept there for Adjudicate (`Decided`)."""
     def answer(question: str, entity: str, votes: list[Vote]) -> Answer:
-        adj = registry.get(question)
         if decided is not None:
-            verdict = decided.decide(question, entity, votes)
-        else:
-            verdict = decide(adj, Key(question, "", entity), votes, Annotations(None, [], []))
-        label = adj.unknown_label if verdict.primary_label is None else verdict.primary_label
-        carried = {adj.label_key(x) for x in (label, *verdict.parent_of)}
-        backing = sorted({v.signal for c in verdict.candidates if adj.label_key(c.label) in carried
-                          for v in c.votes if v.weight > 0})
-        return Answer(question, label, verdict.confidence, verdict.parent_of, tuple(backing))
+            return decided.answer(question, entity, votes)
+        adj = registry.get(question)
+        return answer_of(adj, decide(adj, Key(question, "", entity), votes, Annotations(None, [], [])))
     return answer
+
+
+def answer_of(adj: Adjudicator, verdict: Verdict) -> Answer:
+    """A machine verdict as the signals that read its question see it: its label, confidence,
+    the children of a parent-level answer, and the signals whose votes carry it."""
+    label = adj.unknown_label if verdict.primary_label is None else verdict.primary_label
+    carried = {adj.label_key(x) for x in (label, *verdict.parent_of)}
+    backing = sorted({v.signal for c in verdict.candidates if adj.label_key(c.label) in carried
+                      for v in c.votes if v.weight > 0})
+    return Answer(verdict.question, label, verdict.confidence, verdict.parent_of, tuple(backing))
 
 
 def rerun_many(session: Session, registry: Registry, keys: set[Key]) -> None:
