@@ -340,24 +340,24 @@ def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str, dec
         votes = _votes(session, capture_id, adj.question, fresh) if fresh else defaultdict(list)
     now = datetime.now(UTC)
 
+    question = adj.question
+
     def rows():  # made as they are inserted: a many-host capture's documents are never all in memory
-        for ip in hosts:
+        for ip in hosts:  # tuples of VERDICT_ROW_KEYS
             if kept is not None and ip not in kept.unkept:
                 made = kept.next(ip)
                 if ip not in notes:
-                    yield {"capture_id": capture_id, "question": adj.question, "entity_key": ip,
-                           "primary_label": made[1], "basis": made[2], "confidence": made[3], "contested": made[4],
-                           "document": made[5], "updated_at": now}
+                    yield (capture_id, question, *made, now)
                     continue
-            verdict = decide(adj, Key(adj.question, capture_id, ip), votes.pop(ip, []), notes[ip])
+            verdict = decide(adj, Key(question, capture_id, ip), votes.pop(ip, []), notes[ip])
             _check_reasons(verdict)
-            row = _row(verdict, now)
-            if kept is not None:  # the kept documents are JSON text: so are these
-                row["document"] = json.dumps(row["document"])
-            yield row
+            document = verdict.to_document()
+            yield (capture_id, question, ip, verdict.primary_label, str(verdict.basis), verdict.confidence,
+                   verdict.contested, document if kept is None else json.dumps(document), now)  # kept: JSON text
     session.execute(delete(VerdictRow).where(VerdictRow.capture_id == capture_id,
-                                             VerdictRow.question == adj.question))
-    return insert_rows(session, VerdictRow, rows(), batch=2000, encoded=("document",) if kept is not None else ())
+                                             VerdictRow.question == question))
+    return insert_rows(session, VerdictRow, rows(), batch=2000, keys=VERDICT_ROW_KEYS,
+                       encoded=("document",) if kept is not None else ())
 
 
 def adjudicate_held(session: Session, registry: Registry, capture_id: str,
@@ -428,9 +428,8 @@ class Decided:
         self._keys: dict[str, list[str]] = {}
         self._unkept: dict[str, set[str]] = {}
         #: question -> the fields after the key of the verdict of an entity without votes, and
-        #: its document's JSON text before and after the entity key (`_unvoted`)
-        self._unvoted_made: dict[str, tuple[tuple, str, str]] = {}
-        self._unvoted_answers: dict[str, Answer] = {}
+        #: its document's JSON text before and after the entity key, and its answer (`_unvoted`)
+        self._unvoted_made: dict[str, tuple[tuple, str, str, Answer]] = {}
 
     def __enter__(self) -> Decided:
         return self
@@ -455,21 +454,25 @@ class Decided:
             row, answer = made
             self._keep_row(question, entity, row)
             return answer
-        verdict = self.decide(question, entity, votes)
-        if votes:
-            return answer_of(adj, verdict)
-        unvoted = self._unvoted_answers.get(question)  # the same for every entity without votes
-        if unvoted is None:
-            unvoted = self._unvoted_answers[question] = answer_of(adj, verdict)
-        return unvoted
+        if not votes:  # the same answer for every entity without votes: only its row is made
+            return self._keep_unvoted(question, entity)[3]
+        return answer_of(adj, self.decide(question, entity, votes))
 
     def _unvoted(self, question: str, entity: str) -> Verdict:
         """The verdict of an entity without votes: the question's one such verdict with its key,
-        and its document's JSON text (`keep`'s) made from the same text with its entity key."""
+        its row kept (`_keep_unvoted`)."""
+        after_key = self._keep_unvoted(question, entity)[0]
+        return Verdict(question, self.capture_id, entity, *after_key)
+
+    def _keep_unvoted(self, question: str, entity: str) -> tuple[tuple, str, str, Answer]:
+        """Keep the row of an entity without votes: the question's one such verdict with its
+        key, its document's JSON text made from the same text with its entity key. Returns
+        what every such verdict shares: its fields after the key, the document's text before
+        and after the key, its answer."""
         made = self._unvoted_made.get(question)
         if made is None:
-            template = decide(self.registry.get(question), Key(question, self.capture_id, ""), [],
-                              Annotations(None, [], []))
+            adj = self.registry.get(question)
+            template = decide(adj, Key(question, self.capture_id, ""), [], Annotations(None, [], []))
             _check_reasons(template)
             document = template.to_document()
             # the document's first keys are question, capture_id, entity_key (Verdict.to_document)
@@ -478,12 +481,12 @@ class Decided:
             head = f'{{"question": {json.dumps(question)}, "capture_id": {json.dumps(self.capture_id)}, "entity_key": '
             rest = json.dumps({k: v for k, v in document.items() if k not in ("question", "capture_id", "entity_key")})
             after_key = tuple(getattr(template, f.name) for f in fields(Verdict)[3:])
-            made = self._unvoted_made[question] = (after_key, head, ", " + rest[1:])
-        after_key, head, tail = made
-        verdict = Verdict(question, self.capture_id, entity, *after_key)
-        self._keep_row(question, entity, (entity, verdict.primary_label, str(verdict.basis), verdict.confidence,
-                                          verdict.contested, head + json.dumps(entity) + tail))
-        return verdict
+            made = self._unvoted_made[question] = (after_key, head, ", " + rest[1:], answer_of(adj, template))
+        after_key, head, tail, _ = made
+        primary, basis, confidence, contested = after_key[:4]
+        self._keep_row(question, entity, (entity, primary, str(basis), confidence, contested,
+                                          head + json.dumps(entity) + tail))
+        return made
 
     def decide_rest(self, votes: Iterable[Sequence], entities: list[str], questions: Iterable[str]) -> None:
         """Decide and keep each of `questions` (those Scan voted on) not decided as the votes
@@ -549,6 +552,8 @@ class Decided:
 
 
 VERDICT_KEYS = ("entity_key", "primary_label", "basis", "confidence", "contested", "document")
+#: a verdict row as Adjudicate writes it: the capture and question, a kept row's columns, the time
+VERDICT_ROW_KEYS = ("capture_id", "question", *VERDICT_KEYS, "updated_at")
 
 
 class _Kept:
