@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
+from itertools import chain
 from sys import intern
 from types import MappingProxyType
 from typing import NamedTuple
@@ -160,10 +161,10 @@ class CaptureContext:
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value, ObservationRow.source,
             ObservationRow.grade, ObservationRow.first_frame, ObservationRow.last_frame,
             ObservationRow.count).where(ObservationRow.capture_id == capture_id)
-            .execution_options(yield_per=STREAM_ROWS))
+            .execution_options(yield_per=STREAM_ROWS)).partitions()  # a batch at a time, not a fetch per row
         # a many-host capture repeats a few kinds, sources, grades and values (TTLs, vendors,
         # ports) hundreds of thousands of times: one string object each, not one per row
-        for entity, kind, value, source, grade, first, last, count in rows:
+        for entity, kind, value, source, grade, first, last, count in chain.from_iterable(rows):
             facts[intern(entity)].append(Fact(intern(kind), intern(value), intern(source), intern(grade),
                                       first, last, count))
         loaded_claims = tuple(sorted(e for e in facts if CLAIM_MARK in e and claim_of(e) is not None))
@@ -186,9 +187,9 @@ class CaptureContext:
             Conversation.packets_fwd, Conversation.packets_rev, Conversation.bytes_fwd, Conversation.bytes_rev,
             Conversation.first_time, Conversation.last_time,
             Conversation.initiator).where(Conversation.capture_id == capture_id)
-            .execution_options(yield_per=STREAM_ROWS))
+            .execution_options(yield_per=STREAM_ROWS)).partitions()
         for (proto, src, dst, dport, packets_fwd, packets_rev, bytes_fwd, bytes_rev, first, last,
-             initiator) in conversations:
+             initiator) in chain.from_iterable(conversations):
             src, dst = intern(src), intern(dst)  # held in many peers sets: one object per address
             a, b = tallies[src], tallies[dst]
             a[0] += 1

@@ -288,8 +288,8 @@ def host_documents(session: Session, capture_id: str, registry: Registry) -> Ite
     entities = (select(Entity.position, Entity.key, Entity.ip, Entity.addresses, Entity.locality,
                        Entity.locality_reason, Entity.randomised, *traffic_read.COLUMNS)
                 .where(by_entity).order_by(Entity.position))
-    for position, key, ip, addresses, locality, locality_reason, randomised, *counts in session.connection().execute(
-            entities.execution_options(yield_per=2000)):
+    for position, key, ip, addresses, locality, locality_reason, randomised, *counts in chain.from_iterable(
+            session.connection().execute(entities.execution_options(yield_per=2000)).partitions()):
         # the union of the entity's addresses' and MACs' facts: one per (kind, value, source)
         merged: dict[tuple[str, str, str], list] = {}
         for _, kind, value, source, grade, first, last, count in facts.take(position):
