@@ -157,6 +157,8 @@ def kinds_read(db, ids, signals, monkeypatch) -> dict[str, set[str]]:
                 for signal in question_signals:
                     # what one signal read of a host and kept is read again by the next
                     context._main_ttls.clear()
+                    context._owned.clear()
+                    context._owned_vendors.clear()
                     knowledge._MATCHED.pop(context, None)
                     clouds._ENDPOINTS.pop(context, None)
                     RecordingKinds.reading = read.setdefault(f"{question}/{signal_name(signal)}", set())

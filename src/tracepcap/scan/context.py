@@ -149,6 +149,10 @@ class CaptureContext:
         self._entity_views: dict[str, HostFacts] = {}
         self._merged_traffic: dict[str, Traffic] = {}
         self._main_ttls: dict[tuple[str | None, str | None], Fact | None] = {}
+        #: HostFacts.owned_macs and owned_vendors per (address, entity key): several signals of
+        #: several questions ask them of every host
+        self._owned: dict[tuple[str | None, str | None], tuple[Fact, ...]] = {}
+        self._owned_vendors: dict[tuple[str | None, str | None], tuple[Fact, ...]] = {}
         #: the claim holders (entities.claim_holder) an earlier scan moved facts to, as loaded:
         #: their facts are back on their addresses here, and this scan decides the claims again
         self.loaded_claims: tuple[str, ...] = ()
@@ -751,6 +755,13 @@ class HostFacts:
         """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with). A
         device that never sent IP from a MAC it owns (a gateway that only answers ARP and
         forwards) is witnessed by the ARP/ND binding of that MAC instead."""
+        key = (self.ip, self.device.key if self.device is not None else None)
+        found = self.capture._owned.get(key)
+        if found is None:
+            found = self.capture._owned[key] = tuple(self._owned_macs())
+        return list(found)
+
+    def _owned_macs(self) -> list[Fact]:
         if self.device is not None:
             mine = self.device.macs
             sent = [f for f in self.facts(MAC) if f.value in mine]
@@ -769,6 +780,13 @@ class HostFacts:
     def owned_vendors(self) -> list[Fact]:
         """Its `oui-vendor` facts of MACs it owns: a spoofer's MAC it was claimed with, or a
         router's its packets arrived with, names another device's maker."""
+        key = (self.ip, self.device.key if self.device is not None else None)
+        found = self.capture._owned_vendors.get(key)
+        if found is None:
+            found = self.capture._owned_vendors[key] = tuple(self._owned_vendors())
+        return list(found)
+
+    def _owned_vendors(self) -> list[Fact]:
         owned = self.owned_macs()
         if not owned:
             return []
