@@ -54,9 +54,9 @@ def _count_decides(monkeypatch) -> Counter:
         return real(adj, key, votes, notes)
     made = runner.machine_row
 
-    def counted_row(adj, capture_id, entity, votes):  # a decide straight to the kept row
+    def counted_row(adj, capture_id, entity, votes, weighed=None):  # a decide straight to the kept row
         calls[adj.question] += 1
-        return made(adj, capture_id, entity, votes)
+        return made(adj, capture_id, entity, votes, weighed)
     monkeypatch.setattr(runner, "decide", counted)
     monkeypatch.setattr(runner, "machine_row", counted_row)
     return calls
@@ -193,15 +193,17 @@ def test_a_row_made_straight_from_the_votes_is_the_decided_verdicts(db, settings
     registry = get_registry()
     cases = _vote_sets(db, settings, captures)
     assert len(cases) > 200
-    for question, entity, votes in cases:
+    weighed: dict = {}  # what the rows weighed, shared across entities as Decided shares it
+    for question, entity, votes in cases + cases:  # twice: the second time from what was weighed
         adj = registry.get(question)
         verdict = runner.decide(adj, Key(question, "cap", entity), votes, runner.Annotations(None, [], []))
-        made = runner.machine_row(adj, "cap", entity, votes)
-        assert made is not None, (question, entity)
-        row, answer = made
-        assert row == (entity, verdict.primary_label, str(verdict.basis), verdict.confidence, verdict.contested,
-                       json.dumps(verdict.to_document())), (question, entity)
-        assert answer == runner.answer_of(adj, verdict), (question, entity)
+        for made in (runner.machine_row(adj, "cap", entity, votes), runner.machine_row(adj, "cap", entity, votes, weighed)):
+            assert made is not None, (question, entity)
+            row, answer = made
+            assert row == (entity, verdict.primary_label, str(verdict.basis), verdict.confidence, verdict.contested,
+                           json.dumps(verdict.to_document())), (question, entity)
+            assert answer == runner.answer_of(adj, verdict), (question, entity)
+    assert len(weighed) < len(cases)  # entities with votes alike but for reasons and frames weigh once
     shapes = {(json.loads(runner.machine_row(registry.get(q), "cap", e, vs)[0][5])["contested"],
                bool(json.loads(runner.machine_row(registry.get(q), "cap", e, vs)[0][5])["parent_of"]))
               for q, e, vs in cases}

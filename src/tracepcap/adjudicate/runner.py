@@ -144,13 +144,23 @@ def _weigh(adj: Adjudicator, ranking: list[Tally], dismissals: Sequence[Dismissa
     return primary, basis, confidence, contested, capped, parent_of, stopped
 
 
-def machine_row(adj: Adjudicator, capture_id: str, entity: str, votes: Sequence[Vote]) -> tuple[tuple, Answer] | None:
+#: what `machine_row` weighed, by question and votes without their reasons and frames (`Weighed`)
+Weighed = dict[tuple[str, tuple[tuple[str, int, str, str], ...]], tuple]
+
+
+def machine_row(adj: Adjudicator, capture_id: str, entity: str, votes: Sequence[Vote],
+                weighed: Weighed | None = None) -> tuple[tuple, Answer] | None:
     """`decide` without annotations, straight to what `Decided` keeps: the verdict row
     (VERDICT_KEYS, its document as JSON text, equal to `json.dumps(verdict.to_document())`) and
     the machine Answer signals read, without a Candidate, VoteView or Verdict per entity (a
     many-host capture's os-family and vendor-model verdicts were a fifth of Scan). None when
     the verdict could not be kept: votes unlike the stored ones (a list of frames, an int
-    subclass, an author) or a vote without a reason (`decide` and `_check_reasons` say why)."""
+    subclass, an author) or a vote without a reason (`decide` and `_check_reasons` say why).
+
+    `weighed` keeps what the votes' labels, weights, grades and signals decide (the answer, its
+    confidence, remarks and backing: `_weigh` reads nothing else; reasons and frames only order
+    and fill the candidates), for the next entity with votes alike: a many-host capture's hosts
+    vote alike but for their frames."""
     board = ScoreBoard(adj.vocabulary, adj.label_key)
     for vote in votes:
         if type(vote.weight) is not int or type(vote.frames) is not tuple or vote.author is not None \
@@ -160,6 +170,29 @@ def machine_row(adj: Adjudicator, capture_id: str, entity: str, votes: Sequence[
     ranking = board.ranking()
     if not ranking:
         return None
+    alike = (adj.question, tuple((v.label, v.weight, v.grade, v.signal) for v in votes))
+    found = weighed.get(alike) if weighed is not None else None
+    if found is None:
+        found = _weighed(adj, ranking)
+        if weighed is not None:
+            weighed[alike] = found
+    primary, basis, confidence, contested, remarks, parent_of, label, backing = found
+    candidates = [{"label": t.label, "source": "analyst" if all(v.signal == ANALYST_SIGNAL for v in t.votes)
+                   else "machine", "score": t.score, "reasons": [v.reason for v in t.votes],
+                   "votes": [{"signal": v.signal, "weight": v.weight, "grade": v.grade, "reason": v.reason,
+                              "frames": list(v.frames)} for v in t.votes]}
+                  for t in ranking]
+    document = {"question": adj.question, "capture_id": capture_id, "entity_key": entity, "primary_label": primary,
+                "basis": basis, "confidence": confidence, "contested": contested, "candidates": candidates,
+                "override": None, "dismissed": [], "notes": list(remarks), "stale_since": None,
+                "parent_of": list(parent_of)}
+    return ((entity, primary, basis, confidence, contested, json.dumps(document)),
+            Answer(adj.question, label, confidence, parent_of, backing))
+
+
+def _weighed(adj: Adjudicator, ranking: list[Tally]) -> tuple:
+    """What `machine_row` makes of a ranking beside its candidates: (answer, basis, confidence,
+    contested, remarks, children of a parent-level answer, the answer's label, its backing)."""
     primary, basis, confidence, contested, capped, parent_of, stopped = _weigh(adj, ranking, ())
     remarks = []
     if adj.tier == Tier.HUMAN_ASSISTED and primary is not None:
@@ -168,20 +201,10 @@ def machine_row(adj: Adjudicator, capture_id: str, entity: str, votes: Sequence[
         remarks.append(stopped)
     if capped and not contested:
         remarks.append(capped)
-    candidates = [{"label": t.label, "source": "analyst" if all(v.signal == ANALYST_SIGNAL for v in t.votes)
-                   else "machine", "score": t.score, "reasons": [v.reason for v in t.votes],
-                   "votes": [{"signal": v.signal, "weight": v.weight, "grade": v.grade, "reason": v.reason,
-                              "frames": list(v.frames)} for v in t.votes]}
-                  for t in ranking]
-    document = {"question": adj.question, "capture_id": capture_id, "entity_key": entity, "primary_label": primary,
-                "basis": str(basis), "confidence": confidence, "contested": contested, "candidates": candidates,
-                "override": None, "dismissed": [], "notes": remarks, "stale_since": None,
-                "parent_of": list(parent_of)}
     label = adj.unknown_label if primary is None else primary
     carried = {adj.label_key(x) for x in (label, *parent_of)}
     backing = sorted({v.signal for t in ranking if adj.label_key(t.label) in carried for v in t.votes if v.weight > 0})
-    return ((entity, primary, str(basis), confidence, contested, json.dumps(document)),
-            Answer(adj.question, label, confidence, parent_of, tuple(backing)))
+    return primary, str(basis), confidence, contested, tuple(remarks), parent_of, label, tuple(backing)
 
 
 def _rival(adj: Adjudicator, ranking: list[Tally]) -> Tally | None:
@@ -430,6 +453,7 @@ class Decided:
         #: question -> the fields after the key of the verdict of an entity without votes, and
         #: its document's JSON text before and after the entity key, and its answer (`_unvoted`)
         self._unvoted_made: dict[str, tuple[tuple, str, str, Answer]] = {}
+        self._weighed: Weighed = {}  # machine_row's, across the entities
 
     def __enter__(self) -> Decided:
         return self
@@ -450,7 +474,7 @@ class Decided:
         """The machine answer of `question` for `entity` from `votes` alone, its verdict kept
         (`decide`'s), made straight from the votes where it can be (`machine_row`)."""
         adj = self.registry.get(question)
-        if votes and (made := machine_row(adj, self.capture_id, entity, votes)) is not None:
+        if votes and (made := machine_row(adj, self.capture_id, entity, votes, self._weighed)) is not None:
             row, answer = made
             self._keep_row(question, entity, row)
             return answer
