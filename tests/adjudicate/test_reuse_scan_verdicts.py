@@ -22,7 +22,7 @@ from tracepcap.adjudicate.registry import get_registry
 from tracepcap.analysis import adjudicate_capture, analyze
 from tracepcap.ingest import store_file
 from tracepcap.scan.signals import inputs_of
-from tracepcap.store.models import Entity, VerdictRow
+from tracepcap.store.models import Entity, VerdictRow, VoteRow
 from fake_actor import person
 
 SHARED = ["dns_demo.pcap", "demo_all_rules.pcap", "monitor_large_week1_baseline.pcap", "http_demo.pcap",
@@ -52,7 +52,13 @@ def _count_decides(monkeypatch) -> Counter:
     def counted(adj, key, votes, notes):
         calls[adj.question] += 1
         return real(adj, key, votes, notes)
+    made = runner.machine_row
+
+    def counted_row(adj, capture_id, entity, votes, weighed=None):  # a decide straight to the kept row
+        calls[adj.question] += 1
+        return made(adj, capture_id, entity, votes, weighed)
     monkeypatch.setattr(runner, "decide", counted)
+    monkeypatch.setattr(runner, "machine_row", counted_row)
     return calls
 
 
@@ -150,3 +156,64 @@ def test_an_answer_given_between_scan_and_the_swap_is_not_replaced_by_scans_verd
     monkeypatch.setattr(analysis, "_swap_in", a_human_answers_first)
     assert analyze(db, settings, cid, registry) == "done"
     assert _verdicts(db, cid)[("os-family", first)][:2] == ("Windows", "HUMAN")
+
+
+def _vote_sets(db, settings, captures) -> list[tuple[str, str, list]]:
+    """(question, entity, its votes as stored) of every voted entity of the shared captures, and
+    made-up ones: a contest settled at a parent, a disputed leader, analyst-only labels, a
+    human-assisted question's suggestion, ties."""
+    registry = get_registry()
+    out = []
+    for name in SHARED:
+        cid = _store(db, settings, captures / name)
+        assert analyze(db, settings, cid, registry) in ("done", "partial")
+        with db.session() as s:
+            grouped: dict[tuple[str, str], list] = {}
+            for r in s.scalars(select(VoteRow).where(VoteRow.capture_id == cid).order_by(VoteRow.id)):
+                grouped.setdefault((r.question, r.entity_key), []).append(
+                    runner.Vote(r.label, r.weight, r.reason, r.grade, tuple(r.frames), r.signal))
+        out += [(q, e, votes) for (q, e), votes in grouped.items()]
+    v = runner.Vote
+    out += [
+        ("os-family", "a", [v("macOS", 30, "m (+30)", "MEASURED", (1,), "x"), v("iOS", 30, "i (+30)", "MEASURED", (2,), "y")]),
+        ("os-family", "b", [v("Linux", 40, "l (+40)", "MEASURED", (1,), "x"), v("Linux", -20, "not (-20)", "REPORTED", (), "y")]),
+        ("os-family", "c", [v("Windows", 20, "w (+20)", "REPORTED", (3, 4), "x"), v("Windows", 20, "w2 (+20)", "INFERRED", (), "z"),
+                            v("Linux", 10, "l (+10)", "MEASURED", (1,), "y")]),
+        ("os-family", "d", [v("Windows", 10, "a (+10)", "ANALYST", (), runner.ANALYST_SIGNAL)]),
+        ("os-family", "e", [v("Unknown", 0, "nothing (+0)", "MEASURED", (5,), "ttl")]),
+        ("node-role", "f", [v("DNS Server", 40, "d (+40)", "MEASURED", (1,), "s"), v("dns server", 30, "e (+30)", "MEASURED", (2,), "t")]),
+        ("node-role", "g", [v("Web Server", 50, "w (+50)", "INFERRED", (1,), "s")]),
+        ("host-identity", "h", [v("Phone", 20, "p (+20)", "MEASURED", (1,), "s"), v("Laptop", 20, "l (+20)", "MEASURED", (2,), "t")]),
+    ]
+    return out
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_row_made_straight_from_the_votes_is_the_decided_verdicts(db, settings, captures):
+    registry = get_registry()
+    cases = _vote_sets(db, settings, captures)
+    assert len(cases) > 200
+    weighed: dict = {}  # what the rows weighed, shared across entities as Decided shares it
+    for question, entity, votes in cases + cases:  # twice: the second time from what was weighed
+        adj = registry.get(question)
+        verdict = runner.decide(adj, Key(question, "cap", entity), votes, runner.Annotations(None, [], []))
+        for made in (runner.machine_row(adj, "cap", entity, votes), runner.machine_row(adj, "cap", entity, votes, weighed)):
+            assert made is not None, (question, entity)
+            row, answer = made
+            assert row == (entity, verdict.primary_label, str(verdict.basis), verdict.confidence, verdict.contested,
+                           json.dumps(verdict.to_document())), (question, entity)
+            assert answer == runner.answer_of(adj, verdict), (question, entity)
+    assert len(weighed) < len(cases)  # entities with votes alike but for reasons and frames weigh once
+    shapes = {(json.loads(runner.machine_row(registry.get(q), "cap", e, vs)[0][5])["contested"],
+               bool(json.loads(runner.machine_row(registry.get(q), "cap", e, vs)[0][5])["parent_of"]))
+              for q, e, vs in cases}
+    assert shapes >= {(False, False), (True, False), (False, True)}  # plain, contested, settled at a parent
+
+
+def test_a_row_is_not_made_from_votes_unlike_the_stored_ones():
+    adj = get_registry().get("os-family")
+    v = runner.Vote
+    assert runner.machine_row(adj, "c", "e", [v("Linux", 30, "t (+30)", "MEASURED", [1], "ttl")]) is None
+    assert runner.machine_row(adj, "c", "e", [v("Linux", 30, "t (+30)", "MEASURED", (1,), "ttl", "bob")]) is None
+    assert runner.machine_row(adj, "c", "e", [v("Linux", 30, " ", "MEASURED", (1,), "ttl")]) is None
+    assert runner.machine_row(adj, "c", "e", []) is None

@@ -32,6 +32,7 @@ from .registry import Registry
 
 log = logging.getLogger(__name__)
 ANALYST_SIGNAL = "analyst-evidence"
+HUMAN_ASSISTED_REMARK = "a machine suggestion until a human accepts it"
 
 
 class MissingReasons(TracePcapError):
@@ -78,27 +79,9 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
                                     Candidate(d.label, "machine", 0, (), (), info))
     ranking = board.ranking()
     candidates = [_candidate(t) for t in ranking]
-    best = ranking[0] if ranking and ranking[0].score > 0 else None
-    second = _rival(adj, ranking)
-    parent_of, stopped = (), None  # a parent-level answer: the children, and the note saying why
-    if best is None:
-        primary, confidence, contested, basis, capped = adj.unknown_label, 0, False, Basis.MACHINE, None
-        if not candidates:
-            reason = "no signal found evidence for any label among this host's facts (+0)"
-            candidates = [Candidate(adj.unknown_label, "machine", 0, (reason,), ())]
-    else:
-        margin = best.score - max(second.score, 0) if second else best.score
-        confidence = _confidence(adj, margin)
-        disputed = any(v.weight < 0 for v in best.votes)  # evidence against the leader
-        contested = disputed or (second is not None and second.score > 0 and confidence < adj.contest_below)
-        primary = None if contested else best.label
-        strongest = max(best.votes, key=lambda v: v.weight)
-        basis = Basis.REPORTED if strongest.grade == Grade.REPORTED else Basis.MACHINE
-        confidence, capped = _supported(confidence, best)
-        if contested and not disputed and (family := _common_parent(adj, ranking, notes.dismissals)):
-            primary, parent_of, stopped, confidence = family
-            contested = False
-            confidence, capped = _supported(confidence, best)
+    primary, basis, confidence, contested, capped, parent_of, stopped = _weigh(adj, ranking, notes.dismissals)
+    if not candidates:
+        candidates = [Candidate(adj.unknown_label, "machine", 0, (NO_EVIDENCE,), ())]
     override, remarks, stale_since = None, [], None
     deferred = _deferred_label(adj, notes.deferred)
     if notes.override is not None:
@@ -120,7 +103,7 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
         primary, basis, confidence, contested = deferred, Basis.HUMAN, 100, False
         remarks.append(f"{adj.defers.question} confirmed by {d.actor} as {d.label}")
     elif adj.tier == Tier.HUMAN_ASSISTED and primary is not None:
-        remarks.append("a machine suggestion until a human accepts it")
+        remarks.append(HUMAN_ASSISTED_REMARK)
     if basis == Basis.HUMAN:
         parent_of = ()  # a human's answer is at the level they gave it
     elif stopped:
@@ -130,6 +113,98 @@ def decide(adj: Adjudicator, key: Key, votes: list[Vote], notes: Annotations) ->
     return Verdict(key.question, key.capture_id, key.entity_key, primary, basis, confidence, contested,
                    tuple(candidates + dismissed_candidates), override,
                    tuple(c.label for c in dismissed_candidates), tuple(remarks), stale_since, parent_of)
+
+
+NO_EVIDENCE = "no signal found evidence for any label among this host's facts (+0)"
+
+
+def _weigh(adj: Adjudicator, ranking: list[Tally], dismissals: Sequence[Dismissal]
+           ) -> tuple[str | None, Basis, int, bool, str | None, tuple[str, ...], str | None]:
+    """What the ranked votes say, before any human word: (answer, basis, confidence, contested,
+    the remark on a capped confidence, the children of a parent-level answer, the note saying
+    why it stopped at the parent)."""
+    best = ranking[0] if ranking and ranking[0].score > 0 else None
+    parent_of: tuple[str, ...] = ()
+    stopped = None
+    if best is None:
+        return adj.unknown_label, Basis.MACHINE, 0, False, None, parent_of, stopped
+    second = _rival(adj, ranking)
+    margin = best.score - max(second.score, 0) if second else best.score
+    confidence = _confidence(adj, margin)
+    disputed = any(v.weight < 0 for v in best.votes)  # evidence against the leader
+    contested = disputed or (second is not None and second.score > 0 and confidence < adj.contest_below)
+    primary = None if contested else best.label
+    strongest = max(best.votes, key=lambda v: v.weight)
+    basis = Basis.REPORTED if strongest.grade == Grade.REPORTED else Basis.MACHINE
+    confidence, capped = _supported(confidence, best)
+    if contested and not disputed and (family := _common_parent(adj, ranking, dismissals)):
+        primary, parent_of, stopped, confidence = family
+        contested = False
+        confidence, capped = _supported(confidence, best)
+    return primary, basis, confidence, contested, capped, parent_of, stopped
+
+
+#: what `machine_row` weighed, by question and votes without their reasons and frames (`Weighed`)
+Weighed = dict[tuple[str, tuple[tuple[str, int, str, str], ...]], tuple]
+
+
+def machine_row(adj: Adjudicator, capture_id: str, entity: str, votes: Sequence[Vote],
+                weighed: Weighed | None = None) -> tuple[tuple, Answer] | None:
+    """`decide` without annotations, straight to what `Decided` keeps: the verdict row
+    (VERDICT_KEYS, its document as JSON text, equal to `json.dumps(verdict.to_document())`) and
+    the machine Answer signals read, without a Candidate, VoteView or Verdict per entity (a
+    many-host capture's os-family and vendor-model verdicts were a fifth of Scan). None when
+    the verdict could not be kept: votes unlike the stored ones (a list of frames, an int
+    subclass, an author) or a vote without a reason (`decide` and `_check_reasons` say why).
+
+    `weighed` keeps what the votes' labels, weights, grades and signals decide (the answer, its
+    confidence, remarks and backing: `_weigh` reads nothing else; reasons and frames only order
+    and fill the candidates), for the next entity with votes alike: a many-host capture's hosts
+    vote alike but for their frames."""
+    board = ScoreBoard(adj.vocabulary, adj.label_key)
+    for vote in votes:
+        if type(vote.weight) is not int or type(vote.frames) is not tuple or vote.author is not None \
+                or not vote.reason.strip():
+            return None
+        board.add(vote)
+    ranking = board.ranking()
+    if not ranking:
+        return None
+    alike = (adj.question, tuple((v.label, v.weight, v.grade, v.signal) for v in votes))
+    found = weighed.get(alike) if weighed is not None else None
+    if found is None:
+        found = _weighed(adj, ranking)
+        if weighed is not None:
+            weighed[alike] = found
+    primary, basis, confidence, contested, remarks, parent_of, label, backing = found
+    candidates = [{"label": t.label, "source": "analyst" if all(v.signal == ANALYST_SIGNAL for v in t.votes)
+                   else "machine", "score": t.score, "reasons": [v.reason for v in t.votes],
+                   "votes": [{"signal": v.signal, "weight": v.weight, "grade": v.grade, "reason": v.reason,
+                              "frames": list(v.frames)} for v in t.votes]}
+                  for t in ranking]
+    document = {"question": adj.question, "capture_id": capture_id, "entity_key": entity, "primary_label": primary,
+                "basis": basis, "confidence": confidence, "contested": contested, "candidates": candidates,
+                "override": None, "dismissed": [], "notes": list(remarks), "stale_since": None,
+                "parent_of": list(parent_of)}
+    return ((entity, primary, basis, confidence, contested, json.dumps(document)),
+            Answer(adj.question, label, confidence, parent_of, backing))
+
+
+def _weighed(adj: Adjudicator, ranking: list[Tally]) -> tuple:
+    """What `machine_row` makes of a ranking beside its candidates: (answer, basis, confidence,
+    contested, remarks, children of a parent-level answer, the answer's label, its backing)."""
+    primary, basis, confidence, contested, capped, parent_of, stopped = _weigh(adj, ranking, ())
+    remarks = []
+    if adj.tier == Tier.HUMAN_ASSISTED and primary is not None:
+        remarks.append(HUMAN_ASSISTED_REMARK)
+    if stopped:
+        remarks.append(stopped)
+    if capped and not contested:
+        remarks.append(capped)
+    label = adj.unknown_label if primary is None else primary
+    carried = {adj.label_key(x) for x in (label, *parent_of)}
+    backing = sorted({v.signal for t in ranking if adj.label_key(t.label) in carried for v in t.votes if v.weight > 0})
+    return primary, str(basis), confidence, contested, tuple(remarks), parent_of, label, tuple(backing)
 
 
 def _rival(adj: Adjudicator, ranking: list[Tally]) -> Tally | None:
@@ -288,24 +363,24 @@ def adjudicate_question(session: Session, adj: Adjudicator, capture_id: str, dec
         votes = _votes(session, capture_id, adj.question, fresh) if fresh else defaultdict(list)
     now = datetime.now(UTC)
 
+    question = adj.question
+
     def rows():  # made as they are inserted: a many-host capture's documents are never all in memory
-        for ip in hosts:
+        for ip in hosts:  # tuples of VERDICT_ROW_KEYS
             if kept is not None and ip not in kept.unkept:
                 made = kept.next(ip)
                 if ip not in notes:
-                    yield {"capture_id": capture_id, "question": adj.question, "entity_key": ip,
-                           "primary_label": made[1], "basis": made[2], "confidence": made[3], "contested": made[4],
-                           "document": made[5], "updated_at": now}
+                    yield (capture_id, question, *made, now)
                     continue
-            verdict = decide(adj, Key(adj.question, capture_id, ip), votes.pop(ip, []), notes[ip])
+            verdict = decide(adj, Key(question, capture_id, ip), votes.pop(ip, []), notes[ip])
             _check_reasons(verdict)
-            row = _row(verdict, now)
-            if kept is not None:  # the kept documents are JSON text: so are these
-                row["document"] = json.dumps(row["document"])
-            yield row
+            document = verdict.to_document()
+            yield (capture_id, question, ip, verdict.primary_label, str(verdict.basis), verdict.confidence,
+                   verdict.contested, document if kept is None else json.dumps(document), now)  # kept: JSON text
     session.execute(delete(VerdictRow).where(VerdictRow.capture_id == capture_id,
-                                             VerdictRow.question == adj.question))
-    return insert_rows(session, VerdictRow, rows(), batch=2000, encoded=("document",) if kept is not None else ())
+                                             VerdictRow.question == question))
+    return insert_rows(session, VerdictRow, rows(), batch=2000, keys=VERDICT_ROW_KEYS,
+                       encoded=("document",) if kept is not None else ())
 
 
 def adjudicate_held(session: Session, registry: Registry, capture_id: str,
@@ -376,8 +451,9 @@ class Decided:
         self._keys: dict[str, list[str]] = {}
         self._unkept: dict[str, set[str]] = {}
         #: question -> the fields after the key of the verdict of an entity without votes, and
-        #: its document's JSON text before and after the entity key (`_unvoted`)
-        self._unvoted_made: dict[str, tuple[tuple, str, str]] = {}
+        #: its document's JSON text before and after the entity key, and its answer (`_unvoted`)
+        self._unvoted_made: dict[str, tuple[tuple, str, str, Answer]] = {}
+        self._weighed: Weighed = {}  # machine_row's, across the entities
 
     def __enter__(self) -> Decided:
         return self
@@ -394,13 +470,33 @@ class Decided:
         self.keep(verdict, votes)
         return verdict
 
+    def answer(self, question: str, entity: str, votes: list[Vote]) -> Answer:
+        """The machine answer of `question` for `entity` from `votes` alone, its verdict kept
+        (`decide`'s), made straight from the votes where it can be (`machine_row`)."""
+        adj = self.registry.get(question)
+        if votes and (made := machine_row(adj, self.capture_id, entity, votes, self._weighed)) is not None:
+            row, answer = made
+            self._keep_row(question, entity, row)
+            return answer
+        if not votes:  # the same answer for every entity without votes: only its row is made
+            return self._keep_unvoted(question, entity)[3]
+        return answer_of(adj, self.decide(question, entity, votes))
+
     def _unvoted(self, question: str, entity: str) -> Verdict:
         """The verdict of an entity without votes: the question's one such verdict with its key,
-        and its document's JSON text (`keep`'s) made from the same text with its entity key."""
+        its row kept (`_keep_unvoted`)."""
+        after_key = self._keep_unvoted(question, entity)[0]
+        return Verdict(question, self.capture_id, entity, *after_key)
+
+    def _keep_unvoted(self, question: str, entity: str) -> tuple[tuple, str, str, Answer]:
+        """Keep the row of an entity without votes: the question's one such verdict with its
+        key, its document's JSON text made from the same text with its entity key. Returns
+        what every such verdict shares: its fields after the key, the document's text before
+        and after the key, its answer."""
         made = self._unvoted_made.get(question)
         if made is None:
-            template = decide(self.registry.get(question), Key(question, self.capture_id, ""), [],
-                              Annotations(None, [], []))
+            adj = self.registry.get(question)
+            template = decide(adj, Key(question, self.capture_id, ""), [], Annotations(None, [], []))
             _check_reasons(template)
             document = template.to_document()
             # the document's first keys are question, capture_id, entity_key (Verdict.to_document)
@@ -409,12 +505,12 @@ class Decided:
             head = f'{{"question": {json.dumps(question)}, "capture_id": {json.dumps(self.capture_id)}, "entity_key": '
             rest = json.dumps({k: v for k, v in document.items() if k not in ("question", "capture_id", "entity_key")})
             after_key = tuple(getattr(template, f.name) for f in fields(Verdict)[3:])
-            made = self._unvoted_made[question] = (after_key, head, ", " + rest[1:])
-        after_key, head, tail = made
-        verdict = Verdict(question, self.capture_id, entity, *after_key)
-        self._keep_row(question, entity, (entity, verdict.primary_label, str(verdict.basis), verdict.confidence,
-                                          verdict.contested, head + json.dumps(entity) + tail))
-        return verdict
+            made = self._unvoted_made[question] = (after_key, head, ", " + rest[1:], answer_of(adj, template))
+        after_key, head, tail, _ = made
+        primary, basis, confidence, contested = after_key[:4]
+        self._keep_row(question, entity, (entity, primary, str(basis), confidence, contested,
+                                          head + json.dumps(entity) + tail))
+        return made
 
     def decide_rest(self, votes: Iterable[Sequence], entities: list[str], questions: Iterable[str]) -> None:
         """Decide and keep each of `questions` (those Scan voted on) not decided as the votes
@@ -442,7 +538,7 @@ class Decided:
         if question not in self.registry:
             return
         for entity in entities:
-            self.decide(question, entity, grouped.pop(entity, []))
+            self.answer(question, entity, grouped.pop(entity, []))
 
     def keep(self, verdict: Verdict, votes: list[Vote]) -> None:
         question, entity = verdict.question, verdict.entity_key
@@ -480,6 +576,8 @@ class Decided:
 
 
 VERDICT_KEYS = ("entity_key", "primary_label", "basis", "confidence", "contested", "document")
+#: a verdict row as Adjudicate writes it: the capture and question, a kept row's columns, the time
+VERDICT_ROW_KEYS = ("capture_id", "question", *VERDICT_KEYS, "updated_at")
 
 
 class _Kept:
@@ -502,17 +600,21 @@ def machine_answer(registry: Registry, decided: Decided | None = None) -> Callab
     votes alone, no human annotation, with the signals that carry it. With `decided`, each
     verdict is kept there for Adjudicate (`Decided`)."""
     def answer(question: str, entity: str, votes: list[Vote]) -> Answer:
-        adj = registry.get(question)
         if decided is not None:
-            verdict = decided.decide(question, entity, votes)
-        else:
-            verdict = decide(adj, Key(question, "", entity), votes, Annotations(None, [], []))
-        label = adj.unknown_label if verdict.primary_label is None else verdict.primary_label
-        carried = {adj.label_key(x) for x in (label, *verdict.parent_of)}
-        backing = sorted({v.signal for c in verdict.candidates if adj.label_key(c.label) in carried
-                          for v in c.votes if v.weight > 0})
-        return Answer(question, label, verdict.confidence, verdict.parent_of, tuple(backing))
+            return decided.answer(question, entity, votes)
+        adj = registry.get(question)
+        return answer_of(adj, decide(adj, Key(question, "", entity), votes, Annotations(None, [], [])))
     return answer
+
+
+def answer_of(adj: Adjudicator, verdict: Verdict) -> Answer:
+    """A machine verdict as the signals that read its question see it: its label, confidence,
+    the children of a parent-level answer, and the signals whose votes carry it."""
+    label = adj.unknown_label if verdict.primary_label is None else verdict.primary_label
+    carried = {adj.label_key(x) for x in (label, *verdict.parent_of)}
+    backing = sorted({v.signal for c in verdict.candidates if adj.label_key(c.label) in carried
+                      for v in c.votes if v.weight > 0})
+    return Answer(verdict.question, label, verdict.confidence, verdict.parent_of, tuple(backing))
 
 
 def rerun_many(session: Session, registry: Registry, keys: set[Key]) -> None:

@@ -26,6 +26,9 @@ from weakref import WeakKeyDictionary
 from ..extract.kinds import DNS_QUERY, HOSTNAME_CLAIM, RESOLVED_FROM, TLS_SNI
 from .context import CaptureContext, Fact, HostFacts
 
+#: the kinds `endpoints` reads: the host's own lookups and SNI, its peers' names
+ENDPOINT_KINDS = (DNS_QUERY, TLS_SNI, HOSTNAME_CLAIM, RESOLVED_FROM)
+
 # second-level labels under which registrations sit one level deeper (example.co.uk)
 SECOND_LEVEL = frozenset(("co", "com", "net", "org", "ac", "gov", "edu", "ne", "or"))
 LOCAL_SUFFIXES = (".local", ".arpa", ".lan", ".home", ".internal", ".localdomain")

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
+from itertools import chain
 from sys import intern
 from types import MappingProxyType
 from typing import NamedTuple
@@ -68,6 +69,10 @@ class Traffic:
     peers: set[str] = field(default_factory=set)  # every address it exchanged a packet with
 
 
+#: the kinds `HostFacts.owned_macs` reads (`owned_vendors` reads OUI_VENDOR besides), and those
+#: `HostFacts.locality` reads: what a signal calling them consults (signals/__init__.py, CONSULTS)
+OWNED_MAC_KINDS = (MAC, IP_MAC_BINDING, DST_MAC)
+LOCALITY_KINDS = (MAC, TTL, TUNNELLED)
 BINDING_SOURCES = {"arp": "ARP", "ndp": "ND", "dhcp": "a DHCP lease"}  # fact source -> what bound, for reasons
 STREAM_ROWS = 5000  # rows fetched at a time: the whole result is never buffered
 NO_PEERS: frozenset[str] = frozenset()  # shared by every host without peers of a kind; read-only
@@ -144,6 +149,10 @@ class CaptureContext:
         self._entity_views: dict[str, HostFacts] = {}
         self._merged_traffic: dict[str, Traffic] = {}
         self._main_ttls: dict[tuple[str | None, str | None], Fact | None] = {}
+        #: HostFacts.owned_macs and owned_vendors per (address, entity key): several signals of
+        #: several questions ask them of every host
+        self._owned: dict[tuple[str | None, str | None], tuple[Fact, ...]] = {}
+        self._owned_vendors: dict[tuple[str | None, str | None], tuple[Fact, ...]] = {}
         #: the claim holders (entities.claim_holder) an earlier scan moved facts to, as loaded:
         #: their facts are back on their addresses here, and this scan decides the claims again
         self.loaded_claims: tuple[str, ...] = ()
@@ -156,10 +165,10 @@ class CaptureContext:
             ObservationRow.entity, ObservationRow.kind, ObservationRow.value, ObservationRow.source,
             ObservationRow.grade, ObservationRow.first_frame, ObservationRow.last_frame,
             ObservationRow.count).where(ObservationRow.capture_id == capture_id)
-            .execution_options(yield_per=STREAM_ROWS))
+            .execution_options(yield_per=STREAM_ROWS)).partitions()  # a batch at a time, not a fetch per row
         # a many-host capture repeats a few kinds, sources, grades and values (TTLs, vendors,
         # ports) hundreds of thousands of times: one string object each, not one per row
-        for entity, kind, value, source, grade, first, last, count in rows:
+        for entity, kind, value, source, grade, first, last, count in chain.from_iterable(rows):
             facts[intern(entity)].append(Fact(intern(kind), intern(value), intern(source), intern(grade),
                                       first, last, count))
         loaded_claims = tuple(sorted(e for e in facts if CLAIM_MARK in e and claim_of(e) is not None))
@@ -182,9 +191,9 @@ class CaptureContext:
             Conversation.packets_fwd, Conversation.packets_rev, Conversation.bytes_fwd, Conversation.bytes_rev,
             Conversation.first_time, Conversation.last_time,
             Conversation.initiator).where(Conversation.capture_id == capture_id)
-            .execution_options(yield_per=STREAM_ROWS))
+            .execution_options(yield_per=STREAM_ROWS)).partitions()
         for (proto, src, dst, dport, packets_fwd, packets_rev, bytes_fwd, bytes_rev, first, last,
-             initiator) in conversations:
+             initiator) in chain.from_iterable(conversations):
             src, dst = intern(src), intern(dst)  # held in many peers sets: one object per address
             a, b = tallies[src], tallies[dst]
             a[0] += 1
@@ -746,6 +755,13 @@ class HostFacts:
         """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with). A
         device that never sent IP from a MAC it owns (a gateway that only answers ARP and
         forwards) is witnessed by the ARP/ND binding of that MAC instead."""
+        key = (self.ip, self.device.key if self.device is not None else None)
+        found = self.capture._owned.get(key)
+        if found is None:
+            found = self.capture._owned[key] = tuple(self._owned_macs())
+        return list(found)
+
+    def _owned_macs(self) -> list[Fact]:
         if self.device is not None:
             mine = self.device.macs
             sent = [f for f in self.facts(MAC) if f.value in mine]
@@ -764,6 +780,13 @@ class HostFacts:
     def owned_vendors(self) -> list[Fact]:
         """Its `oui-vendor` facts of MACs it owns: a spoofer's MAC it was claimed with, or a
         router's its packets arrived with, names another device's maker."""
+        key = (self.ip, self.device.key if self.device is not None else None)
+        found = self.capture._owned_vendors.get(key)
+        if found is None:
+            found = self.capture._owned_vendors[key] = tuple(self._owned_vendors())
+        return list(found)
+
+    def _owned_vendors(self) -> list[Fact]:
         owned = self.owned_macs()
         if not owned:
             return []

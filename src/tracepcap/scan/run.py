@@ -193,16 +193,24 @@ def _claims(context: CaptureContext, rows: ScanRows) -> None:
 def _votes(context: CaptureContext, signals: Mapping[str, tuple[Signal, ...]],
            report: ScanReport, answer: Answerer | None = None) -> Iterator[tuple]:
     wanted = {q for question_signals in signals.values() for s in question_signals for q in inputs_of(s)}
+    kinds_held: dict[str, frozenset[str]] = {}  # entity key -> the kinds of fact it holds
     for question, question_signals in signals.items():
         named = [(signal, signal_name(signal), reads_of(signal)) for signal in question_signals]
+        # the signals run for a host holding these kinds: a many-host capture's hosts hold a few
+        # sets of kinds, each worked out once, not each signal's READS checked on every host
+        to_run: dict[frozenset[str], list[tuple[Signal, str]]] = {}
         answers = context.answers.setdefault(question, {}) if answer and question in wanted else None
         for device in context.entities:  # entity by entity: an input question's answer needs all its votes
             host = context.entity(device)
-            kinds = host.kinds
+            kinds = kinds_held.get(device.key)
+            if kinds is None:
+                kinds = kinds_held[device.key] = frozenset(host.kinds)
+            running = to_run.get(kinds)
+            if running is None:  # a signal votes only from the kinds of its READS: not run without them
+                running = to_run[kinds] = [(signal, name) for signal, name, reads in named
+                                           if not reads or not reads.isdisjoint(kinds)]
             made: list[Vote] = []
-            for signal, name, reads in named:
-                if reads and reads.isdisjoint(kinds):
-                    continue  # it votes only from kinds this host has none of
+            for signal, name in running:
                 try:
                     votes = list(signal(host))
                 except Exception as err:  # noqa: BLE001 - named boundary: one signal, one entity

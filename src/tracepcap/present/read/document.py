@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
+from itertools import chain
 from operator import attrgetter
 from typing import Any
 
@@ -287,11 +288,11 @@ def host_documents(session: Session, capture_id: str, registry: Registry) -> Ite
     entities = (select(Entity.position, Entity.key, Entity.ip, Entity.addresses, Entity.locality,
                        Entity.locality_reason, Entity.randomised, *traffic_read.COLUMNS)
                 .where(by_entity).order_by(Entity.position))
-    for position, key, ip, addresses, locality, locality_reason, randomised, *counts in session.connection().execute(
-            entities.execution_options(yield_per=2000)):
+    for position, key, ip, addresses, locality, locality_reason, randomised, *counts in chain.from_iterable(
+            session.connection().execute(entities.execution_options(yield_per=2000)).partitions()):
         # the union of the entity's addresses' and MACs' facts: one per (kind, value, source)
         merged: dict[tuple[str, str, str], list] = {}
-        for kind, value, source, grade, first, last, count in facts.take(position):
+        for _, kind, value, source, grade, first, last, count in facts.take(position):
             have = merged.get((kind, value, source))
             if have is None:
                 merged[kind, value, source] = [grade, first, last, count]
@@ -303,7 +304,7 @@ def host_documents(session: Session, capture_id: str, registry: Registry) -> Ite
                                        e.last_frame, e.count)
                           for e in software_entries(key, ((f.kind, f.value, f.source, f.first_frame, f.last_frame,
                                                            f.count) for f in host_facts)))
-        answers = sorted(((order[q], q, text) for q, text in verdicts.take(position) if q in order),
+        answers = sorted(((order[q], q, text) for _, q, text in verdicts.take(position) if q in order),
                          key=lambda answer: answer[0])
         yield HostDocument(key, ip, tuple(addresses), tuple(sorted({f.value for f in host_facts if f.kind == MAC.name})),
                            locality, locality_reason, bool(randomised), traffic_read.of(*counts), host_facts,
@@ -318,18 +319,22 @@ class _Rows:
         self._next = next(self._rows, None)
 
     def take(self, position: int) -> list[tuple]:
-        """The rows of `position`, each without its position; rows of earlier positions are skipped."""
+        """The rows of `position`, each with its position first; rows of earlier positions are skipped."""
         out = []
-        while self._next is not None and self._next[0] <= position:
-            if self._next[0] == position:
-                out.append(tuple(self._next[1:]))
-            self._next = next(self._rows, None)
+        row, rows = self._next, self._rows
+        while row is not None and row[0] <= position:
+            if row[0] == position:
+                out.append(row)
+            row = next(rows, None)
+        self._next = row
         return out
 
 
 def _stream(session: Session, statement) -> _Rows:
-    # yield_per streams (a server-side cursor on PostgreSQL) instead of fetching every row
-    return _Rows(session.connection().execute(statement.execution_options(yield_per=2000)))
+    # yield_per streams (a server-side cursor on PostgreSQL) instead of fetching every row; read
+    # a batch at a time (`partitions`), not through the result's per-row fetch
+    result = session.connection().execute(statement.execution_options(yield_per=2000))
+    return _Rows(chain.from_iterable(result.partitions()))
 
 
 def _rows(session: Session, model, capture_id: str) -> list:

@@ -32,14 +32,15 @@ from ...extract.kinds import (
     DNS_QUERY,
     HOSTNAME_CLAIM,
     MDNS_SERVICE,
+    OUI_VENDOR,
     SSDP_NT,
     SSDP_SERVER,
     SSDP_USN,
     TLS_SNI,
     USER_AGENT,
 )
-from ..clouds import endpoints, registrable
-from ..context import CaptureContext, Fact, HostFacts
+from ..clouds import ENDPOINT_KINDS, endpoints, registrable
+from ..context import OWNED_MAC_KINDS, CaptureContext, Fact, HostFacts
 from ..names import SELF_SOURCES
 
 SHIPPED = Path(__file__).with_name("devices.toml")
@@ -225,6 +226,11 @@ def service_type(value: str) -> str:
         if parts[i].startswith("_") and parts[i + 1] in ("_tcp", "_udp"):
             return f"{parts[i]}.{parts[i + 1]}"
     return ""
+
+
+#: the kinds `matches` (and `headless`, `appliance`) read of a host: what a signal calling them consults
+MATCHED_KINDS = (*ENDPOINT_KINDS, MDNS_SERVICE, SSDP_NT, SSDP_USN, SSDP_SERVER, DHCP_VENDOR_CLASS, USER_AGENT,
+                 OUI_VENDOR, *OWNED_MAC_KINDS)
 
 
 def headless(host: HostFacts) -> bool:

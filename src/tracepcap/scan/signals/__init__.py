@@ -9,9 +9,12 @@ input is answered, from its own votes, before the signals that read it run.
 
 Fact kinds read: a signal module that votes only from some fact kinds may say so,
 `READS = (USER_AGENT,)`; Scan then does not run it for a host holding none of them (most hosts
-of a large capture hold few kinds, and most signals read one or two). A signal that reads
-anything else (traffic, another host's facts, a question's answer) declares nothing and runs
-for every host.
+of a large capture hold few kinds, and most signals read one or two). The other kinds it reads
+of a host, only beside one of those (its owned MACs, its locality, the knowledge base's
+matches), it names in `CONSULTS`; tests/scan/test_signal_reads.py runs every signal on every
+entity of the shared captures, records the kinds each asks for, and holds a declaring signal
+to READS and CONSULTS. A signal that may vote without any one kind (from traffic, another
+host's facts, a question's answer alone) declares nothing and runs for every host.
 """
 
 from __future__ import annotations
@@ -55,6 +58,13 @@ def reads_of(signal: Signal) -> frozenset[str]:
     declares none (it runs for every host)."""
     module = sys.modules.get(getattr(signal, "__module__", "") or "")
     return frozenset(kind.name for kind in getattr(signal, "reads", None) or getattr(module, "READS", ()))
+
+
+def consults_of(signal: Signal) -> frozenset[str]:
+    """The names of the other fact kinds a declaring signal reads beside its `READS`, its
+    module's `CONSULTS`."""
+    module = sys.modules.get(getattr(signal, "__module__", "") or "")
+    return frozenset(kind.name for kind in getattr(signal, "consults", None) or getattr(module, "CONSULTS", ()))
 
 
 def signal_name(signal: Signal) -> str:

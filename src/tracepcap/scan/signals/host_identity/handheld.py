@@ -23,6 +23,8 @@ from ...context import Fact, HostFacts
 from ...vote import Vote
 from .announcements import _service_type
 
+READS = (MDNS_QUERY, MDNS_SERVICE)  # it votes only from these: not run for a host with none
+
 WEIGHT = 25  # above a controller's browsing (15): it tells which kind of client
 CAST_APP = re.compile(r"^_([0-9a-f]{8})\._sub\._googlecast\._tcp$")
 WIFI_SYNC = "_apple-mobdev2._tcp"

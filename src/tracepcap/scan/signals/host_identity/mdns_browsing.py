@@ -13,6 +13,8 @@ from ....extract.kinds import MDNS_QUERY
 from ...context import HostFacts
 from ...vote import Vote
 
+READS = (MDNS_QUERY,)  # it votes only from these: not run for a host with none
+
 WEIGHT = 15  # below a name or model naming the kind of client (20): they say more
 # service types a controller browses for -> what it looks for
 CONTROLLED = {

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ....extract.kinds import OUI_VENDOR
-from ...context import HostFacts
+from ...context import OWNED_MAC_KINDS, HostFacts
 from ...vote import Vote
 
 READS = (OUI_VENDOR,)  # it votes only from these: not run for a host with none
+CONSULTS = OWNED_MAC_KINDS  # read only beside a kind of READS
 
 WEIGHT = 25  # a vendor of one kind of device
 WEAK_WEIGHT = 10  # a vendor of several kinds, for its commonest

@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ....extract.kinds import HTTP_SERVER, SERVED
-from ...context import HostFacts
-from ...knowledge import appliance
+from ...context import LOCALITY_KINDS, HostFacts
+from ...knowledge import MATCHED_KINDS, appliance
 from ...vote import Vote
 
 READS = (SERVED,)  # it votes only from these: not run for a host with none
+CONSULTS = (HTTP_SERVER, *MATCHED_KINDS, *LOCALITY_KINDS)  # read only beside a kind of READS
 
 # service port -> (service name, device type)
 SERVICES = {

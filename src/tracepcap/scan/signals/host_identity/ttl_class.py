@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ....extract.kinds import TTL
-from ...context import HostFacts, initial_ttl
+from ...context import LOCALITY_KINDS, HostFacts, initial_ttl
+from ...knowledge import MATCHED_KINDS
 from ...vote import Vote
 from ..os_family.ttl import names_nothing
 
 READS = (TTL,)  # it votes only from these: not run for a host with none
+CONSULTS = (*MATCHED_KINDS, *LOCALITY_KINDS)  # read only beside a kind of READS
 
 NETWORK_WEIGHT = 20
 WINDOWS_WEIGHT = 10

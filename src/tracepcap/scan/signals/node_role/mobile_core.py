@@ -23,6 +23,7 @@ from ...context import HostFacts
 from ...vote import Vote
 
 READS = (INITIATED, PFCP_MESSAGE, SERVED)  # it votes only from these: not run for a host with none
+CONSULTS = (TUNNEL_ENDPOINT,)  # read only beside a kind of READS
 
 WEIGHT = 45  # one interface's evidence
 BOTH = 60  # two interfaces (N4 and N3, or PFCP's request and its port)

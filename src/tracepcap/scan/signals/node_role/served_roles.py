@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ....extract.kinds import SERVED
-from ...context import HostFacts
+from ...context import LOCALITY_KINDS, HostFacts
 from ...vote import Vote
 
 READS = (SERVED,)  # it votes only from these: not run for a host with none
+CONSULTS = LOCALITY_KINDS  # read only beside a kind of READS
 
 WEIGHT = 40
 LAN_ONLY = frozenset(("udp/67",))  # a remote host answering DHCP is no DHCP server of this LAN

@@ -20,6 +20,8 @@ from ...context import HostFacts
 from ...vote import Vote
 from ..host_identity.announcements import _service_type
 
+READS = (MDNS_QUERY, MDNS_SERVICE)  # it votes only from these: not run for a host with none
+
 WEIGHT = 20
 APPLE_ONLY = {
     "_companion-link._tcp": "Apple's Continuity companion link",

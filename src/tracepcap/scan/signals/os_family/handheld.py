@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ....extract.kinds import MDNS_QUERY, MDNS_SERVICE
-from ...context import HostFacts
+from ....extract.kinds import MDNS_QUERY, MDNS_SERVICE, OUI_VENDOR
+from ...context import OWNED_MAC_KINDS, HostFacts
 from ...vote import Vote
 from ..host_identity.announcements import _service_type
 from ..host_identity.handheld import marks
+
+READS = (MDNS_QUERY, MDNS_SERVICE)  # it votes only from these: not run for a host with none
+CONSULTS = (OUI_VENDOR, *OWNED_MAC_KINDS)  # read only beside a kind of READS
 
 WEIGHT = 20
 COMPANION = "_companion-link._tcp"

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ....extract.kinds import OUI_VENDOR
-from ...context import HostFacts
+from ...context import OWNED_MAC_KINDS, HostFacts
 from ...vote import Vote
 from ..host_identity.oui_vendor import SINGLE_CLASS_VENDORS
 
 READS = (OUI_VENDOR,)  # it votes only from these: not run for a host with none
+CONSULTS = OWNED_MAC_KINDS  # read only beside a kind of READS
 
 WEIGHT = 10
 APPLIANCES = {"Printer": "printers", "IP Camera": "IP cameras", "VoIP Phone": "desk phones"}

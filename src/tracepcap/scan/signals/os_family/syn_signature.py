@@ -16,12 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-from ....extract.kinds import TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE
+from ....extract.kinds import TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE, TTL
 from ...context import Fact, HostFacts, initial_ttl
 from ...p0f import Database, Signature, database, split_signature
 from ...vote import Vote
 
 READS = (TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE)  # it votes only from these: not run for a host with none
+CONSULTS = (TTL,)  # read only beside a kind of READS
 
 WEIGHT = 40  # measured from the packets themselves: outweighs any one thing a host says
 LINUX_KERNEL, APPLE = ("Linux", "Android", "ChromeOS"), ("macOS", "iOS")

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ....extract.kinds import USER_AGENT
+from ....extract.kinds import TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE, TTL, USER_AGENT
 from ...context import HostFacts
 from ...vote import Vote
 from .syn_signature import stacks as measured_stacks
 from .user_agent import reported_family
 
 READS = (USER_AGENT,)  # it votes only from these: not run for a host with none
+CONSULTS = (TCP_SYN_SIGNATURE, TCP_SYNACK_SIGNATURE, TTL)  # read only beside a kind of READS
 
 
 def vote(host: HostFacts) -> Iterator[Vote]:

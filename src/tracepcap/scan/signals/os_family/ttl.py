@@ -19,10 +19,11 @@ from collections.abc import Iterator
 
 from ....extract.kinds import TTL
 from ...context import HostFacts, initial_ttl
-from ...knowledge import appliance
+from ...knowledge import MATCHED_KINDS, appliance
 from ...vote import Vote
 
 READS = (TTL,)  # it votes only from these: not run for a host with none
+CONSULTS = MATCHED_KINDS  # read only beside a kind of READS
 
 WEIGHT = 10
 FAMILIES = {128: ("Windows", "the Windows default"),

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ....extract.kinds import DEVICE_MODEL
 from ...context import HostFacts
 from ...vote import Vote
 from ..host_identity.device_model import WEIGHT, models
 from .knowledge_base import make
+
+READS = (DEVICE_MODEL,)  # it votes only from these: not run for a host with none
 
 SOURCES = {"mdns-txt": "mDNS TXT", "upnp": "its UPnP description"}
 
