@@ -631,7 +631,7 @@ def worker_analyze(path: str, workers: str = "") -> dict:
     timed(persist, "extract", "extract")  # the one-process walk (extract_capture calls it)
     timed(persist, "run_extract", "extract", shards=True)  # the sharded walk and its merge
     timed(analysis, "extract_capture", "extract+store")
-    timed(analysis, "scan_capture", "scan")
+    timed(analysis, "_scan", "scan")
     timed(analysis, "_adjudicate", "adjudicate")
     timed(analysis, "_swap_in", "swap+adjudicate")
     timed(analyze_command, "write_capture", "report")
