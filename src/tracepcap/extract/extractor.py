@@ -34,12 +34,23 @@ Never: open the capture, write the store, or decide between conflicting facts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..limits import Limits
 from .facts import Emitter, FactKind
 from .flows import Flow
 from .packet import Packet
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr
+else:
+    # read by mypyc when setup.py compiles this module (mypy, its build requirement, brings
+    # mypy_extensions); a no-op for the interpreter, which may not have it installed
+    try:
+        from mypy_extensions import mypyc_attr
+    except ImportError:
+        def mypyc_attr(*_names, **_flags):
+            return lambda cls: cls
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +68,8 @@ class StreamHead:
     from_initiator: bool | None  # None when no SYN was seen
 
 
+# compiled with setup.py's hot path, and subclassed by extractors that are not (plug-ins too)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Extractor:
     NAME: ClassVar[str]
     VERSION: ClassVar[str]

@@ -70,7 +70,7 @@ def host_name(header: str | None) -> str | None:
     return None
 
 
-def starts(data: bytes, at: int = 0) -> bool:
+def starts(data: bytes | memoryview, at: int = 0) -> bool:
     """Does a message start at `at` in `data`? (`http.starts_http`, reading the whole
     request line only for an unregistered method.)"""
     head = bytes(data[at:at + START])
@@ -303,7 +303,7 @@ class Http(Extractor):
                 state.early = min(state.early + 1, MAX_UNANSWERED)
             elif method == "HEAD":
                 state.mode, state.remaining = HEAD, 0
-            elif method == "CONNECT" and msg.status < 300:
+            elif method == "CONNECT" and msg.status < 300 and asking is not None:
                 state.mode = asking.mode = DONE  # what follows both ways is the tunnelled protocol
         initiator = flow.initiator
         if initiator is None or initiator != ("a" if from_a else "b"):  # an initiator answers nothing
