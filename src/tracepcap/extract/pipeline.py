@@ -100,11 +100,12 @@ def discover() -> list[type[Extractor]]:
     for info in pkgutil.iter_modules(extractors_pkg.__path__):
         module = importlib.import_module(f"{extractors_pkg.__name__}.{info.name}")
         for value in vars(module).values():
+            # getattr: mypyc reads `cls.__module__` as an instance attribute of a class object
             if isinstance(value, type) and issubclass(value, Extractor) and value is not Extractor \
-                    and value.__module__ == module.__name__:
+                    and getattr(value, "__module__", None) == module.__name__:
                 if value.NAME in found:
                     raise RuntimeError(f"extractor name {value.NAME!r} is claimed by "
-                                       f"{found[value.NAME].__module__} and {value.__module__}")
+                                       f"{getattr(found[value.NAME], '__module__', None)} and {module.__name__}")
                 found[value.NAME] = value
     return [found[name] for name in sorted(found)]
 

@@ -39,7 +39,6 @@ from ..extractor import Extractor
 from ..kinds import HOSTNAME_CLAIM, HTTP_SERVER, SERVED, USER_AGENT
 from ..segments import Followed, InOrder
 
-NAME, VERSION = "http", "3"
 # upper-case letters begin every method a request may have, and "H" a status line; empty
 # lines may come before either
 FIRST_BYTES = frozenset(http.UPPER) | frozenset(http.EMPTY_LINE)
@@ -127,7 +126,8 @@ class _Direction:
 
 
 class Http(Extractor):
-    NAME, VERSION = NAME, VERSION
+    NAME = "http"
+    VERSION = "3"
     KINDS = (HOSTNAME_CLAIM, USER_AGENT, HTTP_SERVER, SERVED)
     EVERY_TCP = True
     TCP_FIRST_BYTES = FIRST_BYTES

@@ -49,7 +49,8 @@ def _site_subnet(ip: str) -> int | None:
 
 
 class LinkPaths(Extractor):
-    NAME, VERSION = "link-paths", "2"
+    NAME = "link-paths"
+    VERSION = "2"
     KINDS = (MAC_TTL, DST_MAC, MAC, OUI_VENDOR)
     SENDERS = True  # the pipeline tallies (src, MAC, TTL, VLANs, to a group) and counts repeats
     EVERY_IP = True  # the destination MAC is in no tally
@@ -148,7 +149,8 @@ class LinkPaths(Extractor):
 
 
 class GatewayOption(Extractor):
-    NAME, VERSION = "gateway-option", "1"
+    NAME = "gateway-option"
+    VERSION = "1"
     KINDS = (GATEWAY_OPTION,)
     UDP_PORTS = frozenset((SERVER_PORT,))
 
