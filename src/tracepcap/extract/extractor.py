@@ -34,23 +34,19 @@ Never: open the capture, write the store, or decide between conflicting facts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from ..limits import Limits
 from .facts import Emitter, FactKind
 from .flows import Flow
 from .packet import Packet
 
-if TYPE_CHECKING:
+# read by mypyc when setup.py compiles this module (mypy, its build requirement, brings
+# mypy_extensions); a no-op where it is not installed
+try:
     from mypy_extensions import mypyc_attr
-else:
-    # read by mypyc when setup.py compiles this module (mypy, its build requirement, brings
-    # mypy_extensions); a no-op for the interpreter, which may not have it installed
-    try:
-        from mypy_extensions import mypyc_attr
-    except ImportError:
-        def mypyc_attr(*_names, **_flags):
-            return lambda cls: cls
+except ImportError:
+    from .._pure import mypyc_attr  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
