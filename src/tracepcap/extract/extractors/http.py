@@ -119,7 +119,7 @@ class _Direction:
         self.unasked = False  # BODY of a response whose request was not read (module doc)
         self.early = 0  # responses read before their requests: those requests answer nothing more
         self.buf = bytearray()
-        self.frame = self.ts = 0
+        self.frame, self.ts = 0, 0.0  # a float: compiled, the attribute is typed by its first value
         # methods of the requests sent this way and not yet answered: a response to HEAD
         # has no body whatever its Content-Length says, one to CONNECT starts a tunnel
         self.unanswered: deque[str] = deque(maxlen=MAX_UNANSWERED)
