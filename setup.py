@@ -23,7 +23,7 @@ from setuptools.command.build_ext import build_ext
 
 # The modules every packet goes through (benchmarks/extract_bench.py --profile): the
 # reader's record loop, frame decoding to the transport header, the flow table, the TCP
-# stream heads.
+# stream heads, the walk that hands packets to the extractors.
 HOT = [
     "src/tracepcap/extract/reader.py",
     "src/tracepcap/extract/packet.py",
@@ -34,6 +34,22 @@ HOT = [
     "src/tracepcap/extract/decoders/ipv6.py",
     "src/tracepcap/extract/decoders/tcp.py",
     "src/tracepcap/extract/decoders/udp.py",
+    # the walk's own loop and the contract its extractors meet (plug-ins subclass it from
+    # Python), and the extractors and decoders the most packets reach (their results are
+    # plain classes in extract/results.py and extract/facts.py, kept as Python: they are pickled)
+    "src/tracepcap/extract/pipeline.py",
+    "src/tracepcap/extract/extractor.py",
+    "src/tracepcap/extract/segments.py",
+    "src/tracepcap/extract/extractors/dns.py",
+    "src/tracepcap/extract/extractors/dns_answers.py",
+    "src/tracepcap/extract/extractors/http.py",
+    "src/tracepcap/extract/extractors/tls.py",
+    "src/tracepcap/extract/extractors/services.py",
+    "src/tracepcap/extract/extractors/ttl.py",
+    "src/tracepcap/extract/extractors/link_paths.py",
+    "src/tracepcap/extract/decoders/dns.py",
+    "src/tracepcap/extract/decoders/http.py",
+    "src/tracepcap/extract/decoders/tls.py",
 ]
 GROUP = "tracepcap.extract._hot"  # the shared library: tracepcap/extract/_hot__mypyc.*.so
 # Written beside the compiled modules once they are built: each HOT module's sha256. The

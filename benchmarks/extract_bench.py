@@ -631,7 +631,7 @@ def worker_analyze(path: str, workers: str = "") -> dict:
     timed(persist, "extract", "extract")  # the one-process walk (extract_capture calls it)
     timed(persist, "run_extract", "extract", shards=True)  # the sharded walk and its merge
     timed(analysis, "extract_capture", "extract+store")
-    timed(analysis, "scan_capture", "scan")
+    timed(analysis, "_scan", "scan")
     timed(analysis, "_adjudicate", "adjudicate")
     timed(analysis, "_swap_in", "swap+adjudicate")
     timed(analyze_command, "write_capture", "report")
@@ -670,12 +670,18 @@ def worker_hotpath(path: str) -> dict:
             "walk_cpu_s": time.process_time() - c0, "undecodable": bad, "compiled": _compiled()}
 
 
+# setup.py's HOT list, as module names under tracepcap.extract
+COMPILED_MODULES = ("reader", "packet", "flows", "streams", "decoders.ethernet", "decoders.ipv4", "decoders.ipv6",
+                    "decoders.tcp", "decoders.udp", "pipeline", "extractor", "segments", "extractors.dns",
+                    "extractors.dns_answers", "extractors.http", "extractors.tls", "extractors.services",
+                    "extractors.ttl", "extractors.link_paths", "decoders.dns", "decoders.http", "decoders.tls")
+
+
 def _compiled() -> list[str]:
     """The hot path's modules this process runs compiled (setup.py; none with TRACEPCAP_PURE=1)."""
     import importlib
     from tracepcap import _pure
-    names = ("reader", "packet", "flows", "streams", "decoders.ethernet", "decoders.ipv4", "decoders.ipv6",
-             "decoders.tcp", "decoders.udp")
+    names = COMPILED_MODULES
     return [n for n in names if _pure.is_compiled(importlib.import_module(f"tracepcap.extract.{n}"))]
 
 
@@ -822,7 +828,7 @@ def compiled_vs_pure(rows: list[tuple[str, dict]], packets: int) -> None:
         cpu = r.get("walk_cpu_s") or r["cpu_s"]
         mode = ""
         if "compiled" in r:
-            mode = f" [{len(r['compiled'])}/9 modules compiled]" if r["compiled"] else " [pure]"
+            mode = f" [{len(r['compiled'])}/{len(COMPILED_MODULES)} modules compiled]" if r["compiled"] else " [pure]"
         cells.append((label.split(" ", 1)[1] + mode, packets / cpu / 1000))
     if not cells:
         return

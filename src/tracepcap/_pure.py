@@ -90,3 +90,9 @@ def install() -> None:
     """Make every later import of the package's modules follow `SourceFirst`."""
     if SourceFirst not in sys.meta_path:
         sys.meta_path.insert(0, SourceFirst)
+
+
+def mypyc_attr(*_names: str, **_flags: object):
+    """Stands in for `mypy_extensions.mypyc_attr` where mypy is not installed: the decorator
+    tells mypyc how to compile a class, and means nothing to the interpreter."""
+    return lambda cls: cls

@@ -24,13 +24,23 @@ TESTS = Path(__file__).resolve().parents[1]
 HOT = ("tracepcap.extract.reader", "tracepcap.extract.packet", "tracepcap.extract.flows",
        "tracepcap.extract.streams", "tracepcap.extract.decoders.ethernet", "tracepcap.extract.decoders.ipv4",
        "tracepcap.extract.decoders.ipv6", "tracepcap.extract.decoders.tcp",
-       "tracepcap.extract.decoders.udp")
+       "tracepcap.extract.decoders.udp", "tracepcap.extract.pipeline", "tracepcap.extract.extractor",
+       "tracepcap.extract.segments", "tracepcap.extract.extractors.dns", "tracepcap.extract.extractors.dns_answers",
+       "tracepcap.extract.extractors.http", "tracepcap.extract.extractors.tls",
+       "tracepcap.extract.extractors.services", "tracepcap.extract.extractors.ttl",
+       "tracepcap.extract.extractors.link_paths", "tracepcap.extract.decoders.dns",
+       "tracepcap.extract.decoders.http", "tracepcap.extract.decoders.tls")
 CAPTURES = ("dns_demo.pcap", "demo_all_rules.pcap", "free5gc.pcap", "telegram_voice.pcapng",
             "monitor_large_week2_personal_laptop_vpn.pcap")
-# run again on the pure path: decoding, reading, tunnels, flows, and the tshark cross-checks
+# run again on the pure path: decoding, reading, tunnels, flows, the walk and the compiled
+# extractors (their tshark cross-checks too), and plug-in extractors subclassing the contract
 PURE_AGAIN = ("extract/test_packet.py", "extract/test_reader.py", "extract/test_tunnels.py",
               "extract/test_tunnel_shapes.py", "extract/test_link_types.py",
-              "extract/test_flow_idle.py", "extract/test_malformed_breadth.py",
+              "extract/test_flow_idle.py", "extract/test_malformed_breadth.py", "extract/test_segments.py",
+              "extract/extractors/test_pipeline_boundary.py", "extract/extractors/test_basic_facts.py",
+              "extract/extractors/test_dns_facts.py", "extract/extractors/test_http_facts.py",
+              "extract/extractors/test_http_parity.py", "extract/extractors/test_tls_facts.py",
+              "extract/extractors/test_link_paths_facts.py", "extract/extractors/test_tunnel_facts.py",
               "extract/test_compiled_parity.py::test_the_path_asked_for_is_the_one_loaded")
 
 PROBE = """

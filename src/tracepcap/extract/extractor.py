@@ -41,6 +41,13 @@ from .facts import Emitter, FactKind
 from .flows import Flow
 from .packet import Packet
 
+# read by mypyc when setup.py compiles this module (mypy, its build requirement, brings
+# mypy_extensions); a no-op where it is not installed
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:
+    from .._pure import mypyc_attr  # type: ignore[assignment]
+
 
 @dataclass(frozen=True, slots=True)
 class StreamHead:
@@ -57,6 +64,8 @@ class StreamHead:
     from_initiator: bool | None  # None when no SYN was seen
 
 
+# compiled with setup.py's hot path, and subclassed by extractors that are not (plug-ins too)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Extractor:
     NAME: ClassVar[str]
     VERSION: ClassVar[str]

@@ -25,50 +25,31 @@ import ipaddress
 import logging
 import pkgutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..keys import ip_sort_key
 from ..limits import Limits
-from ..statuses import WHOLE, ManifestStatus
 from ..visible import visible
 from . import extractors as extractors_pkg
 from .decoders import DecodeError, Malformed, Truncated
 from .decoders.tcp import ACK, FIN, RST, SYN
 from .extractor import Extractor
-from .facts import Emitter, FactTable, Observation
+from .facts import Emitter, FactTable
 from .flows import Flow, FlowTable, IdleClock
-from .packet import DEPTH_EXCEEDED, MAX_DEPTH, PROTO_TCP, PROTO_UDP, Packet, decode_frame, is_group
+from .packet import DEPTH_EXCEEDED, PROTO_TCP, PROTO_UDP, Packet, decode_frame, is_group
 from .reader import CaptureReader, Numbered, RecordSource
+from .results import ExtractResult, ManifestRow, Notice, manifest_rows
 from .shard import Shard
 from .streams import StreamHead, StreamHeads
+
+__all__ = ["ExtractResult", "ManifestRow", "Notice", "Notices", "discover", "extract", "manifest_rows"]
 
 log = logging.getLogger(__name__)
 SEGMENT_FLAGS = SYN | FIN | RST  # TCP segments without data that segment readers still see
 SYN_ACK = SYN | ACK
 PROGRESS_EVERY = IdleClock.EVERY  # records between progress callbacks, and flow checkpoints
 BROADCAST_MAC = b"\xff" * 6
-
-
-@dataclass(frozen=True, slots=True)
-class ManifestRow:
-    extractor: str
-    version: str
-    status: ManifestStatus
-    facts: int
-    error: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Traffic that violated its protocol: `kind` is "{where}-{truncated|malformed}" (where =
-    the extractor, "decoder" or "decapsulation"), `entity` the packet's source address (its
-    MAC when it has no IP, None when not even the link layer decoded)."""
-    kind: str
-    entity: str | None
-    frame: int
-    text: str
 
 
 class Notices:
@@ -89,32 +70,12 @@ class Notices:
 NOTICE_TEXT = 200  #: characters of a decoder's message kept in a notice
 
 
-def _entity(subject: object) -> str | None:
+def _entity(subject: Any) -> str | None:
     """Who sent what a notice is about: a Packet's or StreamHead's source address, or MAC."""
     src = getattr(subject, "src", None)
     if src is None and getattr(subject, "src_mac", None):
         return subject.src_mac_text
     return src
-
-
-@dataclass(slots=True)
-class ExtractResult:
-    format: str
-    packets: int
-    partial: str | None
-    manifest: list[ManifestRow]
-    observations: list[Observation]
-    hosts: list[str]
-    conversations: int = 0
-    first_time: float | None = None
-    last_time: float | None = None
-    extra: dict = field(default_factory=dict)
-    notices: list[Notice] = field(default_factory=list)  #: the first Limits.max_notices
-    notice_counts: dict[str, int] = field(default_factory=dict)  #: every notice, by kind
-
-    @property
-    def complete(self) -> bool:
-        return all(row.status in WHOLE for row in self.manifest)
 
 
 def discover() -> list[type[Extractor]]:
@@ -124,11 +85,12 @@ def discover() -> list[type[Extractor]]:
     for info in pkgutil.iter_modules(extractors_pkg.__path__):
         module = importlib.import_module(f"{extractors_pkg.__name__}.{info.name}")
         for value in vars(module).values():
+            # getattr: mypyc reads `cls.__module__` as an instance attribute of a class object
             if isinstance(value, type) and issubclass(value, Extractor) and value is not Extractor \
-                    and value.__module__ == module.__name__:
+                    and getattr(value, "__module__", None) == module.__name__:
                 if value.NAME in found:
                     raise RuntimeError(f"extractor name {value.NAME!r} is claimed by "
-                                       f"{found[value.NAME].__module__} and {value.__module__}")
+                                       f"{getattr(found[value.NAME], '__module__', None)} and {module.__name__}")
                 found[value.NAME] = value
     return [found[name] for name in sorted(found)]
 
@@ -342,12 +304,13 @@ class _Walk:
         return mark
 
     def see(self, pkt: Packet) -> None:
+        """An IP packet's addresses as endpoints (both are set)."""
         endpoints = self.endpoints
-        endpoints[pkt.src] = True
+        endpoints[cast(str, pkt.src)] = True
         if pkt.dst_mac != BROADCAST_MAC:
-            endpoints[pkt.dst] = True
+            endpoints[cast(str, pkt.dst)] = True
         else:  # a broadcast frame's IP destination is no evidence of a host
-            endpoints.setdefault(pkt.dst, False)
+            endpoints.setdefault(cast(str, pkt.dst), False)
 
     def tally_sender(self, pkt: Packet) -> None:
         """The SENDERS step of the main loop (written out there), for a carrier."""
@@ -435,6 +398,9 @@ def _walk_records(walk: _Walk, reader: RecordSource, shard: Shard | None,
     frame, now, first_time, last_time = walk.frame, walk.now, walk.first_time, walk.last_time
     numbered: Numbered | None = getattr(reader, "numbered", None)
     mark = PROGRESS_EVERY  # the next checkpoint's frame, for a Numbered source
+    flow: Flow | None
+    forward: bool
+    key: tuple  # the flow key (flows.py): tunnels' identities lengthen it
     for linktype, ts, wire_len, data in reader.records():
         frame += 1
         if first_time is None:
@@ -468,7 +434,8 @@ def _walk_records(walk: _Walk, reader: RecordSource, shard: Shard | None,
         else:
             # `FlowTable.update` written out for the untunnelled packet (most of them): the
             # same key, orientation and counters, one call and a dozen attribute reads fewer
-            dst, sport, dport, proto = pkt.dst, pkt.sport, pkt.dport, pkt.proto
+            # an IP packet (src set) has its destination set too
+            dst, sport, dport, proto = cast(str, pkt.dst), pkt.sport, pkt.dport, pkt.proto
             if src < dst or src == dst and sport <= dport:
                 key = (proto, src, sport, dst, dport)
             else:
@@ -492,13 +459,14 @@ def _walk_records(walk: _Walk, reader: RecordSource, shard: Shard | None,
         if src is None:
             deliver(non_ip, frame, pkt, None)
             continue
+        assert flow is not None  # every packet with addresses has a conversation (above)
         # `see` and `deliver(every_ip, ...)` written out: they run for every packet, and two
         # calls fewer per packet are ~3 % of the walk
         endpoints[src] = True
         if pkt.dst_mac != BROADCAST_MAC:
-            endpoints[pkt.dst] = True
+            endpoints[cast(str, pkt.dst)] = True
         else:
-            endpoints.setdefault(pkt.dst, False)
+            endpoints.setdefault(cast(str, pkt.dst), False)
         for hook, extractor_tally in every_ip:
             try:
                 hook(pkt, flow)
@@ -598,46 +566,3 @@ class _Finish:
 
     def __call__(self, subject: Any, flow: Flow | None) -> None:
         self.extractor.finish()
-
-
-def manifest_rows(packets: int, partial: str | None, undecodable: _Tally, tunnelled: int,
-                  too_deep: _Tally, inner_lost: _Tally, instances: list[Extractor],
-                  tallies: dict[str, _Tally], table: FactTable) -> list[ManifestRow]:
-    """The manifest: `reader`, `decoder`, `decapsulation` (when tunnels were seen), one row
-    per extractor (partial when it hit a bug), `fact-table` when facts were dropped past its
-    limit. Notices are counted per kind in the row they were met in, which stays completed."""
-    counts = table.count_by_extractor()
-    rows = [ManifestRow("reader", "1", ManifestStatus.PARTIAL if partial else ManifestStatus.COMPLETED, packets,
-                        partial)]
-    decode_error = None
-    if undecodable.by_kind:
-        decode_error = f"{undecodable.noticed} frames not decodable: {undecodable.notice_text()}"
-    rows.append(ManifestRow("decoder", "1", ManifestStatus.COMPLETED, packets - undecodable.noticed, decode_error))
-    if tunnelled or too_deep.by_kind or inner_lost.by_kind:
-        parts = []
-        if too_deep.by_kind:
-            parts.append(f"{too_deep.noticed} frames nested deeper than {MAX_DEPTH} encapsulations "
-                         f"(inner layers not read)")
-        if inner_lost.by_kind:
-            parts.append(f"{inner_lost.noticed} tunnelled frames whose inner packet did not decode "
-                         f"(their carrier was kept)")
-        rows.append(ManifestRow("decapsulation", "1", ManifestStatus.COMPLETED, tunnelled,
-                                "; ".join(parts) or None))
-    for ex in instances:
-        tally = tallies[ex.NAME]
-        parts = []
-        if tally.count:
-            parts.append(f"{tally.count} failures; first {tally.first}")
-        if tally.by_kind:
-            parts.append(tally.notice_text())
-        if ex.evicted:
-            parts.append(f"{ex.evicted} entries evicted from a bounded table")
-        if ex.note:
-            parts.append(ex.note)
-        status = ManifestStatus.PARTIAL if tally.count else ManifestStatus.COMPLETED
-        rows.append(ManifestRow(ex.NAME, ex.VERSION, status, counts.get(ex.NAME, 0),
-                                "; ".join(parts) or None))
-    if table.dropped:
-        rows.append(ManifestRow("fact-table", "1", ManifestStatus.PARTIAL, len(counts),
-                                f"{table.dropped} facts dropped past the limit of {table.limit}"))
-    return rows

@@ -153,7 +153,7 @@ def read(buf) -> tuple[Message, DecodeError | None]:
                 record, at = _record(buf, at)
                 records.append(record)
     except DecodeError as err:
-        error = err
+        error: DecodeError | None = err
     else:
         error = None
     whole = [tuple(records) for records in sections] + [()] * (3 - len(sections))

@@ -93,18 +93,18 @@ def decode_head(data: bytes, at: int = 0) -> tuple[Message, int]:
         raise Truncated("http", need=len(data) - at + 1, have=len(data) - at)
     lines = data[at:end].split(b"\r\n")
     first, _, rest = lines[0].partition(b" ")
-    target, _, version = rest.rpartition(b" ")  # a sloppy client may leave spaces in the target
+    raw_target, _, version = rest.rpartition(b" ")  # a sloppy client may leave spaces in the target
     if first.startswith(VERSION_PREFIX):
         code = rest[:3]
         if not (len(code) == 3 and code.isdigit()):
             raise Malformed("http", f"status line {lines[0][:60]!r}")
         request, method, target, status = False, "", "", int(code)
-    elif is_method(first) and version.startswith(b"HTTP/") and target:
+    elif is_method(first) and version.startswith(b"HTTP/") and raw_target:
         request, status = True, 0
-        method, target = first.decode("ascii"), target.decode("utf-8", "surrogateescape")
+        method, target = first.decode("ascii"), raw_target.decode("utf-8", "surrogateescape")
     else:
         raise Malformed("http", f"start line {lines[0][:60]!r}")
-    headers = []
+    headers: list[tuple[str, str]] = []
     for line in lines[1:]:
         name, colon, value = line.partition(b":")
         if colon and name and not name[:1].isspace():  # obsolete folding and junk are skipped
@@ -140,13 +140,15 @@ def body_end(data: bytes, msg: Message, at: int) -> int | None:
 def messages(data: bytes) -> list[Message]:
     """Every message whose head is complete in `data`, in order; stops at a head cut off,
     at a body of unknown extent, or at bytes after a body that are not HTTP."""
-    out, at = [], 0
+    out: list[Message] = []
+    at = 0
     while at < len(data) and (not out or starts_http(data[at:at + MAX_METHOD + 1])):
         if data.find(b"\r\n\r\n", at) < 0:
             break
         msg, at = decode_head(data, at)
         out.append(msg)
-        at = body_end(data, msg, at)
-        if at is None:
+        end = body_end(data, msg, at)
+        if end is None:
             break
+        at = end
     return out

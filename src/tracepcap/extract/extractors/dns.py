@@ -49,7 +49,6 @@ from ..kinds import (
 from ..segments import Followed, InOrder
 from .dns_answers import Answers
 
-NAME, VERSION = "dns", "6"
 DNS_PORT, MDNS_PORT, LLMNR_PORT = 53, 5353, 5355
 OPCODE_NOTIFY = 4
 MAX_CHAIN = 8  # CNAMEs followed from the question's name (resolvers stop near this too)
@@ -103,7 +102,8 @@ class _TcpDirection:
 
 
 class Dns(Extractor):
-    NAME, VERSION = NAME, VERSION
+    NAME = "dns"
+    VERSION = "6"
     KINDS = (HOSTNAME_CLAIM, DNS_QUERY, MDNS_SERVICE, DNS_ZONE, RESOLVED_FROM, DNS_ANSWER_MAC, DNS_ANSWER_CONFLICT)
     UDP_PORTS = frozenset((DNS_PORT, MDNS_PORT, LLMNR_PORT))
     TCP_PORTS = frozenset((DNS_PORT,))

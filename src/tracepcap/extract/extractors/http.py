@@ -39,7 +39,6 @@ from ..extractor import Extractor
 from ..kinds import HOSTNAME_CLAIM, HTTP_SERVER, SERVED, USER_AGENT
 from ..segments import Followed, InOrder
 
-NAME, VERSION = "http", "3"
 # upper-case letters begin every method a request may have, and "H" a status line; empty
 # lines may come before either
 FIRST_BYTES = frozenset(http.UPPER) | frozenset(http.EMPTY_LINE)
@@ -70,7 +69,7 @@ def host_name(header: str | None) -> str | None:
     return None
 
 
-def starts(data: bytes, at: int = 0) -> bool:
+def starts(data: bytes | memoryview, at: int = 0) -> bool:
     """Does a message start at `at` in `data`? (`http.starts_http`, reading the whole
     request line only for an unregistered method.)"""
     head = bytes(data[at:at + START])
@@ -120,14 +119,15 @@ class _Direction:
         self.unasked = False  # BODY of a response whose request was not read (module doc)
         self.early = 0  # responses read before their requests: those requests answer nothing more
         self.buf = bytearray()
-        self.frame = self.ts = 0
+        self.frame, self.ts = 0, 0.0  # a float: compiled, the attribute is typed by its first value
         # methods of the requests sent this way and not yet answered: a response to HEAD
         # has no body whatever its Content-Length says, one to CONNECT starts a tunnel
         self.unanswered: deque[str] = deque(maxlen=MAX_UNANSWERED)
 
 
 class Http(Extractor):
-    NAME, VERSION = NAME, VERSION
+    NAME = "http"
+    VERSION = "3"
     KINDS = (HOSTNAME_CLAIM, USER_AGENT, HTTP_SERVER, SERVED)
     EVERY_TCP = True
     TCP_FIRST_BYTES = FIRST_BYTES
@@ -303,7 +303,7 @@ class Http(Extractor):
                 state.early = min(state.early + 1, MAX_UNANSWERED)
             elif method == "HEAD":
                 state.mode, state.remaining = HEAD, 0
-            elif method == "CONNECT" and msg.status < 300:
+            elif method == "CONNECT" and msg.status < 300 and asking is not None:
                 state.mode = asking.mode = DONE  # what follows both ways is the tunnelled protocol
         initiator = flow.initiator
         if initiator is None or initiator != ("a" if from_a else "b"):  # an initiator answers nothing

@@ -49,7 +49,8 @@ def _site_subnet(ip: str) -> int | None:
 
 
 class LinkPaths(Extractor):
-    NAME, VERSION = "link-paths", "2"
+    NAME = "link-paths"
+    VERSION = "2"
     KINDS = (MAC_TTL, DST_MAC, MAC, OUI_VENDOR)
     SENDERS = True  # the pipeline tallies (src, MAC, TTL, VLANs, to a group) and counts repeats
     EVERY_IP = True  # the destination MAC is in no tally
@@ -137,18 +138,19 @@ class LinkPaths(Extractor):
         # every sender of non-IP frames, also one that sent IP (its MAC key joins its device): a
         # shard of a parallel walk cannot know whether another shard saw the MAC send IP
         for raw, (f0, t0, f1, t1, count) in self._link_only.items():
-            mac = raw.hex(":")
-            key = mac_key(mac)
-            self.emit.fact(key, MAC, mac, f0, t0)
+            text = raw.hex(":")
+            key = mac_key(text)
+            self.emit.fact(key, MAC, text, f0, t0)
             if count > 1:
-                self.emit.again(key, MAC, mac, count - 1, f1, t1)
-            if vendor := vendor_of(mac):
+                self.emit.again(key, MAC, text, count - 1, f1, t1)
+            if vendor := vendor_of(text):
                 self.emit.fact(key, OUI_VENDOR, vendor, f0, t0)
         self._link_only.clear()
 
 
 class GatewayOption(Extractor):
-    NAME, VERSION = "gateway-option", "1"
+    NAME = "gateway-option"
+    VERSION = "1"
     KINDS = (GATEWAY_OPTION,)
     UDP_PORTS = frozenset((SERVER_PORT,))
 

@@ -14,9 +14,11 @@ from ..packet import PROTO_TCP, PROTO_UDP
 
 
 class Services(Extractor):
-    NAME, VERSION = "services", "1"
+    NAME = "services"
+    VERSION = "1"
     KINDS = (SERVED, INITIATED)
-    TCP_SYNS = UDP_REPLIES = True
+    TCP_SYNS = True
+    UDP_REPLIES = True
 
     def observe(self, pkt, flow) -> None:
         if pkt.fragment:

@@ -14,8 +14,6 @@ from ..decoders import tls
 from ..extractor import Extractor, StreamHead
 from ..kinds import HOSTNAME_CLAIM, TLS_SNI
 
-NAME, VERSION = "tls", "1"
-
 
 def host_names(names: list[str]) -> list[str]:
     """Names as a host could carry them, trailing dot removed, each once, in order."""
@@ -29,7 +27,8 @@ def host_names(names: list[str]) -> list[str]:
 
 
 class Tls(Extractor):
-    NAME, VERSION = NAME, VERSION
+    NAME = "tls"
+    VERSION = "1"
     KINDS = (HOSTNAME_CLAIM, TLS_SNI)
     TCP_STREAMS = True
 

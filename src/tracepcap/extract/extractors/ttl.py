@@ -13,7 +13,8 @@ TEXT = tuple(str(n) for n in range(256))  # a TTL or hop limit is one byte; str(
 
 
 class Ttl(Extractor):
-    NAME, VERSION = "ttl", "1"
+    NAME = "ttl"
+    VERSION = "1"
     KINDS = (TTL,)
     SENDERS = True  # the pipeline tallies (src, MAC, TTL, VLANs, to a group) and counts repeats
 
