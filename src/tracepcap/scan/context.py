@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from itertools import chain
@@ -755,11 +755,7 @@ class HostFacts:
         """Its `mac` facts for MACs it owns (not a router's MAC its packets arrived with). A
         device that never sent IP from a MAC it owns (a gateway that only answers ARP and
         forwards) is witnessed by the ARP/ND binding of that MAC instead."""
-        key = (self.ip, self.device.key if self.device is not None else None)
-        found = self.capture._owned.get(key)
-        if found is None:
-            found = self.capture._owned[key] = tuple(self._owned_macs())
-        return list(found)
+        return self._once_per_host(self.capture._owned, self._owned_macs)
 
     def _owned_macs(self) -> list[Fact]:
         if self.device is not None:
@@ -780,10 +776,15 @@ class HostFacts:
     def owned_vendors(self) -> list[Fact]:
         """Its `oui-vendor` facts of MACs it owns: a spoofer's MAC it was claimed with, or a
         router's its packets arrived with, names another device's maker."""
+        return self._once_per_host(self.capture._owned_vendors, self._owned_vendors)
+
+    def _once_per_host(self, cache: dict, compute: Callable[[], list[Fact]]) -> list[Fact]:
+        """`compute()` once per host (its address and device) for the whole scan: several
+        signals of several questions ask every host the same thing."""
         key = (self.ip, self.device.key if self.device is not None else None)
-        found = self.capture._owned_vendors.get(key)
+        found = cache.get(key)
         if found is None:
-            found = self.capture._owned_vendors[key] = tuple(self._owned_vendors())
+            found = cache[key] = tuple(compute())
         return list(found)
 
     def _owned_vendors(self) -> list[Fact]:
